@@ -1,0 +1,53 @@
+// The node at every leaf that requires grad: adds the incoming gradient into leaf.grad(), after
+// the leaf's hooks and before its post-accumulate hooks (where DDP starts its all-reduce).
+#include "ember/core/autograd_meta.h"
+#include "ember/core/grad_mode.h"
+#include "ember/ops/elementwise.h"
+
+namespace ember {
+namespace {
+
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
+    device = leaf_.device();
+    input_meta.push_back({leaf_.dtype(), leaf_.sizes()});
+  }
+  std::string name() const override { return "AccumulateGrad"; }
+
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    Tensor g = std::move(grads[0]);
+    if (!g.defined()) return {};
+    AutogradMeta& meta = autograd_meta(leaf_);
+    for (auto& hook : meta.hooks) {
+      Tensor r = hook(g);
+      if (r.defined()) g = r;
+    }
+    Tensor& grad = meta.grad;
+    if (!grad.defined()) {
+      // Keep the gradient itself only if nothing else can see it; otherwise a later in-place
+      // accumulation would change that other tensor too.
+      bool exclusive = g.impl().use_count() == 1 && g.storage().use_count() == 1;
+      grad = GradMode::is_enabled() ? g : (exclusive ? g.detach() : g.detach().clone());
+    } else if (GradMode::is_enabled()) {
+      grad = grad + g;  // create_graph: keep the graph of the accumulation
+    } else {
+      grad.add_(g);
+    }
+    for (auto& hook : meta.post_accumulate_hooks) hook(leaf_);
+    return {};
+  }
+
+ private:
+  Tensor leaf_;
+};
+
+}  // namespace
+
+std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf) {
+  return std::make_shared<AccumulateGrad>(leaf);
+}
+
+bool is_grad_accumulator(const Node& node) { return dynamic_cast<const AccumulateGrad*>(&node) != nullptr; }
+
+}  // namespace ember

@@ -1,0 +1,136 @@
+#include "ember/backend/cpu/blas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/kernels.h"
+
+namespace ember::cpu {
+
+void init_blas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+namespace {
+
+// Splits C into column blocks (or row blocks when C is tall) of at least ~kMinWork flops each
+// and runs one BLAS call per block on the pool.
+template <typename T, typename Gemm>
+void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                 int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc, Gemm gemm) {
+  init_blas();
+  constexpr double kMinWork = 2e6;  // below this a thread hand-off costs more than it saves
+  double work = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  int64_t threads = in_parallel_region() ? 1 : get_num_threads();
+  int64_t blocks = std::min<int64_t>(threads, static_cast<int64_t>(work / kMinWork));
+  auto ta_ = ta ? CblasTrans : CblasNoTrans;
+  auto tb_ = tb ? CblasTrans : CblasNoTrans;
+  if (blocks <= 1) {
+    gemm(CblasRowMajor, ta_, tb_, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+         alpha, a, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c, static_cast<int>(ldc));
+    return;
+  }
+  bool split_n = n >= m;
+  int64_t len = split_n ? n : m;
+  parallel_for(0, blocks, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t blk = lo; blk < hi; ++blk) {
+      // Blocks of 16 columns or rows keep each BLAS call on whole micro-kernel tiles.
+      int64_t s = (len * blk / blocks) / 16 * 16, e = blk + 1 == blocks ? len : (len * (blk + 1) / blocks) / 16 * 16;
+      if (e <= s) continue;
+      if (split_n) {
+        const T* bb = tb ? b + s * ldb : b + s;
+        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(m), static_cast<int>(e - s), static_cast<int>(k),
+             alpha, a, static_cast<int>(lda), bb, static_cast<int>(ldb), beta, c + s,
+             static_cast<int>(ldc));
+      } else {
+        const T* aa = ta ? a + s : a + s * lda;
+        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(e - s), static_cast<int>(n), static_cast<int>(k),
+             alpha, aa, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c + s * ldc,
+             static_cast<int>(ldc));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  gemm_blocks<float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_sgemm);
+}
+
+void dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  gemm_blocks<double>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_dgemm);
+}
+
+}  // namespace ember::cpu
+
+namespace ember {
+namespace {
+
+// A matrix operand as BLAS takes it: row-major (no transpose) or column-major (transpose), with
+// its leading dimension; other layouts are copied first.
+struct MatrixOperand {
+  Tensor t;  // (B, rows, cols)
+  bool trans = false;
+  int64_t ld = 0;
+};
+
+MatrixOperand blas_operand(const Tensor& t) {
+  int64_t rows = t.size(1), cols = t.size(2);
+  int64_t rs = t.stride(1), cs = t.stride(2);
+  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return {t, false, std::max(rs, cols)};
+  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return {t, true, std::max(cs, rows)};
+  Tensor c = t.contiguous();
+  return {c, false, std::max<int64_t>(cols, 1)};
+}
+
+template <typename T, typename G>
+void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta, G gemm) {
+  MatrixOperand A = blas_operand(a), B = blas_operand(b);
+  int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
+  const T* pa = static_cast<const T*>(A.t.data_ptr());
+  const T* pb = static_cast<const T*>(B.t.data_ptr());
+  T* pc = static_cast<T*>(out.data_ptr());
+  if (k == 0) {  // an empty sum: out = beta * out
+    TensorIter it(out, {out});
+    binary_scalar_cpu(BinaryOp::Mul, it, Scalar(beta), {});
+    return;
+  }
+  auto one = [&](int64_t i) {
+    gemm(A.trans, B.trans, m, n, k, static_cast<T>(alpha), pa + i * A.t.stride(0), A.ld,
+         pb + i * B.t.stride(0), B.ld, static_cast<T>(beta), pc + i * m * n, n);
+  };
+  if (batch >= get_num_threads() && !in_parallel_region()) {
+    parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) one(i);
+    });
+  } else {
+    for (int64_t i = 0; i < batch; ++i) one(i);
+  }
+}
+
+}  // namespace
+
+void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  if (out.numel() == 0) return;
+  switch (out.dtype()) {
+    case kFloat32: return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);
+    case kFloat64: return bmm_typed<double>(a, b, out, alpha, beta, cpu::dgemm);
+    default: {
+      // Other dtypes go through float64 (exact for integers below 2^53) or float32.
+      DType wide = is_floating_point(out.dtype()) ? kFloat32 : kFloat64;
+      Tensor o = out.to(wide);
+      bmm_cpu(a.to(wide), b.to(wide), o, alpha, beta);
+      TensorIter it(out, {o});
+      copy_cpu(it);
+    }
+  }
+}
+
+}  // namespace ember

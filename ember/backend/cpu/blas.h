@@ -1,0 +1,20 @@
+// Matrix products on the CPU through OpenBLAS. OpenBLAS is held at one thread (its own pool would
+// fight ours, REFERENCE.md section 9); ember splits a product into blocks and runs them on its pool.
+#pragma once
+
+#include <cstdint>
+
+namespace ember::cpu {
+
+/// C (m x n, row stride ldc) = alpha * op(A) op(B) + beta * C, row-major, split over the pool.
+/// op(A) is m x k (A transposed when trans_a), op(B) is k x n.
+void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+void dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+           const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
+           int64_t ldc);
+
+/// Makes sure OpenBLAS runs single-threaded (called before any BLAS use).
+void init_blas();
+
+}  // namespace ember::cpu

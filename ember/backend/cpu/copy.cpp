@@ -1,0 +1,27 @@
+// CPU copies between any layouts and dtypes (the conversion every `to(dtype)` runs).
+#include <cstring>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+
+void copy_cpu(const TensorIter& it) {
+  if (it.dtypes[0] == it.dtypes[1] && it.is_contiguous()) {
+    size_t item = itemsize(it.dtypes[0]);
+    parallel_for(0, it.numel, kGrainSize * 4, [&](int64_t b, int64_t e) {
+      std::memcpy(it.data[0] + b * static_cast<int64_t>(item), it.data[1] + b * static_cast<int64_t>(item),
+                  static_cast<size_t>(e - b) * item);
+    });
+    return;
+  }
+  dispatch_all(it.dtypes[0], "copy_", [&](auto out_tag) {
+    using Out = EMBER_TYPE(out_tag);
+    dispatch_all(it.dtypes[1], "copy_", [&](auto in_tag) {
+      using In = EMBER_TYPE(in_tag);
+      cpu::cpu_kernel<Out, In>(it, [](opmath_t<In> x) { return static_cast<opmath_t<Out>>(x); });
+    });
+  });
+}
+
+}  // namespace ember

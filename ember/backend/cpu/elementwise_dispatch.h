@@ -1,0 +1,23 @@
+// Expands an op table entry into typed cpu_kernel calls for the dtypes its kind allows.
+#pragma once
+
+#include <type_traits>
+
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/functors/unary.h"
+
+namespace ember::cpu {
+
+template <OpKind kind, typename F>
+void dispatch_kind(DType t, const char* op, F&& f) {
+  if constexpr (kind == OpKind::Floating) dispatch_floating(t, op, f);
+  else if constexpr (kind == OpKind::Numeric) dispatch_numeric(t, op, f);
+  else if constexpr (kind == OpKind::Bool) {
+    if (t != DType::Bool) throw_unsupported_dtype(op, t);
+    f(TypeTag<bool>{});
+  } else {
+    dispatch_all(t, op, f);
+  }
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,148 @@
+// CPU max and average pooling over (N, C, H, W), one plane per task.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/functors/math.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+int64_t planes(const Tensor& t) { return t.size(0) * t.size(1); }
+
+}  // namespace
+
+void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
+  int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    using A = opmath_t<T>;
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* op = static_cast<T*>(out.data_ptr());
+    int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
+    parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        const T* in = xp + pl * H * W;
+        for (int64_t oh = 0; oh < oH; ++oh)
+          for (int64_t ow = 0; ow < oW; ++ow) {
+            A best = -std::numeric_limits<A>::infinity();
+            if constexpr (!std::is_floating_point_v<A>) best = std::numeric_limits<A>::lowest();
+            int64_t best_i = -1;
+            for (int64_t ki = 0; ki < p.kernel[0]; ++ki) {
+              int64_t ih = oh * p.stride[0] - p.padding[0] + ki * p.dilation[0];
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t kj = 0; kj < p.kernel[1]; ++kj) {
+                int64_t iw = ow * p.stride[1] - p.padding[1] + kj * p.dilation[1];
+                if (iw < 0 || iw >= W) continue;
+                A v = static_cast<A>(in[ih * W + iw]);
+                if (best_i < 0 || v > best || math::isnan(v)) {
+                  best = v;
+                  best_i = ih * W + iw;
+                  if (math::isnan(v)) break;
+                }
+              }
+            }
+            int64_t k = (pl * oH + oh) * oW + ow;
+            op[k] = static_cast<T>(best);
+            ip[k] = best_i;
+          }
+      }
+    });
+  });
+}
+
+void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x) {
+  int64_t HW = grad_x.size(2) * grad_x.size(3), oHW = grad_out.size(2) * grad_out.size(3);
+  dispatch_floating(grad_x.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    const T* gp = static_cast<const T*>(grad_out.data_ptr());
+    const int64_t* ip = static_cast<const int64_t*>(indices.data_ptr());
+    T* gx = static_cast<T*>(grad_x.data_ptr());
+    parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(HW, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        T* dst = gx + pl * HW;
+        std::fill(dst, dst + HW, T(0));
+        for (int64_t k = 0; k < oHW; ++k) {
+          int64_t i = ip[pl * oHW + k];
+          if (i >= 0) dst[i] = static_cast<T>(static_cast<opmath_t<T>>(dst[i]) +
+                                              static_cast<opmath_t<T>>(gp[pl * oHW + k]));
+        }
+      }
+    });
+  });
+}
+
+namespace {
+// The window of output (oh, ow) clipped to the padded and to the real input, and its divisor.
+struct Window {
+  int64_t h0, h1, w0, w1, divisor;
+};
+Window window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dParams& p) {
+  int64_t h0 = oh * p.stride[0] - p.padding[0], w0 = ow * p.stride[1] - p.padding[1];
+  int64_t h1 = std::min(h0 + p.kernel[0], H + p.padding[0]);
+  int64_t w1 = std::min(w0 + p.kernel[1], W + p.padding[1]);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0);
+  w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, H);
+  w1 = std::min(w1, W);
+  int64_t divisor = p.count_include_pad ? padded : (h1 - h0) * (w1 - w0);
+  return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
+}
+}  // namespace
+
+void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
+  int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    using A = opmath_t<T>;
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* op = static_cast<T*>(out.data_ptr());
+    parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+                 [&](int64_t b, int64_t e) {
+      for (int64_t pl = b; pl < e; ++pl) {
+        const T* in = xp + pl * H * W;
+        for (int64_t oh = 0; oh < oH; ++oh)
+          for (int64_t ow = 0; ow < oW; ++ow) {
+            Window w = window(oh, ow, H, W, p);
+            A acc = 0;
+            for (int64_t ih = w.h0; ih < w.h1; ++ih)
+              for (int64_t iw = w.w0; iw < w.w1; ++iw) acc += static_cast<A>(in[ih * W + iw]);
+            op[(pl * oH + oh) * oW + ow] = static_cast<T>(acc / static_cast<A>(w.divisor));
+          }
+      }
+    });
+  });
+}
+
+void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p) {
+  int64_t H = grad_x.size(2), W = grad_x.size(3), oH = grad_out.size(2), oW = grad_out.size(3);
+  dispatch_floating(grad_x.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    using A = opmath_t<T>;
+    const T* gp = static_cast<const T*>(grad_out.data_ptr());
+    T* gx = static_cast<T*>(grad_x.data_ptr());
+    parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+                 [&](int64_t b, int64_t e) {
+      std::vector<A> acc(static_cast<size_t>(H * W));
+      for (int64_t pl = b; pl < e; ++pl) {
+        std::fill(acc.begin(), acc.end(), A(0));
+        for (int64_t oh = 0; oh < oH; ++oh)
+          for (int64_t ow = 0; ow < oW; ++ow) {
+            Window w = window(oh, ow, H, W, p);
+            A g = static_cast<A>(gp[(pl * oH + oh) * oW + ow]) / static_cast<A>(w.divisor);
+            for (int64_t ih = w.h0; ih < w.h1; ++ih)
+              for (int64_t iw = w.w0; iw < w.w1; ++iw) acc[static_cast<size_t>(ih * W + iw)] += g;
+          }
+        for (int64_t i = 0; i < H * W; ++i) gx[pl * H * W + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+      }
+    });
+  });
+}
+
+}  // namespace ember

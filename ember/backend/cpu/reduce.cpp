@@ -1,0 +1,235 @@
+// CPU reductions. The input is viewed as [kept dims..., reduced dims...]: rows that are contiguous
+// are reduced with lane accumulators g++ vectorises; a reduction over leading dims of a tensor
+// whose kept dims are contiguous accumulates whole rows ("columns" case); anything else is first
+// copied into the row layout. A full reduction splits its one row over the pool.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+struct Layout {
+  Shape kept_sizes, kept_strides, red_sizes, red_strides;  // elements
+  int64_t M = 1, N = 1;                                    // outputs, elements per output
+};
+
+Layout make_layout(const Tensor& in, const Shape& dims) {
+  Layout l;
+  std::vector<bool> reduced(static_cast<size_t>(in.dim()), false);
+  for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    auto du = static_cast<size_t>(d);
+    if (reduced[du]) {
+      l.red_sizes.push_back(in.sizes()[du]);
+      l.red_strides.push_back(in.strides()[du]);
+      l.N *= in.sizes()[du];
+    } else {
+      l.kept_sizes.push_back(in.sizes()[du]);
+      l.kept_strides.push_back(in.strides()[du]);
+      l.M *= in.sizes()[du];
+    }
+  }
+  return l;
+}
+
+// Element offset of row-major index i within (sizes, strides).
+int64_t offset_of(int64_t i, const Shape& sizes, const Shape& strides) {
+  int64_t off = 0;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
+  }
+  return off;
+}
+
+// Reduces n contiguous elements. Lanes let g++ vectorise; blocks bound the error of float sums,
+// whose block results are combined in double.
+template <typename T, typename A, typename R>
+A reduce_run(const T* x, int64_t n, R r) {
+  constexpr int L = 32;
+  constexpr int64_t kBlock = 8192;
+  using W = std::conditional_t<std::is_same_v<R, SumReducer<float>>, double, A>;
+  W total = static_cast<W>(R::identity());
+  for (int64_t start = 0; start < n; start += kBlock) {
+    int64_t end = std::min(n, start + kBlock);
+    A acc[L];
+    for (int j = 0; j < L; ++j) acc[j] = R::identity();
+    int64_t i = start;
+    for (; i + L <= end; i += L)
+      for (int j = 0; j < L; ++j) acc[j] = r(acc[j], static_cast<A>(static_cast<opmath_t<T>>(x[i + j])));
+    for (; i < end; ++i) acc[0] = r(acc[0], static_cast<A>(static_cast<opmath_t<T>>(x[i])));
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int j = 0; j < w; ++j) acc[j] = r(acc[j], acc[j + w]);
+    if constexpr (std::is_same_v<W, A>) total = r(total, acc[0]);
+    else total += static_cast<W>(acc[0]);
+  }
+  return static_cast<A>(total);
+}
+
+// Rows of the [kept, reduced] view, contiguous inside: `base` is the view's data.
+template <typename T, typename O, typename A, typename R>
+void reduce_rows(const T* base, const Layout& l, O* out, R r) {
+  if (l.M == 1) {
+    int64_t threads = get_num_threads();
+    int64_t chunks = std::max<int64_t>(1, std::min(threads, l.N / kGrainSize));
+    std::unique_ptr<A[]> partial(new A[static_cast<size_t>(chunks)]);
+    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        int64_t lo = l.N * c / chunks, hi = l.N * (c + 1) / chunks;
+        partial[static_cast<size_t>(c)] = reduce_run<T, A>(base + lo, hi - lo, r);
+      }
+    });
+    A acc = R::identity();
+    for (int64_t c = 0; c < chunks; ++c) acc = r(acc, partial[static_cast<size_t>(c)]);
+    out[0] = static_cast<O>(acc);
+    return;
+  }
+  int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.N, 1));
+  parallel_for(0, l.M, grain, [&](int64_t b, int64_t e) {
+    for (int64_t m = b; m < e; ++m)
+      out[m] = static_cast<O>(
+          reduce_run<T, A>(base + offset_of(m, l.kept_sizes, l.kept_strides), l.N, r));
+  });
+}
+
+// Leading reduced dims, contiguous kept dims: out[m] = R over n of x[off(n) + m].
+template <typename T, typename O, typename A, typename R>
+void reduce_columns(const T* base, const Layout& l, O* out, R r) {
+  parallel_for(0, l.M, std::max<int64_t>(64, kGrainSize / std::max<int64_t>(l.N, 1)),
+               [&](int64_t b, int64_t e) {
+                 std::unique_ptr<A[]> acc(new A[static_cast<size_t>(e - b)]);
+                 for (int64_t m = 0; m < e - b; ++m) acc[static_cast<size_t>(m)] = R::identity();
+                 for (int64_t n = 0; n < l.N; ++n) {
+                   const T* row = base + offset_of(n, l.red_sizes, l.red_strides) + b;
+                   for (int64_t m = 0; m < e - b; ++m)
+                     acc[static_cast<size_t>(m)] =
+                         r(acc[static_cast<size_t>(m)], static_cast<A>(static_cast<opmath_t<T>>(row[m])));
+                 }
+                 for (int64_t m = b; m < e; ++m) out[m] = static_cast<O>(acc[static_cast<size_t>(m - b)]);
+               });
+}
+
+// Value and first index of the max (or min) of each contiguous row; NaN wins.
+template <typename T>
+void arg_rows(const T* base, const Layout& l, bool is_max, T* values, int64_t* indices) {
+  using M = opmath_t<T>;
+  parallel_for(0, l.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.N, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t m = b; m < e; ++m) {
+                   const T* x = base + offset_of(m, l.kept_sizes, l.kept_strides);
+                   M best = static_cast<M>(x[0]);
+                   int64_t idx = 0;
+                   for (int64_t i = 1; i < l.N; ++i) {
+                     M v = static_cast<M>(x[i]);
+                     if (arg_better(v, i, best, idx, is_max)) {
+                       best = v;
+                       idx = i;
+                     }
+                   }
+                   if (values) values[m] = static_cast<T>(best);
+                   if (indices) indices[m] = idx;
+                 }
+               });
+}
+
+template <typename T, typename O, typename A, typename R>
+void reduce_values(const Tensor& in, const Layout& l, const Tensor& out, R r) {
+  O* o = static_cast<O*>(out.data_ptr());
+  const T* base = static_cast<const T*>(in.data_ptr());
+  if (is_contiguous_layout(l.red_sizes, l.red_strides)) {
+    reduce_rows<T, O, A>(base, l, o, r);
+  } else if (l.M > 1 && is_contiguous_layout(l.kept_sizes, l.kept_strides)) {
+    reduce_columns<T, O, A>(base, l, o, r);
+  } else {
+    EMBER_ASSERT(false, "reduce_values needs a row or column layout");
+  }
+}
+
+}  // namespace
+
+void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor& out,
+                const Tensor& indices) {
+  if (out.numel() == 0) return;
+  Tensor in = in_;
+  Layout l = make_layout(in, dims);
+  bool rows = is_contiguous_layout(l.red_sizes, l.red_strides);
+  bool columns = l.M > 1 && is_contiguous_layout(l.kept_sizes, l.kept_strides);
+  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin || indices.defined();
+  if (!rows && (arg || !columns)) {
+    // Copy into the [kept, reduced] row layout.
+    Shape perm;
+    std::vector<bool> reduced(static_cast<size_t>(in.dim()), false);
+    for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
+    for (int64_t d = 0; d < in.dim(); ++d) if (!reduced[static_cast<size_t>(d)]) perm.push_back(d);
+    for (int64_t d : dims) perm.push_back(d);
+    Shape psizes, pstrides;
+    for (int64_t d : perm) {
+      psizes.push_back(in.sizes()[static_cast<size_t>(d)]);
+      pstrides.push_back(in.strides()[static_cast<size_t>(d)]);
+    }
+    auto view = std::make_shared<TensorImpl>(in.storage(), psizes, pstrides, in.storage_offset(),
+                                             in.dtype(), in.device());
+    Tensor packed = empty(psizes, in.options());
+    TensorIter it(packed, {Tensor(view)});
+    copy_cpu(it);
+    in = packed;
+    Shape packed_dims;
+    for (size_t i = 0; i < dims.size(); ++i)
+      packed_dims.push_back(static_cast<int64_t>(psizes.size() - dims.size() + i));
+    l = make_layout(in, packed_dims);
+  }
+  if (l.N == 0) {  // reducing nothing: the identity (ops/ rejects max/min/arg of empty)
+    TensorIter it(out, {});
+    fill_cpu(it, op == ReduceOp::Prod || op == ReduceOp::All ? 1 : 0);
+    return;
+  }
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Prod:
+      dispatch_all(in.dtype(), "sum", [&](auto tag) {
+        using T = EMBER_TYPE(tag);
+        using A = sum_acc_t<T>;
+        using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
+        if (op == ReduceOp::Sum) reduce_values<T, O, A>(in, l, out, SumReducer<A>{});
+        else reduce_values<T, O, A>(in, l, out, ProdReducer<A>{});
+      });
+      return;
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      if (indices.defined()) {
+        dispatch_numeric(in.dtype(), "max", [&](auto tag) {
+          using T = EMBER_TYPE(tag);
+          arg_rows<T>(static_cast<const T*>(in.data_ptr()), l, op == ReduceOp::Max,
+                      static_cast<T*>(out.data_ptr()), static_cast<int64_t*>(indices.data_ptr()));
+        });
+        return;
+      }
+      dispatch_numeric(in.dtype(), "max", [&](auto tag) {
+        using T = EMBER_TYPE(tag);
+        using A = opmath_t<T>;
+        if (op == ReduceOp::Max) reduce_values<T, T, A>(in, l, out, MaxReducer<A>{});
+        else reduce_values<T, T, A>(in, l, out, MinReducer<A>{});
+      });
+      return;
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      dispatch_numeric(in.dtype(), "argmax", [&](auto tag) {
+        using T = EMBER_TYPE(tag);
+        arg_rows<T>(static_cast<const T*>(in.data_ptr()), l, op == ReduceOp::ArgMax, nullptr,
+                    static_cast<int64_t*>(out.data_ptr()));
+      });
+      return;
+    case ReduceOp::All:
+      reduce_values<bool, bool, bool>(in, l, out, AllReducer{});
+      return;
+    case ReduceOp::Any:
+      reduce_values<bool, bool, bool>(in, l, out, AnyReducer{});
+      return;
+  }
+}
+
+}  // namespace ember

@@ -1,0 +1,154 @@
+// CPU softmax and log_softmax over one dim of a contiguous tensor viewed as (outer, D, inner).
+// Rows (inner == 1) are the common case and run as three vectorised passes over a row in cache.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/functors/math.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+struct Geometry {
+  int64_t outer = 1, D = 1, inner = 1;
+};
+Geometry geometry(const Tensor& t, int64_t dim) {
+  Geometry g;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim) g.outer *= t.size(d);
+    else if (d == dim) g.D = t.size(d);
+    else g.inner *= t.size(d);
+  }
+  return g;
+}
+
+template <typename A>
+A row_max(const A* x, int64_t n) {
+  constexpr int L = 16;
+  A acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = -std::numeric_limits<A>::infinity();
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) acc[j] = acc[j] > x[i + j] ? acc[j] : x[i + j];
+  for (; i < n; ++i) acc[0] = acc[0] > x[i] ? acc[0] : x[i];
+  A m = acc[0];
+  for (int j = 1; j < L; ++j) m = m > acc[j] ? m : acc[j];
+  return m;
+}
+
+// One row of D elements at stride 1, computed in A (float for 16-bit types).
+template <typename T, typename A>
+void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
+  const A* src;
+  if constexpr (std::is_same_v<T, A>) {
+    src = x;
+  } else {
+    for (int64_t i = 0; i < D; ++i) buf[i] = static_cast<A>(x[i]);
+    src = buf;
+  }
+  // A NaN anywhere makes the sum NaN, and with it the whole row, as in PyTorch.
+  A m = row_max(src, D);
+  if (std::isinf(m)) m = m > 0 ? m : A(0);  // an all -inf row gives 0 * inf = NaN below
+  constexpr int L = 16;
+  A lanes[L] = {};
+  int64_t i = 0;
+  for (; i + L <= D; i += L)
+    for (int j = 0; j < L; ++j) {
+      A e = math::exp(src[i + j] - m);
+      buf[i + j] = e;
+      lanes[j] += e;
+    }
+  for (; i < D; ++i) {
+    A e = math::exp(src[i] - m);
+    buf[i] = e;
+    lanes[0] += e;
+  }
+  A sum = 0;
+  for (int j = 0; j < L; ++j) sum += lanes[j];
+  if (log) {
+    A shift = m + std::log(sum);
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) - shift);
+  } else {
+    A inv = A(1) / sum;
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(buf[k] * inv);
+  }
+}
+
+}  // namespace
+
+void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
+  Geometry g = geometry(x, dim);
+  if (x.numel() == 0) return;
+  dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    using A = opmath_t<T>;
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* yp = static_cast<T*>(out.data_ptr());
+    if (g.inner == 1) {
+      int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D, 1) / 4);
+      parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) {
+        std::vector<A> buf(static_cast<size_t>(g.D));
+        for (int64_t r = b; r < e; ++r) softmax_row<T, A>(xp + r * g.D, yp + r * g.D, g.D, log, buf.data());
+      });
+      return;
+    }
+    // Strided dim: process `inner` columns at once per outer index.
+    parallel_for(0, g.outer, 1, [&](int64_t b, int64_t e) {
+      std::vector<A> m(static_cast<size_t>(g.inner)), s(static_cast<size_t>(g.inner));
+      for (int64_t o = b; o < e; ++o) {
+        const T* xo = xp + o * g.D * g.inner;
+        T* yo = yp + o * g.D * g.inner;
+        std::fill(m.begin(), m.end(), -std::numeric_limits<A>::infinity());
+        std::fill(s.begin(), s.end(), A(0));
+        for (int64_t d = 0; d < g.D; ++d)
+          for (int64_t i = 0; i < g.inner; ++i) m[i] = math::max(m[i], static_cast<A>(xo[d * g.inner + i]));
+        for (int64_t i = 0; i < g.inner; ++i)
+          if (std::isinf(m[i])) m[i] = m[i] > 0 ? m[i] : A(0);
+        for (int64_t d = 0; d < g.D; ++d)
+          for (int64_t i = 0; i < g.inner; ++i) s[i] += math::exp(static_cast<A>(xo[d * g.inner + i]) - m[i]);
+        for (int64_t d = 0; d < g.D; ++d)
+          for (int64_t i = 0; i < g.inner; ++i) {
+            A v = static_cast<A>(xo[d * g.inner + i]) - m[i];
+            yo[d * g.inner + i] = static_cast<T>(log ? v - std::log(s[i]) : math::exp(v) / s[i]);
+          }
+      }
+    });
+  });
+}
+
+void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
+                          const Tensor& grad_in) {
+  Geometry g = geometry(out, dim);
+  if (out.numel() == 0) return;
+  dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    using A = opmath_t<T>;
+    const T* gp = static_cast<const T*>(grad.data_ptr());
+    const T* yp = static_cast<const T*>(out.data_ptr());
+    T* gi = static_cast<T*>(grad_in.data_ptr());
+    parallel_for(0, g.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D * g.inner, 1)),
+                 [&](int64_t b, int64_t e) {
+      std::vector<A> s(static_cast<size_t>(g.inner));
+      for (int64_t o = b; o < e; ++o) {
+        int64_t base = o * g.D * g.inner;
+        std::fill(s.begin(), s.end(), A(0));
+        for (int64_t d = 0; d < g.D; ++d)
+          for (int64_t i = 0; i < g.inner; ++i) {
+            int64_t k = base + d * g.inner + i;
+            s[i] += log ? static_cast<A>(gp[k]) : static_cast<A>(gp[k]) * static_cast<A>(yp[k]);
+          }
+        for (int64_t d = 0; d < g.D; ++d)
+          for (int64_t i = 0; i < g.inner; ++i) {
+            int64_t k = base + d * g.inner + i;
+            A gv = static_cast<A>(gp[k]), yv = static_cast<A>(yp[k]);
+            gi[k] = static_cast<T>(log ? gv - math::exp(yv) * s[i] : yv * (gv - s[i]));
+          }
+      }
+    });
+  });
+}
+
+}  // namespace ember

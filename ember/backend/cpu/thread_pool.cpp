@@ -1,0 +1,192 @@
+#include "ember/backend/cpu/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ember/core/error.h"
+
+namespace ember {
+namespace {
+
+thread_local bool t_in_parallel = false;
+
+int default_threads() {
+  if (const char* env = std::getenv("EMBER_NUM_THREADS")) {
+    int n = std::atoi(env);
+    if (n > 0) return n;
+  }
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw ? static_cast<int>(hw) : 1;
+}
+
+// Workers sleep on a condition variable between jobs, after a short spin that catches the next
+// op of a training step without a wake-up. A job lives on the caller's stack: workers take it
+// under mutex_ and the caller withdraws it, then waits for every taker, before returning.
+struct Job {
+  detail::RangeFn fn = nullptr;
+  const void* ctx = nullptr;
+  int64_t begin = 0, end = 0, chunks = 0;
+  std::atomic<int64_t> next_chunk{0};
+  std::atomic<int64_t> pending{0};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
+  void work() {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    for (;;) {
+      int64_t c = next_chunk.fetch_add(1, std::memory_order_acq_rel);
+      if (c >= chunks) break;
+      int64_t b = begin + (end - begin) * c / chunks;
+      int64_t e = begin + (end - begin) * (c + 1) / chunks;
+      try {
+        fn(ctx, b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+      }
+      pending.fetch_sub(1, std::memory_order_acq_rel);
+    }
+    t_in_parallel = was;
+  }
+};
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads) : size_(threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      generation_.fetch_add(1);
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+  int size() const { return size_; }
+
+  // Returns false (and runs nothing) if another thread holds the pool.
+  bool try_run(int64_t begin, int64_t end, int64_t chunks, detail::RangeFn fn, const void* ctx) {
+    std::unique_lock<std::mutex> owner(run_mutex_, std::try_to_lock);
+    if (!owner.owns_lock()) return false;
+    Job job;
+    job.fn = fn;
+    job.ctx = ctx;
+    job.begin = begin;
+    job.end = end;
+    job.chunks = chunks;
+    job.pending.store(chunks);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      current_ = &job;
+      generation_.fetch_add(1, std::memory_order_release);
+    }
+    cv_.notify_all();
+    job.work();
+    for (int spins = 0; job.pending.load(std::memory_order_acquire) > 0; ++spins)
+      if (spins > 1000) std::this_thread::yield();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      current_ = nullptr;
+    }
+    while (takers_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+    if (job.error) std::rethrow_exception(job.error);
+    return true;
+  }
+
+ private:
+  void worker_loop() {
+    uint64_t seen = 0;
+    for (;;) {
+      for (int i = 0; i < 4000 && generation_.load(std::memory_order_acquire) == seen; ++i) {
+#if defined(__x86_64__)
+        __builtin_ia32_pause();
+#endif
+      }
+      Job* job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return generation_.load() != seen; });
+        seen = generation_.load();
+        if (stop_) return;
+        job = current_;
+        if (job) takers_.fetch_add(1, std::memory_order_acq_rel);
+      }
+      if (job) {
+        job->work();
+        takers_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    }
+  }
+
+  int size_;
+  std::vector<std::thread> workers_;
+  std::mutex run_mutex_;  // held by the thread whose job is running
+  std::mutex mutex_;      // guards current_ and stop_
+  std::condition_variable cv_;
+  std::atomic<uint64_t> generation_{0};
+  bool stop_ = false;
+  Job* current_ = nullptr;
+  std::atomic<int> takers_{0};
+};
+
+std::mutex g_pool_mutex;
+std::atomic<int> g_num_threads{0};
+std::shared_ptr<ThreadPool> g_pool;
+
+std::shared_ptr<ThreadPool> pool() {
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  if (!g_pool) g_pool = std::make_shared<ThreadPool>(get_num_threads());
+  return g_pool;
+}
+
+}  // namespace
+
+int get_num_threads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n == 0) {
+    int expected = 0;
+    g_num_threads.compare_exchange_strong(expected, default_threads());
+    n = g_num_threads.load();
+  }
+  return n;
+}
+
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads, got ", n);
+  std::lock_guard<std::mutex> lock(g_pool_mutex);
+  g_num_threads.store(n);
+  if (g_pool && g_pool->size() != n) g_pool.reset();  // the old pool joins once unused
+}
+
+bool in_parallel_region() { return t_in_parallel; }
+
+namespace detail {
+void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn, const void* ctx) {
+  std::shared_ptr<ThreadPool> p = pool();
+  int64_t n = end - begin;
+  int64_t chunks = std::min<int64_t>(p->size(), (n + grain - 1) / std::max<int64_t>(grain, 1));
+  if (chunks <= 1 || !p->try_run(begin, end, chunks, fn, ctx)) {
+    bool was = t_in_parallel;
+    t_in_parallel = true;
+    try {
+      fn(ctx, begin, end);
+    } catch (...) {
+      t_in_parallel = was;
+      throw;
+    }
+    t_in_parallel = was;
+  }
+}
+}  // namespace detail
+
+}  // namespace ember

@@ -1,0 +1,125 @@
+// Binary elementwise math (and the backward formulas that are elementwise), written once for the
+// CPU loop and the CUDA kernel. Same scheme as unary.h: functor, table line, backward in ops/.
+#pragma once
+
+#include "ember/backend/functors/math.h"
+#include "ember/backend/functors/unary.h"
+
+namespace ember {
+
+struct BinaryParams {
+  double alpha = 1;  // add and sub: a + alpha * b
+};
+
+#define EMBER_BINARY_FUNCTOR(Name, R, expr)                              \
+  template <typename T>                                                  \
+  struct Name {                                                          \
+    explicit EMBER_HOST_DEVICE Name(const BinaryParams&) {}              \
+    EMBER_HOST_DEVICE R operator()(T a, T b) const { return expr; }      \
+  };
+
+template <typename T>
+struct AddFn {
+  T alpha;
+  explicit EMBER_HOST_DEVICE AddFn(const BinaryParams& p) : alpha(static_cast<T>(p.alpha)) {}
+  EMBER_HOST_DEVICE T operator()(T a, T b) const { return a + alpha * b; }
+};
+template <typename T>
+struct SubFn {
+  T alpha;
+  explicit EMBER_HOST_DEVICE SubFn(const BinaryParams& p) : alpha(static_cast<T>(p.alpha)) {}
+  EMBER_HOST_DEVICE T operator()(T a, T b) const { return a - alpha * b; }
+};
+EMBER_BINARY_FUNCTOR(MulFn, T, a * b)
+EMBER_BINARY_FUNCTOR(DivFn, T, a / b)
+EMBER_BINARY_FUNCTOR(PowFn, T, math::pow(a, b))
+EMBER_BINARY_FUNCTOR(MaximumFn, T, math::max(a, b))
+EMBER_BINARY_FUNCTOR(MinimumFn, T, math::min(a, b))
+EMBER_BINARY_FUNCTOR(EqFn, bool, a == b)
+EMBER_BINARY_FUNCTOR(NeFn, bool, a != b)
+EMBER_BINARY_FUNCTOR(LtFn, bool, a < b)
+EMBER_BINARY_FUNCTOR(LeFn, bool, a <= b)
+EMBER_BINARY_FUNCTOR(GtFn, bool, a > b)
+EMBER_BINARY_FUNCTOR(GeFn, bool, a >= b)
+EMBER_BINARY_FUNCTOR(LogicalAndFn, bool, a && b)
+EMBER_BINARY_FUNCTOR(LogicalOrFn, bool, a || b)
+// Backward formulas: a is the incoming gradient, b what the forward saved.
+EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b > T(0) ? a : T(0))               // b = input
+EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a * b * (T(1) - b))             // b = output
+EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a * (T(1) - b * b))                // b = output
+#undef EMBER_BINARY_FUNCTOR
+
+/// (Name, functor, kind). Compare ops produce bool.
+#define EMBER_BINARY_OPS(_)                     \
+  _(Add, AddFn, Numeric)                        \
+  _(Sub, SubFn, Numeric)                        \
+  _(Mul, MulFn, Numeric)                        \
+  _(Div, DivFn, Floating)                       \
+  _(Pow, PowFn, Numeric)                        \
+  _(Maximum, MaximumFn, Numeric)                \
+  _(Minimum, MinimumFn, Numeric)                \
+  _(Eq, EqFn, Compare)                          \
+  _(Ne, NeFn, Compare)                          \
+  _(Lt, LtFn, Compare)                          \
+  _(Le, LeFn, Compare)                          \
+  _(Gt, GtFn, Compare)                          \
+  _(Ge, GeFn, Compare)                          \
+  _(LogicalAnd, LogicalAndFn, Bool)             \
+  _(LogicalOr, LogicalOrFn, Bool)               \
+  _(ReluBackward, ReluBackwardFn, Floating)     \
+  _(SigmoidBackward, SigmoidBackwardFn, Floating) \
+  _(TanhBackward, TanhBackwardFn, Floating)
+
+enum class BinaryOp {
+#define EMBER_ENUM_ENTRY(name, fn, kind) name,
+  EMBER_BINARY_OPS(EMBER_ENUM_ENTRY)
+#undef EMBER_ENUM_ENTRY
+};
+
+const char* binary_op_name(BinaryOp op);
+OpKind binary_op_kind(BinaryOp op);
+
+/// A binary functor with its right operand fixed: `x + 2` runs as a unary loop.
+template <typename F, typename T>
+struct BindRight {
+  F f;
+  T b;
+  EMBER_HOST_DEVICE auto operator()(T a) const { return f(a, b); }
+};
+
+// Ternary ops: where(cond, a, b) and the fused updates optimizers use.
+struct TernaryParams {
+  double value = 1;
+};
+template <typename T>
+struct AddcmulFn {  // self + value * t1 * t2
+  T v;
+  explicit EMBER_HOST_DEVICE AddcmulFn(const TernaryParams& p) : v(static_cast<T>(p.value)) {}
+  EMBER_HOST_DEVICE T operator()(T s, T a, T b) const { return s + v * a * b; }
+};
+template <typename T>
+struct AddcdivFn {  // self + value * t1 / t2
+  T v;
+  explicit EMBER_HOST_DEVICE AddcdivFn(const TernaryParams& p) : v(static_cast<T>(p.value)) {}
+  EMBER_HOST_DEVICE T operator()(T s, T a, T b) const { return s + v * a / b; }
+};
+template <typename T>
+struct LerpFn {  // self + weight * (end - self), weight a tensor
+  explicit EMBER_HOST_DEVICE LerpFn(const TernaryParams&) {}
+  EMBER_HOST_DEVICE T operator()(T s, T e, T w) const { return s + w * (e - s); }
+};
+
+#define EMBER_TERNARY_OPS(_) \
+  _(Addcmul, AddcmulFn, Floating) \
+  _(Addcdiv, AddcdivFn, Floating) \
+  _(Lerp, LerpFn, Floating)
+
+enum class TernaryOp {
+#define EMBER_ENUM_ENTRY(name, fn, kind) name,
+  EMBER_TERNARY_OPS(EMBER_ENUM_ENTRY)
+#undef EMBER_ENUM_ENTRY
+};
+
+const char* ternary_op_name(TernaryOp op);
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+// Scalar math used by the functors, for host and device. On the host, exp is a branch-free
+// polynomial so that g++ vectorises loops over it (glibc's expf is a call per element); on the
+// device the CUDA intrinsics are used.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "ember/core/half.h"
+#include "ember/core/macros.h"
+
+namespace ember::math {
+
+EMBER_HOST_DEVICE inline float exp(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::expf(x);
+#else
+  // exp(x) = 2^n * e^r with n = round(x / ln 2), |r| <= ln2 / 2; e^r by Cephes' degree-6
+  // polynomial (about 1 ulp). 2^n is applied as two factors so that results in the subnormal range
+  // and overflow to infinity come out right without branches.
+  bool nan = x != x;
+  float xc = nan ? 0.0f : (x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x));
+  float n = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest via the float mantissa
+  n -= 12582912.0f;
+  float r = xc - n * 0.693359375f;
+  r -= n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  int32_t ni = static_cast<int32_t>(n);
+  int32_t n1 = ni >> 1, n2 = ni - n1;
+  float s1 = detail::bits_float(static_cast<uint32_t>(n1 + 127) << 23);
+  float s2 = detail::bits_float(static_cast<uint32_t>(n2 + 127) << 23);
+  float result = p * s1 * s2;
+  return nan ? x : result;
+#endif
+}
+EMBER_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
+
+EMBER_HOST_DEVICE inline float log(float x) { return ::logf(x); }
+EMBER_HOST_DEVICE inline double log(double x) { return ::log(x); }
+EMBER_HOST_DEVICE inline float log1p(float x) { return ::log1pf(x); }
+EMBER_HOST_DEVICE inline double log1p(double x) { return ::log1p(x); }
+EMBER_HOST_DEVICE inline float expm1(float x) { return ::expm1f(x); }
+EMBER_HOST_DEVICE inline double expm1(double x) { return ::expm1(x); }
+EMBER_HOST_DEVICE inline float sqrt(float x) { return ::sqrtf(x); }
+EMBER_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
+EMBER_HOST_DEVICE inline float rsqrt(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::rsqrtf(x);
+#else
+  return 1.0f / ::sqrtf(x);
+#endif
+}
+EMBER_HOST_DEVICE inline double rsqrt(double x) { return 1.0 / ::sqrt(x); }
+EMBER_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
+EMBER_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
+EMBER_HOST_DEVICE inline float sin(float x) { return ::sinf(x); }
+EMBER_HOST_DEVICE inline double sin(double x) { return ::sin(x); }
+EMBER_HOST_DEVICE inline float cos(float x) { return ::cosf(x); }
+EMBER_HOST_DEVICE inline double cos(double x) { return ::cos(x); }
+EMBER_HOST_DEVICE inline float floor(float x) { return ::floorf(x); }
+EMBER_HOST_DEVICE inline double floor(double x) { return ::floor(x); }
+EMBER_HOST_DEVICE inline float ceil(float x) { return ::ceilf(x); }
+EMBER_HOST_DEVICE inline double ceil(double x) { return ::ceil(x); }
+EMBER_HOST_DEVICE inline float round(float x) { return ::nearbyintf(x); }  // half to even
+EMBER_HOST_DEVICE inline double round(double x) { return ::nearbyint(x); }
+EMBER_HOST_DEVICE inline float pow(float a, float b) { return ::powf(a, b); }
+EMBER_HOST_DEVICE inline double pow(double a, double b) { return ::pow(a, b); }
+EMBER_HOST_DEVICE inline float abs(float x) { return ::fabsf(x); }
+EMBER_HOST_DEVICE inline double abs(double x) { return ::fabs(x); }
+
+template <typename T>
+EMBER_HOST_DEVICE inline bool isnan(T x) {
+  if constexpr (std::is_floating_point_v<T>) return x != x;
+  else return false;
+}
+
+// Integer versions where the op is defined on integers.
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T abs(T x) {
+  if constexpr (std::is_unsigned_v<T>) return x;
+  else return x < 0 ? -x : x;
+}
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T pow(T base, T exp) {
+  if (exp < 0) return base == 1 ? 1 : (base == T(-1) ? (exp % 2 ? T(-1) : T(1)) : 0);
+  T result = 1;
+  while (exp) {
+    if (exp & 1) result *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return result;
+}
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T floor(T x) { return x; }
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T ceil(T x) { return x; }
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T round(T x) { return x; }
+
+// NaN-propagating max and min, like PyTorch's maximum / minimum and max reductions.
+template <typename T>
+EMBER_HOST_DEVICE inline T max(T a, T b) { return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b)); }
+template <typename T>
+EMBER_HOST_DEVICE inline T min(T a, T b) { return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b)); }
+
+}  // namespace ember::math

@@ -1,0 +1,107 @@
+// Unary elementwise math, written once for the CPU loop and the CUDA kernel. Each functor is a
+// template over the compute type (opmath_t: float for the 16-bit floats) and is built from the
+// op's parameters. To add an op: a functor here, a line in EMBER_UNARY_OPS, a backward in ops/.
+#pragma once
+
+#include "ember/backend/functors/math.h"
+
+namespace ember {
+
+/// Parameters of the parameterised unary ops (clamp bounds, a power).
+struct UnaryParams {
+  double a = 0;
+  double b = 0;
+};
+
+// Which dtypes an op accepts: Floating ops see integer inputs promoted to float by ops/;
+// Numeric ops run on every dtype but bool; Bool ops run on bool only.
+enum class OpKind { Floating, Numeric, Bool, Compare };
+
+#define EMBER_UNARY_FUNCTOR(Name, expr)                                  \
+  template <typename T>                                                  \
+  struct Name {                                                          \
+    explicit EMBER_HOST_DEVICE Name(const UnaryParams&) {}               \
+    EMBER_HOST_DEVICE T operator()(T x) const { return expr; }           \
+  };
+
+EMBER_UNARY_FUNCTOR(NegFn, -x)
+EMBER_UNARY_FUNCTOR(AbsFn, math::abs(x))
+EMBER_UNARY_FUNCTOR(ExpFn, math::exp(x))
+EMBER_UNARY_FUNCTOR(LogFn, math::log(x))
+EMBER_UNARY_FUNCTOR(SqrtFn, math::sqrt(x))
+EMBER_UNARY_FUNCTOR(RsqrtFn, math::rsqrt(x))
+EMBER_UNARY_FUNCTOR(TanhFn, math::tanh(x))
+EMBER_UNARY_FUNCTOR(SigmoidFn, T(1) / (T(1) + math::exp(-x)))
+EMBER_UNARY_FUNCTOR(ReluFn, x > T(0) ? x : (math::isnan(x) ? x : T(0)))
+EMBER_UNARY_FUNCTOR(SinFn, math::sin(x))
+EMBER_UNARY_FUNCTOR(CosFn, math::cos(x))
+EMBER_UNARY_FUNCTOR(SquareFn, x * x)
+EMBER_UNARY_FUNCTOR(ReciprocalFn, T(1) / x)
+EMBER_UNARY_FUNCTOR(SignFn, T((T(0) < x) - (x < T(0))))
+EMBER_UNARY_FUNCTOR(FloorFn, math::floor(x))
+EMBER_UNARY_FUNCTOR(CeilFn, math::ceil(x))
+EMBER_UNARY_FUNCTOR(RoundFn, math::round(x))
+EMBER_UNARY_FUNCTOR(Log1pFn, math::log1p(x))
+EMBER_UNARY_FUNCTOR(Expm1Fn, math::expm1(x))
+EMBER_UNARY_FUNCTOR(LogicalNotFn, !x)
+#undef EMBER_UNARY_FUNCTOR
+
+/// clamp(x, a, b); a missing bound is passed as -inf / +inf (or the integer limits).
+template <typename T>
+struct ClampFn {
+  T lo, hi;
+  explicit EMBER_HOST_DEVICE ClampFn(const UnaryParams& p) : lo(static_cast<T>(p.a)), hi(static_cast<T>(p.b)) {}
+  EMBER_HOST_DEVICE T operator()(T x) const {
+    if (math::isnan(x)) return x;
+    return x < lo ? lo : (x > hi ? hi : x);
+  }
+};
+
+/// x ** p for a scalar p, with the common powers done by multiplication.
+template <typename T>
+struct PowScalarFn {
+  T p;
+  explicit EMBER_HOST_DEVICE PowScalarFn(const UnaryParams& params) : p(static_cast<T>(params.a)) {}
+  EMBER_HOST_DEVICE T operator()(T x) const {
+    if (p == T(2)) return x * x;
+    if (p == T(1)) return x;
+    if (p == T(3)) return x * x * x;
+    return math::pow(x, p);
+  }
+};
+
+/// (Name, functor, kind): the one table both backends expand.
+#define EMBER_UNARY_OPS(_)             \
+  _(Neg, NegFn, Numeric)               \
+  _(Abs, AbsFn, Numeric)               \
+  _(Exp, ExpFn, Floating)              \
+  _(Log, LogFn, Floating)              \
+  _(Sqrt, SqrtFn, Floating)            \
+  _(Rsqrt, RsqrtFn, Floating)          \
+  _(Tanh, TanhFn, Floating)            \
+  _(Sigmoid, SigmoidFn, Floating)      \
+  _(Relu, ReluFn, Numeric)             \
+  _(Sin, SinFn, Floating)              \
+  _(Cos, CosFn, Floating)              \
+  _(Square, SquareFn, Numeric)         \
+  _(Reciprocal, ReciprocalFn, Floating) \
+  _(Sign, SignFn, Numeric)             \
+  _(Floor, FloorFn, Numeric)           \
+  _(Ceil, CeilFn, Numeric)             \
+  _(Round, RoundFn, Numeric)           \
+  _(Log1p, Log1pFn, Floating)          \
+  _(Expm1, Expm1Fn, Floating)          \
+  _(LogicalNot, LogicalNotFn, Bool)    \
+  _(Clamp, ClampFn, Numeric)           \
+  _(PowScalar, PowScalarFn, Numeric)
+
+enum class UnaryOp {
+#define EMBER_ENUM_ENTRY(name, fn, kind) name,
+  EMBER_UNARY_OPS(EMBER_ENUM_ENTRY)
+#undef EMBER_ENUM_ENTRY
+};
+
+const char* unary_op_name(UnaryOp op);
+OpKind unary_op_kind(UnaryOp op);
+
+}  // namespace ember

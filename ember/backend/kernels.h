@@ -1,0 +1,107 @@
+// Every kernel a backend provides, in pairs: ops/ checks arguments, allocates outputs, and calls
+// the _cpu or _cuda variant by the device of the tensors. A build without CUDA links the _cuda
+// names to backend/no_cuda/kernels.cpp, where each one reports that CUDA is not built in.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "ember/backend/functors/binary.h"
+#include "ember/backend/functors/random.h"
+#include "ember/backend/functors/reduce.h"
+#include "ember/backend/functors/unary.h"
+#include "ember/backend/tensor_iter.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+// Elementwise. Inputs of one op share a dtype; the output has it too (bool for Compare/Bool ops).
+#define EMBER_ELEMENTWISE_KERNELS(dev)                                                        \
+  void unary_##dev(UnaryOp op, const TensorIter& it, const UnaryParams& p);                  \
+  void binary_##dev(BinaryOp op, const TensorIter& it, const BinaryParams& p);               \
+  void binary_scalar_##dev(BinaryOp op, const TensorIter& it, Scalar b, const BinaryParams& p); \
+  void ternary_##dev(TernaryOp op, const TensorIter& it, const TernaryParams& p);            \
+  void where_##dev(const TensorIter& it);         /* (out, cond, a, b) */                    \
+  void copy_##dev(const TensorIter& it);          /* (out, in), any two dtypes */            \
+  void fill_##dev(const TensorIter& it, Scalar v);  /* (out) */
+EMBER_ELEMENTWISE_KERNELS(cpu)
+EMBER_ELEMENTWISE_KERNELS(cuda)
+#undef EMBER_ELEMENTWISE_KERNELS
+
+// Reduces `in` over the sorted, distinct `dims` into `out`, which has the keepdim shape and is
+// contiguous. Sum/Prod write sum_acc_t's dtype (int64 for integers), Max/Min the input's dtype,
+// All/Any bool (input bool), ArgMax/ArgMin int64. Max/Min also fill `indices` when defined.
+void reduce_cpu(ReduceOp op, const Tensor& in, const Shape& dims, const Tensor& out,
+                const Tensor& indices);
+void reduce_cuda(ReduceOp op, const Tensor& in, const Shape& dims, const Tensor& out,
+                 const Tensor& indices);
+
+// out (B, M, N) = alpha * a (B, M, K) @ b (B, K, N) + beta * out. a and b may have any strides;
+// out is contiguous; all three share a dtype.
+void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
+void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
+
+// Softmax over `dim` of a contiguous x into contiguous out (log_softmax when `log`), and its
+// backward from the saved output: softmax: gx = y * (g - sum(g * y)); log: gx = g - exp(y) * sum(g).
+void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out);
+void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out);
+void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
+                          const Tensor& grad_in);
+void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
+                           const Tensor& grad_in);
+
+struct Conv2dParams {
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};
+  int64_t groups = 1;
+};
+// x (N, C, H, W), w (O, C / groups, kH, kW), bias (O) or undefined, out (N, O, oH, oW); all
+// contiguous. The backward fills whichever of grad_x, grad_w, grad_b are defined.
+void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                const Conv2dParams& p);
+void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p);
+void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_out,
+                         const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
+                         const Conv2dParams& p);
+void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& grad_out,
+                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
+                          const Conv2dParams& p);
+
+struct Pool2dParams {
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};
+  bool count_include_pad = true;  // avg_pool2d
+};
+// x (N, C, H, W) contiguous; out (N, C, oH, oW); indices (int64, flat h * W + w within the plane).
+void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p);
+void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p);
+void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
+void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
+void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p);
+void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p);
+void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
+void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
+
+// out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter_add adds src at
+// the indexed positions of out in place. Indices out of range are an error naming the index.
+void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
+void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
+void scatter_add_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+void scatter_add_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+
+// Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
+void random_cpu(const Tensor& out, const RandomParams& p);
+void random_cuda(const Tensor& out, const RandomParams& p);
+
+// Transfers where a GPU is on either side (dtype conversion included). The CUDA backend orders
+// them with the current streams; non_blocking is honoured from and to pinned host memory.
+void copy_between_devices_cuda(const Tensor& dst, const Tensor& src, bool non_blocking);
+Tensor pin_memory_cuda(const Tensor& t);
+bool is_pinned_cuda(const Tensor& t);
+void record_stream_cuda(const Tensor& t, uintptr_t stream);
+
+}  // namespace ember

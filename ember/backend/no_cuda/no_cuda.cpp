@@ -1,0 +1,64 @@
+// Stand-ins for the CUDA backend in a build without it: zero devices, and every CUDA kernel a
+// clear error. A kernel added to backend/kernels.h without a line here is a link error.
+#include "ember/backend/cuda/cuda_backend.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace cuda {
+namespace {
+
+[[noreturn]] void not_built(const char* what) {
+  EMBER_FAIL("[", what, "] ember was built without CUDA support (configure with EMBER_CUDA=ON on "
+             "a machine with the CUDA toolkit)");
+}
+
+class NoCudaBackend final : public DeviceBackend {
+ public:
+  int device_count() override { return 0; }
+  int current_device() override { not_built("current_device"); }
+  void set_device(int) override { not_built("set_device"); }
+  CachingAllocator& allocator(int) override { not_built("allocator"); }
+  std::string unavailable_reason() override { return "ember was built without CUDA support"; }
+  void synchronize(int) override {}
+};
+
+}  // namespace
+
+DeviceBackend& backend() {
+  static NoCudaBackend b;
+  return b;
+}
+bool is_built() { return false; }
+
+}  // namespace cuda
+
+#define EMBER_NO_CUDA(name, ...) \
+  void name(__VA_ARGS__) { cuda::not_built(#name); }
+
+EMBER_NO_CUDA(unary_cuda, UnaryOp, const TensorIter&, const UnaryParams&)
+EMBER_NO_CUDA(binary_cuda, BinaryOp, const TensorIter&, const BinaryParams&)
+EMBER_NO_CUDA(binary_scalar_cuda, BinaryOp, const TensorIter&, Scalar, const BinaryParams&)
+EMBER_NO_CUDA(ternary_cuda, TernaryOp, const TensorIter&, const TernaryParams&)
+EMBER_NO_CUDA(where_cuda, const TensorIter&)
+EMBER_NO_CUDA(copy_cuda, const TensorIter&)
+EMBER_NO_CUDA(fill_cuda, const TensorIter&, Scalar)
+EMBER_NO_CUDA(reduce_cuda, ReduceOp, const Tensor&, const Shape&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(bmm_cuda, const Tensor&, const Tensor&, const Tensor&, double, double)
+EMBER_NO_CUDA(softmax_cuda, const Tensor&, int64_t, bool, const Tensor&)
+EMBER_NO_CUDA(softmax_backward_cuda, const Tensor&, const Tensor&, int64_t, bool, const Tensor&)
+EMBER_NO_CUDA(conv2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&)
+EMBER_NO_CUDA(conv2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&, const Conv2dParams&)
+EMBER_NO_CUDA(max_pool2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Pool2dParams&)
+EMBER_NO_CUDA(max_pool2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(avg_pool2d_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
+EMBER_NO_CUDA(avg_pool2d_backward_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
+EMBER_NO_CUDA(gather_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(scatter_add_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
+EMBER_NO_CUDA(copy_between_devices_cuda, const Tensor&, const Tensor&, bool)
+EMBER_NO_CUDA(record_stream_cuda, const Tensor&, uintptr_t)
+Tensor pin_memory_cuda(const Tensor&) { cuda::not_built("pin_memory"); }
+bool is_pinned_cuda(const Tensor&) { return false; }
+
+}  // namespace ember

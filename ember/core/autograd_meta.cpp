@@ -1,0 +1,143 @@
+#include "ember/core/autograd_meta.h"
+
+#include "ember/core/grad_mode.h"
+
+namespace ember {
+
+thread_local bool GradMode::enabled_ = true;
+std::atomic<uint64_t> Node::next_sequence_nr_{0};
+
+Node::Node() : sequence_nr(next_sequence_nr_.fetch_add(1, std::memory_order_relaxed)) {}
+
+// Defined in autograd/accumulate_grad.cpp: the node that accumulates into a leaf's .grad().
+std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf);
+
+AutogradMeta& autograd_meta(const Tensor& t) {
+  EMBER_CHECK(t.defined(), "[autograd] undefined tensor");
+  TensorImpl* impl = t.unsafe_impl();
+  if (!impl->autograd) impl->autograd = std::make_unique<AutogradMeta>();
+  return *impl->autograd;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* meta = t.unsafe_impl()->autograd.get();
+  if (!meta) return {};
+  if (meta->grad_fn) return {meta->grad_fn, meta->output_nr};
+  if (!meta->requires_grad) return {};
+  std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
+  if (!acc) {
+    acc = make_grad_accumulator(t);
+    meta->grad_accumulator = acc;
+  }
+  return {acc, 0};
+}
+
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  AutogradMeta& meta = autograd_meta(t);
+  meta.grad_fn = node;
+  meta.output_nr = output_nr;
+}
+
+bool Tensor::requires_grad() const {
+  const AutogradMeta* meta = impl_->autograd.get();
+  return meta && (meta->requires_grad || meta->grad_fn);
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  if (!requires_grad && !impl_->autograd) return *this;
+  AutogradMeta& meta = autograd_meta(*this);
+  EMBER_CHECK(!meta.grad_fn, "[requires_grad_] you can only change requires_grad of leaf tensors; "
+              "use detach() to get a leaf from a tensor made by ", meta.grad_fn->name());
+  EMBER_CHECK(!requires_grad || is_floating_point(), "[requires_grad_] only tensors of floating "
+              "point dtype can require gradients, got ", dtype());
+  meta.requires_grad = requires_grad;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  const AutogradMeta* meta = impl_->autograd.get();
+  return meta ? meta->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() { return autograd_meta(*this).grad; }
+
+void Tensor::set_grad(const Tensor& grad) const {
+  if (grad.defined()) {
+    EMBER_CHECK(grad.sizes() == sizes(), "[set_grad] assigned grad has shape ", grad.sizes(),
+                ", expected ", sizes());
+    EMBER_CHECK(grad.device() == device(), "[set_grad] assigned grad is on ", grad.device(),
+                ", the tensor on ", device());
+  }
+  autograd_meta(*this).grad = grad;
+}
+
+const std::shared_ptr<Node>& Tensor::grad_fn() const {
+  static const std::shared_ptr<Node> none;
+  const AutogradMeta* meta = impl_->autograd.get();
+  return meta ? meta->grad_fn : none;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on a tensor that has "
+              "requires_grad=False");
+  if (is_leaf()) return;  // leaves keep their gradient anyway
+  AutogradMeta& meta = autograd_meta(*this);
+  if (meta.retains_grad) return;
+  meta.retains_grad = true;
+  // The gradient flowing into grad_fn's output is this tensor's; a hook keeps a copy of it.
+  std::weak_ptr<TensorImpl> weak = impl_;
+  uint32_t nr = meta.output_nr;
+  meta.grad_fn->pre_hooks.push_back([weak, nr](std::vector<Tensor>& grads) {
+    std::shared_ptr<TensorImpl> impl = weak.lock();
+    if (!impl || nr >= grads.size() || !grads[nr].defined() || !impl->autograd) return;
+    Tensor& g = impl->autograd->grad;
+    g = g.defined() ? g.add(grads[nr]) : grads[nr].clone();
+  });
+}
+
+bool Tensor::retains_grad() const {
+  const AutogradMeta* meta = impl_->autograd.get();
+  return meta && meta->retains_grad;
+}
+
+Tensor Tensor::detach() const {
+  auto impl = std::make_shared<TensorImpl>(impl_->storage, impl_->sizes, impl_->strides,
+                                           impl_->offset, impl_->dtype, impl_->device);
+  return Tensor(std::move(impl));
+}
+
+Tensor& Tensor::detach_() {
+  if (impl_->autograd) {
+    impl_->autograd->grad_fn.reset();
+    impl_->autograd->requires_grad = false;
+  }
+  return *this;
+}
+
+void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't "
+              "require gradient");
+  AutogradMeta& meta = autograd_meta(*this);
+  if (!meta.grad_fn) {  // a leaf: its accumulator runs the hooks before accumulating
+    meta.hooks.push_back(std::move(hook));
+    return;
+  }
+  uint32_t nr = meta.output_nr;
+  meta.grad_fn->pre_hooks.push_back([nr, hook = std::move(hook)](std::vector<Tensor>& grads) {
+    if (nr < grads.size() && grads[nr].defined()) {
+      Tensor replaced = hook(grads[nr]);
+      if (replaced.defined()) grads[nr] = replaced;
+    }
+  });
+}
+
+void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+  EMBER_CHECK(is_leaf() && requires_grad(), "[register_post_accumulate_grad_hook] expected a leaf "
+              "tensor that requires grad");
+  autograd_meta(*this).post_accumulate_hooks.push_back(std::move(hook));
+}
+
+}  // namespace ember

@@ -1,0 +1,538 @@
+#include "ember/core/caching_allocator.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "ember/core/error.h"
+
+namespace ember {
+
+// Note [Stream-ordered block reuse]
+// A block remembers the stream it was allocated on, and once freed it is handed out again only to
+// requests on that stream: work on one stream runs in order, so the next user's kernels cannot start
+// before the previous user's finished, and no synchronisation is needed. A block that was also used
+// on other streams (record_stream) does not go back to the pool when freed: an event is recorded on
+// each of those streams and the block returns to the pool once all of them have completed.
+//
+// Note [Allocation ladder]
+// A request first reclaims blocks whose events have completed, then looks for the best-fitting free
+// block of its pool and stream (splitting it when the remainder is worth keeping), then asks the
+// device for a new segment. When the device says no, it releases cached whole segments big enough
+// (no synchronisation), retries, then waits for the device, releases every cached segment and
+// retries, and only then throws an OutOfMemoryError that explains the state of the device.
+
+struct CachingAllocator::Impl {
+  struct Block;
+  struct BySize {
+    bool operator()(const Block* a, const Block* b) const {
+      if (a->stream != b->stream) return a->stream < b->stream;
+      if (a->size != b->size) return a->size < b->size;
+      return a->ptr < b->ptr;
+    }
+  };
+  struct Pool {
+    std::set<Block*, BySize> blocks;
+    bool is_small;
+  };
+  struct Block {
+    size_t size = 0;
+    size_t requested_size = 0;
+    StreamId stream = 0;
+    Pool* pool = nullptr;
+    char* ptr = nullptr;
+    bool allocated = false;
+    Block* prev = nullptr;  // neighbours inside the same segment
+    Block* next = nullptr;
+    int event_count = 0;  // events still pending before the block can be reused
+    std::vector<StreamId> stream_uses;
+    Impl* owner = nullptr;
+    bool is_split() const { return prev != nullptr || next != nullptr; }
+  };
+
+  std::unique_ptr<DeviceMemory> memory;
+  CachingAllocatorOptions options;
+  mutable std::mutex mutex;
+  Pool small_pool{{}, true};
+  Pool large_pool{{}, false};
+  std::vector<std::pair<void*, Block*>> pending_events;  // (event, block)
+  std::set<Block*> segments;                             // first block of every live segment
+  MemoryStats stats;
+
+  static void deleter(void* ctx) {
+    auto* block = static_cast<Block*>(ctx);
+    block->owner->free(block);
+  }
+
+  static size_t round_size(size_t n) {
+    return n < kMinBlockSize ? kMinBlockSize : (n + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+  }
+  static size_t allocation_size(size_t size) {
+    if (size <= kSmallSize) return kSmallBuffer;
+    if (size < kMinLargeAlloc) return kLargeBuffer;
+    return (size + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+  }
+  static int pool_index(const Pool* pool) { return pool->is_small ? kSmallPool : kLargePool; }
+  void update(StatArray& s, const Pool* pool, int64_t delta) {
+    for (int i : {static_cast<int>(kAllPools), pool_index(pool)}) {
+      if (delta >= 0) s[i].increase(delta); else s[i].decrease(-delta);
+    }
+  }
+
+  // Requires mutex held.
+  Block* find_free_block(Pool& pool, StreamId stream, size_t size) {
+    Block key;
+    key.stream = stream;
+    key.size = size;
+    key.ptr = nullptr;
+    auto it = pool.blocks.lower_bound(&key);
+    if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
+    Block* b = *it;
+    // Oversize blocks are kept whole: splitting them is how caches fragment (REFERENCE.md s. 2).
+    if (size < options.max_split_size && b->size >= options.max_split_size) return nullptr;
+    if (size >= options.max_split_size && b->size >= size + kLargeBuffer) return nullptr;
+    pool.blocks.erase(it);
+    return b;
+  }
+
+  // Requires mutex held. A fresh segment, or nullptr when the device (or the fraction cap) says no.
+  Block* alloc_segment(size_t size, Pool& pool, StreamId stream) {
+    size_t reserved = static_cast<size_t>(stats.reserved_bytes[kAllPools].current);
+    if (options.memory_fraction < 1.0) {
+      double allowed = options.memory_fraction * static_cast<double>(memory->total_memory());
+      if (static_cast<double>(reserved + size) > allowed) return nullptr;
+    }
+    void* ptr = memory->raw_alloc(size);
+    if (!ptr) return nullptr;
+    auto* b = new Block;
+    b->size = size;
+    b->stream = stream;
+    b->pool = &pool;
+    b->ptr = static_cast<char*>(ptr);
+    b->owner = this;
+    segments.insert(b);
+    ++stats.num_device_alloc;
+    update(stats.segment, &pool, 1);
+    update(stats.reserved_bytes, &pool, static_cast<int64_t>(size));
+    return b;
+  }
+
+  // Requires mutex held. Gives a wholly free segment back to the device.
+  void release_segment(Block* b) {
+    EMBER_ASSERT(!b->is_split() && !b->allocated, "releasing a segment that is in use");
+    b->pool->blocks.erase(b);
+    segments.erase(b);
+    memory->raw_free(b->ptr);
+    ++stats.num_device_free;
+    update(stats.segment, b->pool, -1);
+    update(stats.reserved_bytes, b->pool, -static_cast<int64_t>(b->size));
+    delete b;
+  }
+
+  // Requires mutex held. Frees cached whole segments, the smallest big enough first, else the
+  // largest ones until `size` bytes are back; no synchronisation (pooled blocks are idle).
+  bool release_available(size_t size) {
+    std::vector<Block*> whole;
+    for (Pool* pool : {&small_pool, &large_pool})
+      for (Block* b : pool->blocks)
+        if (!b->is_split()) whole.push_back(b);
+    if (whole.empty()) return false;
+    std::sort(whole.begin(), whole.end(), [](Block* a, Block* b) { return a->size < b->size; });
+    auto fit = std::find_if(whole.begin(), whole.end(), [&](Block* b) { return b->size >= size; });
+    if (fit != whole.end()) {
+      release_segment(*fit);
+      return true;
+    }
+    size_t freed = 0;
+    while (!whole.empty() && freed < size) {
+      freed += whole.back()->size;
+      release_segment(whole.back());
+      whole.pop_back();
+    }
+    return true;
+  }
+
+  // Requires mutex held. Waits for the device, reclaims every pending block, frees every whole
+  // free segment.
+  void release_all() {
+    if (!pending_events.empty()) memory->synchronize();
+    process_events(/*wait=*/true);
+    std::vector<Block*> whole;
+    for (Pool* pool : {&small_pool, &large_pool})
+      for (Block* b : pool->blocks)
+        if (!b->is_split()) whole.push_back(b);
+    for (Block* b : whole) release_segment(b);
+  }
+
+  // Requires mutex held. Returns blocks whose events have all completed to their pools.
+  void process_events(bool wait) {
+    if (pending_events.empty()) return;
+    std::vector<std::pair<void*, Block*>> still;
+    for (auto& [event, block] : pending_events) {
+      if (wait || memory->query_event(event)) {
+        memory->destroy_event(event);
+        if (--block->event_count == 0) free_block(block);
+      } else {
+        still.emplace_back(event, block);
+      }
+    }
+    pending_events.swap(still);
+  }
+
+  bool should_split(const Block* b, size_t size) const {
+    size_t remaining = b->size - size;
+    if (b->pool->is_small) return remaining >= kMinBlockSize;
+    return size < options.max_split_size && remaining > kSmallSize;
+  }
+
+  DataPtr malloc(size_t nbytes, StreamId stream) {
+    Device dev = memory->device();
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, dev);
+    EMBER_CHECK(nbytes < (size_t{1} << 62), "[allocate] ", dev, ": request of ", nbytes,
+                " bytes is too large");
+    size_t size = round_size(nbytes);
+    Pool& pool = size <= kSmallSize ? small_pool : large_pool;
+    std::unique_lock<std::mutex> lock(mutex);
+    process_events(/*wait=*/false);
+    Block* b = options.caching ? find_free_block(pool, stream, size) : nullptr;
+    if (!b) {
+      size_t segment_size = options.caching ? allocation_size(size) : size;
+      b = alloc_segment(segment_size, pool, stream);
+      if (!b && release_available(segment_size)) b = alloc_segment(segment_size, pool, stream);
+      if (!b) {
+        ++stats.num_alloc_retries;
+        release_all();
+        b = alloc_segment(segment_size, pool, stream);
+      }
+      if (!b) {
+        ++stats.num_ooms;
+        throw OutOfMemoryError(oom_message(nbytes), nbytes);
+      }
+    } else if (b->is_split()) {
+      update(stats.inactive_split, &pool, -1);
+      update(stats.inactive_split_bytes, &pool, -static_cast<int64_t>(b->size));
+    }
+    if (options.caching && should_split(b, size)) {
+      auto* rest = new Block;
+      rest->size = b->size - size;
+      rest->stream = stream;
+      rest->pool = &pool;
+      rest->ptr = b->ptr + size;
+      rest->owner = this;
+      rest->prev = b;
+      rest->next = b->next;
+      if (b->next) b->next->prev = rest;
+      b->next = rest;
+      b->size = size;
+      pool.blocks.insert(rest);
+      update(stats.inactive_split, &pool, 1);
+      update(stats.inactive_split_bytes, &pool, static_cast<int64_t>(rest->size));
+    }
+    b->allocated = true;
+    b->requested_size = nbytes;
+    update(stats.allocation, &pool, 1);
+    update(stats.allocated_bytes, &pool, static_cast<int64_t>(b->size));
+    update(stats.requested_bytes, &pool, static_cast<int64_t>(nbytes));
+    update(stats.active, &pool, 1);
+    update(stats.active_bytes, &pool, static_cast<int64_t>(b->size));
+    return DataPtr(b->ptr, b, &deleter, dev);
+  }
+
+  void free(Block* b) noexcept {
+    std::lock_guard<std::mutex> lock(mutex);
+    b->allocated = false;
+    update(stats.allocation, b->pool, -1);
+    update(stats.allocated_bytes, b->pool, -static_cast<int64_t>(b->size));
+    update(stats.requested_bytes, b->pool, -static_cast<int64_t>(b->requested_size));
+    if (!b->stream_uses.empty()) {
+      for (StreamId s : b->stream_uses) {
+        void* event = nullptr;
+        try {
+          event = memory->record_event(s);
+        } catch (...) {
+          // A device that cannot record an event is broken; holding the block forever is the
+          // only safe choice, and destructors must not throw.
+          b->stream_uses.clear();
+          return;
+        }
+        if (event) {
+          ++b->event_count;
+          pending_events.emplace_back(event, b);
+        }
+      }
+      b->stream_uses.clear();
+      if (b->event_count > 0) return;
+    }
+    free_block(b);
+  }
+
+  // Requires mutex held. Merges `b` with free neighbours and returns it to its pool.
+  void free_block(Block* b) {
+    Pool& pool = *b->pool;
+    update(stats.active, &pool, -1);
+    update(stats.active_bytes, &pool, -static_cast<int64_t>(b->size));
+    for (Block* n : {b->prev, b->next}) {
+      if (!n || n->allocated || n->event_count > 0) continue;
+      pool.blocks.erase(n);
+      update(stats.inactive_split, &pool, -1);
+      update(stats.inactive_split_bytes, &pool, -static_cast<int64_t>(n->size));
+      if (n == b->prev) {
+        b->ptr = n->ptr;
+        b->prev = n->prev;
+        if (b->prev) b->prev->next = b;
+        if (segments.erase(n)) segments.insert(b);
+      } else {
+        b->next = n->next;
+        if (b->next) b->next->prev = b;
+      }
+      b->size += n->size;
+      delete n;
+    }
+    if (b->is_split()) {
+      update(stats.inactive_split, &pool, 1);
+      update(stats.inactive_split_bytes, &pool, static_cast<int64_t>(b->size));
+    }
+    pool.blocks.insert(b);
+    if (!options.caching && !b->is_split()) release_segment(b);
+  }
+
+  size_t largest_free_block_locked() const {
+    size_t best = 0;
+    for (const Pool* pool : {&small_pool, &large_pool})
+      for (const Block* b : pool->blocks) best = std::max(best, b->size);
+    return best;
+  }
+
+  std::string oom_message(size_t nbytes) {
+    size_t total = memory->total_memory();
+    size_t free_now = memory->free_memory();
+    size_t allocated = static_cast<size_t>(stats.allocated_bytes[kAllPools].current);
+    size_t reserved = static_cast<size_t>(stats.reserved_bytes[kAllPools].current);
+    std::ostringstream os;
+    os << "[allocate] " << memory->device() << " is out of memory: tried to allocate "
+       << format_bytes(nbytes) << "; the device has " << format_bytes(total) << " in total, "
+       << format_bytes(free_now) << " free; ember has " << format_bytes(allocated)
+       << " allocated and " << format_bytes(reserved) << " reserved ("
+       << format_bytes(reserved - allocated) << " reserved but unallocated); the largest free "
+       << "cached block is " << format_bytes(largest_free_block_locked()) << ".";
+    if (options.memory_fraction < 1.0)
+      os << " The process may reserve at most " << options.memory_fraction * 100
+         << "% of the device (set_per_process_memory_fraction).";
+    if (reserved - allocated > allocated / 4 && reserved > allocated)
+      os << " Much memory is reserved but unallocated: fragmentation; try empty_cache().";
+    return os.str();
+  }
+};
+
+CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
+                                   CachingAllocatorOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  EMBER_ASSERT(memory != nullptr, "CachingAllocator needs a DeviceMemory");
+  impl_->memory = std::move(memory);
+  impl_->options = options;
+}
+
+CachingAllocator::~CachingAllocator() {
+  // Segments with live blocks are leaked: their tensors may outlive us (static destruction).
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  try {
+    impl_->release_all();
+  } catch (...) {
+  }
+}
+
+DataPtr CachingAllocator::allocate(size_t nbytes) {
+  return impl_->malloc(nbytes, nbytes ? impl_->memory->current_stream() : 0);
+}
+DataPtr CachingAllocator::allocate(size_t nbytes, StreamId stream) {
+  return impl_->malloc(nbytes, stream);
+}
+
+bool CachingAllocator::owns(const DataPtr& ptr) { return ptr.deleter() == &Impl::deleter; }
+
+void CachingAllocator::record_stream(const DataPtr& ptr, StreamId stream) {
+  if (!ptr.get()) return;
+  EMBER_CHECK(owns(ptr), "[record_stream] memory at ", ptr.get(),
+              " was not made by a caching allocator");
+  auto* b = static_cast<Impl::Block*>(ptr.context());
+  EMBER_CHECK(b->owner == impl_.get(), "[record_stream] memory belongs to ", b->owner->memory->device(),
+              ", not ", device());
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (stream == b->stream) return;  // its own stream needs no event
+  if (std::find(b->stream_uses.begin(), b->stream_uses.end(), stream) == b->stream_uses.end())
+    b->stream_uses.push_back(stream);
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->release_all();
+}
+
+MemoryStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  MemoryStats& s = impl_->stats;
+  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                       &s.requested_bytes, &s.reserved_bytes, &s.active_bytes,
+                       &s.inactive_split_bytes})
+    for (Stat& st : *a) st.peak = st.current;
+}
+
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  MemoryStats& s = impl_->stats;
+  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                       &s.requested_bytes, &s.reserved_bytes, &s.active_bytes,
+                       &s.inactive_split_bytes})
+    for (Stat& st : *a) st.allocated = st.freed = 0;
+  s.num_alloc_retries = s.num_ooms = s.num_device_alloc = s.num_device_free = 0;
+}
+
+std::vector<SegmentInfo> CachingAllocator::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<SegmentInfo> out;
+  for (const Impl::Block* head : impl_->segments) {
+    SegmentInfo seg;
+    seg.address = reinterpret_cast<uintptr_t>(head->ptr);
+    seg.stream = head->stream;
+    seg.is_large = !head->pool->is_small;
+    for (const Impl::Block* b = head; b; b = b->next) {
+      BlockInfo info;
+      info.size = b->size;
+      info.requested_size = b->allocated ? b->requested_size : 0;
+      info.allocated = b->allocated;
+      info.active = b->allocated || b->event_count > 0;
+      seg.total_size += b->size;
+      if (info.allocated) seg.allocated_size += b->size;
+      if (info.active) seg.active_size += b->size;
+      seg.blocks.push_back(info);
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SegmentInfo& a, const SegmentInfo& b) { return a.address < b.address; });
+  return out;
+}
+
+void CachingAllocator::set_memory_fraction(double fraction) {
+  EMBER_CHECK(fraction > 0.0 && fraction <= 1.0,
+              "[set_per_process_memory_fraction] expected a fraction in (0, 1], got ", fraction);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->options.memory_fraction = fraction;
+}
+
+double CachingAllocator::memory_fraction() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->options.memory_fraction;
+}
+
+size_t CachingAllocator::largest_free_block() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->largest_free_block_locked();
+}
+
+Device CachingAllocator::device() const { return impl_->memory->device(); }
+DeviceMemory& CachingAllocator::memory() { return *impl_->memory; }
+
+size_t CachingAllocator::memory_allocated() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return static_cast<size_t>(impl_->stats.allocated_bytes[kAllPools].current);
+}
+size_t CachingAllocator::memory_reserved() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return static_cast<size_t>(impl_->stats.reserved_bytes[kAllPools].current);
+}
+
+std::map<std::string, int64_t> MemoryStats::to_map() const {
+  std::map<std::string, int64_t> m;
+  const char* pools[] = {"all", "small_pool", "large_pool"};
+  auto add = [&](const char* name, const StatArray& a) {
+    for (int p = 0; p < 3; ++p) {
+      std::string prefix = std::string(name) + "." + pools[p] + ".";
+      m[prefix + "current"] = a[p].current;
+      m[prefix + "peak"] = a[p].peak;
+      m[prefix + "allocated"] = a[p].allocated;
+      m[prefix + "freed"] = a[p].freed;
+    }
+  };
+  add("allocation", allocation);
+  add("segment", segment);
+  add("active", active);
+  add("inactive_split", inactive_split);
+  add("allocated_bytes", allocated_bytes);
+  add("requested_bytes", requested_bytes);
+  add("reserved_bytes", reserved_bytes);
+  add("active_bytes", active_bytes);
+  add("inactive_split_bytes", inactive_split_bytes);
+  m["num_alloc_retries"] = num_alloc_retries;
+  m["num_ooms"] = num_ooms;
+  m["num_device_alloc"] = num_device_alloc;
+  m["num_device_free"] = num_device_free;
+  return m;
+}
+
+std::string format_bytes(size_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%zu B", bytes);
+  else std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  return buf;
+}
+
+std::string memory_summary(const MemoryStats& s, const Device& device) {
+  std::ostringstream os;
+  char line[160];
+  const char* rule = "|===========================================================================|\n";
+  os << rule;
+  std::snprintf(line, sizeof line, "| %-73s |\n",
+                ("ember memory summary, device " + device.str()).c_str());
+  os << line << rule;
+  std::snprintf(line, sizeof line, "| %-26s| %11s | %11s | %11s | %11s |\n", "Metric", "Cur Usage",
+                "Peak Usage", "Tot Alloc", "Tot Freed");
+  os << line << rule;
+  auto row = [&](const char* name, const StatArray& a, bool bytes) {
+    const char* pools[] = {"", "      from small pool", "      from large pool"};
+    for (int p = 0; p < 3; ++p) {
+      auto fmt = [&](int64_t v) {
+        return bytes ? format_bytes(static_cast<size_t>(v)) : std::to_string(v);
+      };
+      std::snprintf(line, sizeof line, "| %-26s| %11s | %11s | %11s | %11s |\n",
+                    p == 0 ? name : pools[p], fmt(a[p].current).c_str(), fmt(a[p].peak).c_str(),
+                    fmt(a[p].allocated).c_str(), fmt(a[p].freed).c_str());
+      os << line;
+    }
+    os << "|---------------------------------------------------------------------------|\n";
+  };
+  row("Allocated memory", s.allocated_bytes, true);
+  row("Active memory", s.active_bytes, true);
+  row("Requested memory", s.requested_bytes, true);
+  row("Reserved memory", s.reserved_bytes, true);
+  row("Non-releasable memory", s.inactive_split_bytes, true);
+  row("Allocations", s.allocation, false);
+  row("Active allocs", s.active, false);
+  row("Device reserved segments", s.segment, false);
+  row("Non-releasable allocs", s.inactive_split, false);
+  std::snprintf(line, sizeof line, "| %-26s %-46s |\n", "Allocation retries:",
+                std::to_string(s.num_alloc_retries).c_str());
+  os << line;
+  std::snprintf(line, sizeof line, "| %-26s %-46s |\n", "Out-of-memory errors:",
+                std::to_string(s.num_ooms).c_str());
+  os << line << rule;
+  return os.str();
+}
+
+}  // namespace ember

@@ -1,0 +1,29 @@
+// What core needs to know about a kind of device: how many there are, which is current, and the
+// allocator of each. Each backend implements it (backend/cpu/cpu_device.cpp, backend/cuda/...);
+// a build without CUDA gets a stand-in whose every call says so.
+#pragma once
+
+#include <string>
+
+#include "ember/core/caching_allocator.h"
+#include "ember/core/device.h"
+
+namespace ember {
+
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  virtual int device_count() = 0;
+  virtual int current_device() = 0;
+  virtual void set_device(int index) = 0;
+  virtual CachingAllocator& allocator(int index) = 0;
+  /// Why no device of this type can be used ("" when some can).
+  virtual std::string unavailable_reason() = 0;
+  /// Waits for all work queued on the device.
+  virtual void synchronize(int index) = 0;
+};
+
+/// The backend of `type`; defined in backend/device_backends.cpp.
+DeviceBackend& device_backend(DeviceType type);
+
+}  // namespace ember

@@ -1,0 +1,132 @@
+// Element types, PyTorch's type promotion, and the switch that turns a run-time dtype into a C++ type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <type_traits>
+
+#include "ember/core/half.h"
+
+namespace ember {
+
+enum class DType : int8_t { Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64 };
+inline constexpr int kNumDTypes = 8;
+
+inline constexpr DType kBool = DType::Bool;
+inline constexpr DType kUInt8 = DType::UInt8;
+inline constexpr DType kInt32 = DType::Int32;
+inline constexpr DType kInt64 = DType::Int64;
+inline constexpr DType kFloat16 = DType::Float16;
+inline constexpr DType kBFloat16 = DType::BFloat16;
+inline constexpr DType kFloat32 = DType::Float32;
+inline constexpr DType kFloat64 = DType::Float64;
+inline constexpr DType kHalf = DType::Float16;
+inline constexpr DType kFloat = DType::Float32;
+inline constexpr DType kDouble = DType::Float64;
+inline constexpr DType kLong = DType::Int64;
+inline constexpr DType kInt = DType::Int32;
+
+/// Bytes per element.
+constexpr size_t itemsize(DType t) {
+  switch (t) {
+    case DType::Bool:
+    case DType::UInt8: return 1;
+    case DType::Float16:
+    case DType::BFloat16: return 2;
+    case DType::Int32:
+    case DType::Float32: return 4;
+    case DType::Int64:
+    case DType::Float64: return 8;
+  }
+  return 0;
+}
+
+/// "float32", "int64", ... (PyTorch's names without the "torch." prefix).
+const char* dtype_name(DType t);
+std::ostream& operator<<(std::ostream& os, DType t);
+
+constexpr bool is_floating_point(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
+}
+constexpr bool is_integral(DType t, bool include_bool) {
+  return t == DType::UInt8 || t == DType::Int32 || t == DType::Int64 ||
+         (include_bool && t == DType::Bool);
+}
+
+/// PyTorch's torch.promote_types: the smallest dtype that holds values of both.
+DType promote_types(DType a, DType b);
+
+/// The default floating dtype (float32), used for Python-like float scalars and factories.
+inline constexpr DType kDefaultFloat = DType::Float32;
+
+// C++ type <-> DType.
+template <typename T> struct DTypeOf;
+template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
+template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::UInt8; };
+template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::Int32; };
+template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::Int64; };
+template <> struct DTypeOf<Half> { static constexpr DType value = DType::Float16; };
+template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::BFloat16; };
+template <> struct DTypeOf<float> { static constexpr DType value = DType::Float32; };
+template <> struct DTypeOf<double> { static constexpr DType value = DType::Float64; };
+template <typename T>
+inline constexpr DType dtype_of = DTypeOf<T>::value;
+
+/// The type elementwise math runs in: float for the 16-bit floats, the type itself otherwise.
+template <typename T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T>
+using opmath_t = typename OpMath<T>::type;
+
+/// A value carrying a C++ type through a generic lambda: `[&](auto tag) { using T = EMBER_TYPE(tag); }`.
+template <typename T> struct TypeTag { using type = T; };
+#define EMBER_TYPE(tag) typename decltype(tag)::type
+
+[[noreturn]] void throw_unsupported_dtype(const char* op, DType t);
+
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`, any of the eight dtypes.
+template <typename F>
+decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Bool: return f(TypeTag<bool>{});
+    case DType::UInt8: return f(TypeTag<uint8_t>{});
+    case DType::Int32: return f(TypeTag<int32_t>{});
+    case DType::Int64: return f(TypeTag<int64_t>{});
+    case DType::Float16: return f(TypeTag<Half>{});
+    case DType::BFloat16: return f(TypeTag<BFloat16>{});
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+  }
+  throw_unsupported_dtype(op, t);
+}
+
+/// Like dispatch_all, for the four floating dtypes; others are a clear error naming `op`.
+template <typename F>
+decltype(auto) dispatch_floating(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Float16: return f(TypeTag<Half>{});
+    case DType::BFloat16: return f(TypeTag<BFloat16>{});
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+    default: throw_unsupported_dtype(op, t);
+  }
+}
+
+/// Numeric dtypes (all but bool).
+template <typename F>
+decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::UInt8: return f(TypeTag<uint8_t>{});
+    case DType::Int32: return f(TypeTag<int32_t>{});
+    case DType::Int64: return f(TypeTag<int64_t>{});
+    case DType::Float16: return f(TypeTag<Half>{});
+    case DType::BFloat16: return f(TypeTag<BFloat16>{});
+    case DType::Float32: return f(TypeTag<float>{});
+    case DType::Float64: return f(TypeTag<double>{});
+    default: throw_unsupported_dtype(op, t);
+  }
+}
+
+}  // namespace ember

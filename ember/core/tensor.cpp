@@ -1,0 +1,113 @@
+#include "ember/core/tensor.h"
+
+#include <sstream>
+
+#include "ember/core/autograd_meta.h"
+#include "ember/core/device_backend.h"
+
+namespace ember {
+
+TensorImpl::TensorImpl(Storage storage_, Shape sizes_, Shape strides_, int64_t offset_, DType dtype_,
+                       Device device_)
+    : storage(std::move(storage_)),
+      sizes(std::move(sizes_)),
+      strides(std::move(strides_)),
+      offset(offset_),
+      dtype(dtype_),
+      device(device_) {
+  refresh();
+}
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::refresh() {
+  int64_t n = 1;
+  for (int64_t d : sizes) n *= d;
+  numel = n;
+  contiguous = is_contiguous_layout(sizes, strides);
+}
+
+int64_t Tensor::size(int64_t dim) const {
+  return impl_->sizes[static_cast<size_t>(wrap_dim(dim, this->dim(), "size"))];
+}
+
+int64_t Tensor::stride(int64_t dim) const {
+  return impl_->strides[static_cast<size_t>(wrap_dim(dim, this->dim(), "stride"))];
+}
+
+int Tensor::get_device() const {
+  const Device& d = impl_->device;
+  return d.is_cpu() && d.index() == 0 ? -1 : d.index();
+}
+
+TensorOptions Tensor::options() const {
+  TensorOptions o;
+  o.dtype = dtype();
+  o.device = device();
+  return o;
+}
+
+void* Tensor::data_ptr() const {
+  char* base = static_cast<char*>(impl_->storage->data.get());
+  return base ? base + impl_->offset * static_cast<int64_t>(element_size()) : nullptr;
+}
+
+std::string Tensor::toString() const {
+  if (!defined()) return "undefined tensor";
+  std::ostringstream os;
+  os << dtype() << sizes() << " on " << device();
+  return os.str();
+}
+
+Device resolve_device(Device device) {
+  DeviceBackend& backend = device_backend(device.type());
+  int count = backend.device_count();
+  if (count == 0) {
+    std::string reason = backend.unavailable_reason();
+    EMBER_FAIL("[device] no ", device.type(), " device is available",
+               reason.empty() ? "" : ": ", reason);
+  }
+  int index = device.has_index() ? device.index()
+                                 : (device.is_cpu() ? 0 : backend.current_device());
+  if (index >= count) {
+    std::ostringstream devices;
+    for (int i = 0; i < count; ++i) devices << (i ? ", " : "") << device.type() << ":" << i;
+    EMBER_FAIL("[device] ", device, " does not exist; the ", device.type(), " devices are ",
+               devices.str(),
+               device.is_cpu() ? " (set EMBER_CPU_DEVICES=N for more virtual CPU devices)" : "");
+  }
+  return Device(device.type(), index);
+}
+
+Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptions& options) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[empty_strided] sizes ", sizes, " and strides ",
+              strides, " differ in length");
+  Device device = resolve_device(options.device);
+  int64_t extent = 1;  // elements spanned by the layout
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "[empty] negative dimension in shape ", sizes);
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  size_t nbytes = static_cast<size_t>(extent) * itemsize(options.dtype);
+  CachingAllocator& alloc = device_backend(device.type()).allocator(device.index());
+  auto storage = std::make_shared<StorageImpl>(alloc.allocate(nbytes), nbytes);
+  auto impl = std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype,
+                                           device);
+  Tensor t(std::move(impl));
+  if (options.requires_grad) t.requires_grad_(true);
+  return t;
+}
+
+Tensor empty(const Shape& sizes, const TensorOptions& options) {
+  numel_of(sizes);  // checks for negative sizes and overflow
+  return empty_strided(sizes, contiguous_strides(sizes), options);
+}
+
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
+Tensor empty_like(const Tensor& t, const TensorOptions& options) { return empty(t.sizes(), options); }
+
+}  // namespace ember

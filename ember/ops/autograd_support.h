@@ -1,0 +1,109 @@
+// How an op records itself in the autograd graph: a node holding the backward formula as a lambda
+// beside the forward code, the saved tensors it needs, and the edges to its inputs' gradients.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ember/core/autograd_meta.h"
+#include "ember/core/grad_mode.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+/// Whether an op on these tensors must record a node: grad mode is on and one requires grad.
+inline bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->requires_grad()) return true;
+  return false;
+}
+inline bool any_requires_grad(const std::vector<Tensor>& inputs) {
+  if (!GradMode::is_enabled()) return false;
+  for (const Tensor& t : inputs)
+    if (t.defined() && t.requires_grad()) return true;
+  return false;
+}
+
+/// A tensor kept for backward. Inputs keep their graph (double backward works through them);
+/// outputs are kept detached, which avoids an ownership cycle through their own node. Using one
+/// that was modified in place since is an error.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  explicit SavedTensor(const Tensor& t, bool is_output = false)
+      : tensor_(is_output ? t.detach() : t), version_(t.defined() ? t._version() : 0) {}
+  const Tensor& get() const;
+
+ private:
+  Tensor tensor_;
+  uint32_t version_ = 0;
+};
+
+/// A node whose backward is a lambda: (const Tensor& grad) or (const Tensor& grad, const Node&)
+/// for single-output ops, (std::vector<Tensor>& grads, const Node&) for multi-output ones.
+template <typename F>
+class FunctionNode final : public Node {
+ public:
+  FunctionNode(const char* name, F f) : name_(name), f_(std::move(f)) {}
+  std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
+    if (!f_) throw_released();
+    if constexpr (std::is_invocable_v<F&, std::vector<Tensor>&, const Node&>) {
+      return (*f_)(grads, *this);
+    } else if constexpr (std::is_invocable_v<F&, const Tensor&, const Node&>) {
+      return (*f_)(grads[0], *this);
+    } else {
+      return (*f_)(grads[0]);
+    }
+  }
+  std::string name() const override { return name_; }
+  void release_variables() override { f_.reset(); }
+
+ private:
+  [[noreturn]] void throw_released() const {
+    EMBER_FAIL("[backward] trying to backward through the graph a second time (or to access saved "
+               "tensors after they have been freed) in ", name_,
+               ": specify retain_graph=true on the first backward call");
+  }
+  const char* name_;
+  std::optional<F> f_;
+};
+
+namespace detail {
+void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
+                 const std::vector<const Tensor*>& outputs);
+}
+
+/// Records `outputs` as made from `inputs` by an op whose backward is `backward`.
+template <typename F>
+std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> outputs,
+                             std::initializer_list<const Tensor*> inputs, F backward) {
+  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward));
+  detail::attach_node(node, std::vector<const Tensor*>(inputs), std::vector<const Tensor*>(outputs));
+  return node;
+}
+
+/// As record, for ops with a variable number of inputs or outputs (cat, split).
+template <typename F>
+std::shared_ptr<Node> record_list(const char* name, const std::vector<Tensor>& outputs,
+                                  const std::vector<Tensor>& inputs, F backward) {
+  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward));
+  std::vector<const Tensor*> in, out;
+  for (const Tensor& t : inputs) in.push_back(&t);
+  for (const Tensor& t : outputs) out.push_back(&t);
+  detail::attach_node(node, in, out);
+  return node;
+}
+
+/// For in-place ops: checks that `self` may be modified under autograd (not a leaf that requires
+/// grad). The op then records a node whose first input is self's previous history.
+void check_inplace(const Tensor& self, const char* op);
+
+/// Sums `grad` over the dims that were broadcast to reach it from `shape`.
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+
+}  // namespace ember

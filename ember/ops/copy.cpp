@@ -1,0 +1,123 @@
+#include "ember/ops/copy.h"
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/dispatch.h"
+
+namespace ember {
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  check_defined("copy_", src, "src");
+  Shape shape = broadcast_shapes(sizes(), src.sizes(), "copy_");
+  EMBER_CHECK(shape == sizes(), "[copy_] the source of shape ", src.sizes(),
+              " cannot be broadcast to the destination's shape ", sizes());
+  bool grad = any_requires_grad({this, &src});
+  if (grad) check_inplace(*this, "copy_");
+  if (is_same(src)) return *this;
+  if (numel() > 0) {
+    if (is_cpu() && src.is_cpu()) {
+      TensorIter it(*this, {src});  // virtual CPU devices share host memory
+      copy_cpu(it);
+    } else if (device() == src.device()) {
+      TensorIter it(*this, {src});
+      copy_cuda(it);
+    } else {
+      copy_between_devices_cuda(*this, src, non_blocking);
+    }
+  }
+  bump_version();
+  if (grad) {
+    record("CopyBackwards", {this}, {this, &src},
+           [ss = src.sizes(), sd = src.device(), st = src.dtype()](const Tensor& g,
+                                                                  const Node& n) -> TensorList {
+             Tensor gsrc;
+             if (n.needs_input_grad(1)) gsrc = sum_to(g, ss).to(sd, st);
+             return {Tensor(), gsrc};  // the overwritten values get no gradient
+           });
+  }
+  return *this;
+}
+
+Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking, bool copy) {
+  check_defined("to", t);
+  Device target = resolve_device(device);
+  if (target == t.device() && dtype == t.dtype() && !copy) return t;
+  Tensor out = empty(t.sizes(), TensorOptions(dtype).with_device(target));
+  {
+    NoGradGuard no_grad;
+    out.copy_(t, non_blocking);
+  }
+  if (any_requires_grad({&t})) {
+    record("ToCopyBackward0", {&out}, {&t},
+           [sd = t.device(), st = t.dtype()](const Tensor& g) -> TensorList {
+             return {g.to(sd, st)};
+           });
+  }
+  return out;
+}
+
+Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
+  return ember::to(*this, device, dtype(), non_blocking, copy);
+}
+Tensor Tensor::to(DType dtype, bool non_blocking, bool copy) const {
+  return ember::to(*this, device(), dtype, non_blocking, copy);
+}
+Tensor Tensor::to(Device device, DType dtype, bool non_blocking, bool copy) const {
+  return ember::to(*this, device, dtype, non_blocking, copy);
+}
+Tensor Tensor::to(const TensorOptions& o, bool non_blocking, bool copy) const {
+  return ember::to(*this, o.device, o.dtype, non_blocking, copy);
+}
+Tensor Tensor::cuda(int index, bool non_blocking) const {
+  return to(Device(DeviceType::CUDA, index), non_blocking);
+}
+Tensor Tensor::cpu() const { return to(Device(DeviceType::CPU, 0)); }
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(sizes(), options());
+  {
+    NoGradGuard no_grad;
+    out.copy_(*this);
+  }
+  if (any_requires_grad({this}))
+    record("CloneBackward0", {&out}, {this}, [](const Tensor& g) -> TensorList { return {g}; });
+  return out;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor& Tensor::fill_(Scalar value) {
+  if (GradMode::is_enabled() && requires_grad()) check_inplace(*this, "fill_");
+  if (numel() > 0) {
+    TensorIter it(*this, {});
+    EMBER_DISPATCH_DEVICE(device(), fill, it, value);
+  }
+  bump_version();
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+Scalar Tensor::item() const {
+  EMBER_CHECK(defined(), "[item] undefined tensor");
+  EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
+              " elements cannot be converted to Scalar");
+  Tensor c = is_cpu() ? *this : to(Device(DeviceType::CPU, 0));
+  return dispatch_all(c.dtype(), "item", [&](auto tag) -> Scalar {
+    using T = EMBER_TYPE(tag);
+    return Scalar(*static_cast<const T*>(c.data_ptr()));
+  });
+}
+
+Tensor Tensor::pin_memory() const {
+  EMBER_CHECK(is_cpu(), "[pin_memory] only CPU tensors can be pinned, this one is on ", device());
+  return pin_memory_cuda(*this);
+}
+
+bool Tensor::is_pinned() const { return is_cpu() && is_pinned_cuda(*this); }
+
+void Tensor::record_stream(uintptr_t stream) const {
+  EMBER_CHECK(is_cuda(), "[record_stream] expected a CUDA tensor, got one on ", device());
+  record_stream_cuda(*this, stream);
+}
+
+}  // namespace ember

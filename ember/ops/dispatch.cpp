@@ -1,0 +1,49 @@
+#include "ember/ops/dispatch.h"
+
+namespace ember {
+
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    if (!first) {
+      first = t;
+    } else if (t->device() != first->device()) {
+      EMBER_FAIL("[", op, "] expected all tensors to be on the same device, but found at least two "
+                 "devices, ", first->device(), " and ", t->device(),
+                 " (ember never moves data implicitly: call .to(device) first)");
+    }
+  }
+}
+
+void check_defined(const char* op, const Tensor& t, const char* name) {
+  EMBER_CHECK(t.defined(), "[", op, "] ", name, " is an undefined tensor");
+}
+
+namespace {
+int category(DType t) { return t == DType::Bool ? 0 : (is_floating_point(t) ? 2 : 1); }
+
+// PyTorch's combine_categories: `higher` is the result of the more important class of operands.
+DType combine(DType higher, DType lower) {
+  if (is_floating_point(higher)) return higher;
+  if (higher == DType::Bool || is_floating_point(lower)) return promote_types(higher, lower);
+  return higher;
+}
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == b.dtype()) return a.dtype();
+  bool za = a.dim() == 0, zb = b.dim() == 0;
+  if (za == zb) return promote_types(a.dtype(), b.dtype());
+  const Tensor& dim = za ? b : a;
+  const Tensor& zero = za ? a : b;
+  return category(zero.dtype()) > category(dim.dtype()) ? combine(dim.dtype(), zero.dtype())
+                                                         : dim.dtype();
+}
+
+DType result_type(const Tensor& a, const Scalar& b) {
+  DType s = b.dtype();
+  return category(s) > category(a.dtype()) ? combine(a.dtype(), s) : a.dtype();
+}
+
+}  // namespace ember

@@ -1,0 +1,533 @@
+// Binary and ternary elementwise ops: promotion, broadcasting, dispatch, backward formulas.
+#include "ember/ops/elementwise.h"
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+namespace {
+
+DType floating_of(DType t) { return is_floating_point(t) ? t : kDefaultFloat; }
+Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : t.to(d); }
+
+// The dtype the op's kernel runs in, given the promoted dtype of its operands.
+DType compute_dtype(OpKind kind, DType common) {
+  switch (kind) {
+    case OpKind::Floating: return floating_of(common);
+    case OpKind::Bool: return DType::Bool;
+    default: return common;
+  }
+}
+DType output_dtype(OpKind kind, DType compute) {
+  return kind == OpKind::Compare || kind == OpKind::Bool ? DType::Bool : compute;
+}
+
+}  // namespace
+
+namespace detail {
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams& p) {
+  const char* name = binary_op_name(op);
+  check_defined(name, a, "self");
+  check_defined(name, b, "other");
+  check_same_device(name, {&a, &b});
+  OpKind kind = binary_op_kind(op);
+  DType ct = compute_dtype(kind, result_type(a, b));
+  Tensor ac = cast(a, ct), bc = cast(b, ct);
+  const Shape& shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
+  TensorIter it(out, {ac, bc});
+  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+  return out;
+}
+
+Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams& p) {
+  const char* name = binary_op_name(op);
+  check_defined(name, a, "self");
+  OpKind kind = binary_op_kind(op);
+  DType ct = compute_dtype(kind, result_type(a, b));
+  Tensor ac = cast(a, ct);
+  Tensor out = empty(a.sizes(), TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
+  TensorIter it(out, {ac});
+  EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, op, it, b, p);
+  return out;
+}
+
+void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const BinaryParams& p) {
+  const char* name = binary_op_name(op);
+  check_same_device(name, {&out, &a, &b});
+  OpKind kind = binary_op_kind(op);
+  DType ct = compute_dtype(kind, result_type(a, b));
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  EMBER_CHECK(shape == out.sizes(), "[", name, "_] output with shape ", out.sizes(),
+              " doesn't match the broadcast shape ", shape);
+  EMBER_CHECK(output_dtype(kind, ct) == out.dtype() || (kind != OpKind::Compare && kind != OpKind::Bool),
+              "[", name, "_] result type ", output_dtype(kind, ct), " can't be written to ", out.dtype());
+  if (out.dtype() != output_dtype(kind, ct)) {
+    // e.g. float32.add_(float64): compute in the wider type, then store.
+    bool can_cast = is_floating_point(out.dtype()) || !is_floating_point(ct);
+    EMBER_CHECK(can_cast, "[", name, "_] result type ", ct, " can't be cast to the desired output "
+                "type ", out.dtype());
+    Tensor tmp = binary(op, a, b, p);
+    TensorIter it(out, {tmp});
+    EMBER_DISPATCH_DEVICE(out.device(), copy, it);
+    return;
+  }
+  Tensor ac = cast(a, ct), bc = cast(b, ct);
+  TensorIter it(out, {ac, bc});
+  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+}
+
+}  // namespace detail
+
+namespace {
+
+// In-place op under autograd: the result is computed out of place from a clone (so backward
+// formulas may use the old value), written back, and `self` takes the result's history.
+template <typename F>
+Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
+  check_inplace(self, op);
+  Tensor result = compute(self.clone());
+  {
+    NoGradGuard no_grad;
+    self.copy_(result);
+  }
+  set_history(self, result.grad_fn(), autograd_meta(result).output_nr);
+  return self;
+}
+
+Tensor neg_grad(const Tensor& g) { return detail::unary(UnaryOp::Neg, g); }
+
+}  // namespace
+
+// --- add / sub ---------------------------------------------------------------------------------
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = detail::binary(BinaryOp::Add, a, b, {alpha.to_double()});
+  if (any_requires_grad({&a, &b})) {
+    record("AddBackward0", {&out}, {&a, &b},
+           [alpha, sa = a.sizes(), sb = b.sizes()](const Tensor& g, const Node& n) -> TensorList {
+             Tensor gb;
+             if (n.needs_input_grad(1))
+               gb = sum_to(alpha.to_double() == 1.0 ? g : g * alpha, sb);
+             return {n.needs_input_grad(0) ? sum_to(g, sa) : Tensor(), gb};
+           });
+  }
+  return out;
+}
+
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  double ab = b.to_double() * alpha.to_double();
+  Tensor out = b.is_floating_point() || alpha.is_floating_point()
+                   ? detail::binary_scalar(BinaryOp::Add, a, Scalar(ab))
+                   : detail::binary_scalar(BinaryOp::Add, a, Scalar(b.to_int() * alpha.to_int()));
+  if (any_requires_grad({&a})) record("AddBackward1", {&out}, {&a}, [](const Tensor& g) -> TensorList { return {g}; });
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  Tensor out = detail::binary(BinaryOp::Sub, a, b, {alpha.to_double()});
+  if (any_requires_grad({&a, &b})) {
+    record("SubBackward0", {&out}, {&a, &b},
+           [alpha, sa = a.sizes(), sb = b.sizes()](const Tensor& g, const Node& n) -> TensorList {
+             Tensor gb;
+             if (n.needs_input_grad(1)) gb = sum_to(g * (-alpha.to_double()), sb);
+             return {n.needs_input_grad(0) ? sum_to(g, sa) : Tensor(), gb};
+           });
+  }
+  return out;
+}
+
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  if (b.is_floating_point() || alpha.is_floating_point())
+    return add(a, Scalar(-b.to_double() * alpha.to_double()));
+  return add(a, Scalar(-b.to_int() * alpha.to_int()));
+}
+
+Tensor operator-(Scalar a, const Tensor& b) { return add(neg(b), a); }
+
+// --- mul / div ---------------------------------------------------------------------------------
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(BinaryOp::Mul, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("MulBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+             const Tensor& a = sa.get();
+             const Tensor& b = sb.get();
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = sum_to(g * b, a.sizes());
+             if (n.needs_input_grad(1)) gb = sum_to(g * a, b.sizes());
+             return {ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor mul(const Tensor& a, Scalar b) {
+  Tensor out = detail::binary_scalar(BinaryOp::Mul, a, b);
+  if (any_requires_grad({&a}))
+    record("MulBackward1", {&out}, {&a}, [b](const Tensor& g) -> TensorList { return {g * b}; });
+  return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(BinaryOp::Div, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("DivBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+             const Tensor& a = sa.get();
+             const Tensor& b = sb.get();
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = sum_to(g / b, a.sizes());
+             if (n.needs_input_grad(1)) gb = sum_to(-g * a / (b * b), b.sizes());
+             return {ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor div(const Tensor& a, Scalar b) {
+  Tensor out = detail::binary_scalar(BinaryOp::Div, a, b);
+  if (any_requires_grad({&a}))
+    record("DivBackward1", {&out}, {&a}, [b](const Tensor& g) -> TensorList { return {g / b}; });
+  return out;
+}
+
+Tensor operator/(Scalar a, const Tensor& b) { return mul(reciprocal(b), a); }
+
+// --- pow ---------------------------------------------------------------------------------------
+
+Tensor pow(const Tensor& a, const Tensor& e) {
+  Tensor out = detail::binary(BinaryOp::Pow, a, e);
+  if (any_requires_grad({&a, &e})) {
+    record("PowBackward1", {&out}, {&a, &e},
+           [sa = SavedTensor(a), se = SavedTensor(e), so = SavedTensor(out, true)](
+               const Tensor& g, const Node& n) -> TensorList {
+             const Tensor& a = sa.get();
+             const Tensor& e = se.get();
+             Tensor ga, gexp;
+             if (n.needs_input_grad(0)) ga = sum_to(g * e * pow(a, e - 1.0), a.sizes());
+             if (n.needs_input_grad(1)) {
+               // d/de a^e = a^e log a, taken as 0 where a == 0 and e >= 0 (PyTorch's convention).
+               Tensor mask = logical_and(eq(a, 0.0), ge(e, 0.0));
+               gexp = sum_to(where(mask, scalar_tensor(0, g.options()), g * so.get() * log(a)), e.sizes());
+             }
+             return {ga, gexp};
+           });
+  }
+  return out;
+}
+
+Tensor pow(const Tensor& a, Scalar e) {
+  Tensor out = detail::unary(UnaryOp::PowScalar, cast(a, result_type(a, e)), {e.to_double(), 0});
+  if (any_requires_grad({&a})) {
+    record("PowBackward0", {&out}, {&a}, [sa = SavedTensor(a), e](const Tensor& g) -> TensorList {
+      double p = e.to_double();
+      if (p == 0.0) return {zeros_like(g)};
+      if (p == 1.0) return {g};
+      if (p == 2.0) return {g * sa.get() * 2.0};
+      return {g * pow(sa.get(), p - 1.0) * p};
+    });
+  }
+  return out;
+}
+
+Tensor pow(Scalar base, const Tensor& e) {
+  return pow(scalar_tensor(base, TensorOptions(result_type(e, base)).with_device(e.device())), e);
+}
+
+// --- maximum / minimum ---------------------------------------------------------------------------
+
+namespace {
+// Gradient of max/min: to the winner, split evenly on ties.
+TensorList minmax_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max,
+                           const Node& n) {
+  Tensor wins = is_max ? gt(a, b) : lt(a, b);
+  Tensor ties = eq(a, b);
+  Tensor zero = scalar_tensor(0, g.options());
+  Tensor half = g * 0.5;
+  Tensor ga, gb;
+  if (n.needs_input_grad(0)) ga = sum_to(where(wins, g, where(ties, half, zero)), a.sizes());
+  if (n.needs_input_grad(1)) gb = sum_to(where(wins, zero, where(ties, half, g)), b.sizes());
+  return {ga, gb};
+}
+}  // namespace
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(BinaryOp::Maximum, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("MaximumBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) {
+             return minmax_backward(g, sa.get(), sb.get(), true, n);
+           });
+  }
+  return out;
+}
+
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(BinaryOp::Minimum, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("MinimumBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) {
+             return minmax_backward(g, sa.get(), sb.get(), false, n);
+           });
+  }
+  return out;
+}
+
+// --- comparisons and logic (no gradient) --------------------------------------------------------
+
+#define EMBER_COMPARE(name, Op)                                                        \
+  Tensor name(const Tensor& a, const Tensor& b) { return detail::binary(BinaryOp::Op, a, b); } \
+  Tensor name(const Tensor& a, Scalar b) { return detail::binary_scalar(BinaryOp::Op, a, b); }
+EMBER_COMPARE(eq, Eq)
+EMBER_COMPARE(ne, Ne)
+EMBER_COMPARE(lt, Lt)
+EMBER_COMPARE(le, Le)
+EMBER_COMPARE(gt, Gt)
+EMBER_COMPARE(ge, Ge)
+#undef EMBER_COMPARE
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return detail::binary(BinaryOp::LogicalAnd, cast(a, kBool), cast(b, kBool));
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return detail::binary(BinaryOp::LogicalOr, cast(a, kBool), cast(b, kBool));
+}
+
+// --- ternary -----------------------------------------------------------------------------------
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_defined("where", cond, "condition");
+  check_same_device("where", {&cond, &a, &b});
+  DType t = result_type(a, b);
+  Shape shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Tensor out = empty(shape, TensorOptions(t).with_device(a.device()));
+  TensorIter it(out, {cast(cond, kBool), cast(a, t), cast(b, t)});
+  EMBER_DISPATCH_DEVICE(out.device(), where, it);
+  if (any_requires_grad({&a, &b})) {
+    record("WhereBackward0", {&out}, {&a, &b},
+           [c = SavedTensor(cond), sa = a.sizes(), sb = b.sizes()](const Tensor& g,
+                                                                   const Node& n) -> TensorList {
+             Tensor zero = scalar_tensor(0, g.options());
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = sum_to(where(c.get(), g, zero), sa);
+             if (n.needs_input_grad(1)) gb = sum_to(where(c.get(), zero, g), sb);
+             return {ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  return where(cond, a, scalar_tensor(b, TensorOptions(a.dtype()).with_device(a.device())));
+}
+
+namespace {
+Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2, double value) {
+  const char* name = ternary_op_name(op);
+  check_same_device(name, {&s, &t1, &t2});
+  DType t = floating_of(promote_types(promote_types(s.dtype(), t1.dtype()), t2.dtype()));
+  Shape shape = broadcast_shapes(broadcast_shapes(s.sizes(), t1.sizes(), name), t2.sizes(), name);
+  Tensor out = empty(shape, TensorOptions(t).with_device(s.device()));
+  TensorIter it(out, {cast(s, t), cast(t1, t), cast(t2, t)});
+  EMBER_DISPATCH_DEVICE(out.device(), ternary, op, it, TernaryParams{value});
+  return out;
+}
+}  // namespace
+
+Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
+  Tensor out = ternary(TernaryOp::Addcmul, s, t1, t2, value.to_double());
+  if (any_requires_grad({&s, &t1, &t2})) {
+    record("AddcmulBackward0", {&out}, {&s, &t1, &t2},
+           [ss = s.sizes(), a = SavedTensor(t1), b = SavedTensor(t2), v = value.to_double()](
+               const Tensor& g, const Node& n) -> TensorList {
+             Tensor g0, g1, g2;
+             if (n.needs_input_grad(0)) g0 = sum_to(g, ss);
+             if (n.needs_input_grad(1)) g1 = sum_to(g * b.get() * v, a.get().sizes());
+             if (n.needs_input_grad(2)) g2 = sum_to(g * a.get() * v, b.get().sizes());
+             return {g0, g1, g2};
+           });
+  }
+  return out;
+}
+
+Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
+  Tensor out = ternary(TernaryOp::Addcdiv, s, t1, t2, value.to_double());
+  if (any_requires_grad({&s, &t1, &t2})) {
+    record("AddcdivBackward0", {&out}, {&s, &t1, &t2},
+           [ss = s.sizes(), a = SavedTensor(t1), b = SavedTensor(t2), v = value.to_double()](
+               const Tensor& g, const Node& n) -> TensorList {
+             Tensor g0, g1, g2;
+             if (n.needs_input_grad(0)) g0 = sum_to(g, ss);
+             if (n.needs_input_grad(1)) g1 = sum_to(g * v / b.get(), a.get().sizes());
+             if (n.needs_input_grad(2))
+               g2 = sum_to(-g * v * a.get() / (b.get() * b.get()), b.get().sizes());
+             return {g0, g1, g2};
+           });
+  }
+  return out;
+}
+
+Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
+  double w = weight.to_double();
+  Tensor wt = scalar_tensor(weight, TensorOptions(floating_of(s.dtype())).with_device(s.device()));
+  Tensor out = ternary(TernaryOp::Lerp, s, end, wt, 0);
+  if (any_requires_grad({&s, &end})) {
+    record("LerpBackward0", {&out}, {&s, &end},
+           [ss = s.sizes(), se = end.sizes(), w](const Tensor& g, const Node& n) -> TensorList {
+             Tensor g0, g1;
+             if (n.needs_input_grad(0)) g0 = sum_to(g * (1.0 - w), ss);
+             if (n.needs_input_grad(1)) g1 = sum_to(g * w, se);
+             return {g0, g1};
+           });
+  }
+  return out;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
+  EMBER_CHECK(mask.dtype() == kBool, "[masked_fill] expected a bool mask, got ", mask.dtype());
+  return where(mask, scalar_tensor(value, TensorOptions(x.dtype()).with_device(x.device())), x);
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  NoGradGuard no_grad;
+  if (a.numel() == 0 && b.numel() == 0) return true;
+  Tensor fa = cast(a, kFloat64), fb = cast(b, kFloat64);
+  Tensor diff = abs(fa - fb);
+  Tensor tol = abs(fb) * rtol + atol;
+  Tensor ok = logical_or(le(diff, tol), logical_and(eq(fa, fb), eq(fa, fa)));  // equal infinities
+  return all(ok).item<bool>();
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  NoGradGuard no_grad;
+  if (a.sizes() != b.sizes()) return false;
+  if (a.numel() == 0) return true;
+  return all(eq(a, b)).item<bool>();
+}
+
+// --- in-place methods --------------------------------------------------------------------------
+
+namespace {
+template <typename F>
+Tensor& inplace_binary(Tensor& self, const Tensor& other, BinaryOp op, const BinaryParams& p,
+                       const char* name, F out_of_place) {
+  if (any_requires_grad({&self, &other}))
+    return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
+  detail::binary_into(op, self, self, other, p);
+  self.bump_version();
+  return self;
+}
+template <typename F>
+Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name, F out_of_place) {
+  if (any_requires_grad({&self}))
+    return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
+  DType ct = result_type(self, other);
+  bool can_cast = is_floating_point(self.dtype()) || !is_floating_point(ct);
+  EMBER_CHECK(can_cast, "[", name, "] result type ", ct, " can't be cast to the desired output type ",
+              self.dtype());
+  if (ct == self.dtype()) {
+    TensorIter it(self, {self});
+    EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, op, it, other, BinaryParams{});
+  } else {
+    self.copy_(detail::binary_scalar(op, self, other));
+  }
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  return inplace_binary(*this, other, BinaryOp::Add, {alpha.to_double()}, "add_",
+                        [&](const Tensor& s) { return ember::add(s, other, alpha); });
+}
+Tensor& Tensor::add_(Scalar other, Scalar alpha) {
+  Scalar v = other.is_floating_point() || alpha.is_floating_point()
+                 ? Scalar(other.to_double() * alpha.to_double())
+                 : Scalar(other.to_int() * alpha.to_int());
+  return inplace_scalar(*this, v, BinaryOp::Add, "add_",
+                        [&](const Tensor& s) { return ember::add(s, v); });
+}
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  return inplace_binary(*this, other, BinaryOp::Sub, {alpha.to_double()}, "sub_",
+                        [&](const Tensor& s) { return ember::sub(s, other, alpha); });
+}
+Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
+  Scalar v = other.is_floating_point() || alpha.is_floating_point()
+                 ? Scalar(-other.to_double() * alpha.to_double())
+                 : Scalar(-other.to_int() * alpha.to_int());
+  return add_(v);
+}
+Tensor& Tensor::mul_(const Tensor& other) {
+  return inplace_binary(*this, other, BinaryOp::Mul, {}, "mul_",
+                        [&](const Tensor& s) { return ember::mul(s, other); });
+}
+Tensor& Tensor::mul_(Scalar other) {
+  return inplace_scalar(*this, other, BinaryOp::Mul, "mul_",
+                        [&](const Tensor& s) { return ember::mul(s, other); });
+}
+Tensor& Tensor::div_(const Tensor& other) {
+  return inplace_binary(*this, other, BinaryOp::Div, {}, "div_",
+                        [&](const Tensor& s) { return ember::div(s, other); });
+}
+Tensor& Tensor::div_(Scalar other) {
+  return inplace_scalar(*this, other, BinaryOp::Div, "div_",
+                        [&](const Tensor& s) { return ember::div(s, other); });
+}
+Tensor& Tensor::pow_(const Tensor& e) {
+  return inplace_binary(*this, e, BinaryOp::Pow, {}, "pow_",
+                        [&](const Tensor& s) { return ember::pow(s, e); });
+}
+Tensor& Tensor::pow_(Scalar e) {
+  if (any_requires_grad({this}))
+    return inplace_with_grad(*this, "pow_", [&](const Tensor& s) { return ember::pow(s, e); });
+  return copy_(ember::pow(*this, e));
+}
+
+namespace {
+Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tensor& t2, double v,
+                        const char* name) {
+  EMBER_CHECK(self.is_floating_point(), "[", name, "] expected a floating point tensor, got ",
+              self.dtype());
+  check_same_device(name, {&self, &t1, &t2});
+  Shape shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), name), t2.sizes(), name);
+  EMBER_CHECK(shape == self.sizes(), "[", name, "] output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", shape);
+  TensorIter it(self, {self, cast(t1, self.dtype()), cast(t2, self.dtype())});
+  EMBER_DISPATCH_DEVICE(self.device(), ternary, op, it, TernaryParams{v});
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) {
+  if (any_requires_grad({this, &t1, &t2}))
+    return inplace_with_grad(*this, "addcmul_",
+                             [&](const Tensor& s) { return ember::addcmul(s, t1, t2, value); });
+  return inplace_ternary(*this, TernaryOp::Addcmul, t1, t2, value.to_double(), "addcmul_");
+}
+Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value) {
+  if (any_requires_grad({this, &t1, &t2}))
+    return inplace_with_grad(*this, "addcdiv_",
+                             [&](const Tensor& s) { return ember::addcdiv(s, t1, t2, value); });
+  return inplace_ternary(*this, TernaryOp::Addcdiv, t1, t2, value.to_double(), "addcdiv_");
+}
+Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  if (any_requires_grad({this, &end}))
+    return inplace_with_grad(*this, "lerp_", [&](const Tensor& s) { return ember::lerp(s, end, weight); });
+  Tensor w = scalar_tensor(weight, TensorOptions(dtype()).with_device(device()));
+  return inplace_ternary(*this, TernaryOp::Lerp, end, w, 0, "lerp_");
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  if (any_requires_grad({this}))
+    return inplace_with_grad(*this, "masked_fill_",
+                             [&](const Tensor& s) { return ember::masked_fill(s, mask, value); });
+  return copy_(ember::masked_fill(*this, mask, value));
+}
+
+}  // namespace ember

@@ -1,0 +1,114 @@
+// Elementwise ops with broadcasting and PyTorch's type promotion, their in-place variants, and the
+// arithmetic operators. Each records its backward formula (defined beside it in the .cpp).
+#pragma once
+
+#include <optional>
+
+#include "ember/backend/functors/binary.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor add(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor pow(const Tensor& a, const Tensor& exponent);
+Tensor pow(const Tensor& a, Scalar exponent);
+Tensor pow(Scalar base, const Tensor& exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, Scalar b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, Scalar b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, Scalar b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, Scalar b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, Scalar b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, Scalar b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+
+/// cond ? a : b, broadcast over all three.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor lerp(const Tensor& self, const Tensor& end, Scalar weight);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+
+/// |a - b| <= atol + rtol * |b| everywhere (same shape after broadcasting).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+/// Same shape and the same values.
+bool equal(const Tensor& a, const Tensor& b);
+
+/// Raw kernels without autograd, for backward formulas and optimizers.
+namespace detail {
+Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p = {});
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams& p = {});
+Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams& p = {});
+/// out = op(out, b) in place, b broadcast to out's shape.
+void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
+                 const BinaryParams& p = {});
+}  // namespace detail
+
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+inline Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator-(Scalar a, const Tensor& b);
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+inline Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator/(Scalar a, const Tensor& b);
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+inline Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+inline Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+inline Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+inline Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+inline Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+inline Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+inline Tensor operator&&(const Tensor& a, const Tensor& b) { return logical_and(a, b); }
+inline Tensor operator||(const Tensor& a, const Tensor& b) { return logical_or(a, b); }
+inline Tensor operator!(const Tensor& a) { return logical_not(a); }
+
+}  // namespace ember

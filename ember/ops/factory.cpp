@@ -1,0 +1,200 @@
+#include "ember/ops/factory.h"
+
+#include <cmath>
+
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+
+namespace ember {
+
+Tensor full(const Shape& sizes, Scalar value, const TensorOptions& options) {
+  Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
+  t.fill_(value);
+  if (options.requires_grad) t.requires_grad_(true);
+  return t;
+}
+Tensor full(const Shape& sizes, Scalar value) { return full(sizes, value, value.dtype()); }
+Tensor zeros(const Shape& sizes, const TensorOptions& options) { return full(sizes, 0, options); }
+Tensor ones(const Shape& sizes, const TensorOptions& options) { return full(sizes, 1, options); }
+Tensor zeros_like(const Tensor& t) { return full(t.sizes(), 0, t.options()); }
+Tensor zeros_like(const Tensor& t, DType dtype) {
+  return full(t.sizes(), 0, TensorOptions(dtype).with_device(t.device()));
+}
+Tensor ones_like(const Tensor& t) { return full(t.sizes(), 1, t.options()); }
+Tensor ones_like(const Tensor& t, DType dtype) {
+  return full(t.sizes(), 1, TensorOptions(dtype).with_device(t.device()));
+}
+Tensor full_like(const Tensor& t, Scalar value) { return full(t.sizes(), value, t.options()); }
+Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
+Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
+Tensor scalar_tensor(Scalar value, const TensorOptions& options) { return full({}, value, options); }
+
+Tensor arange(Scalar end) { return arange(0, end, 1); }
+Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
+Tensor arange(Scalar start, Scalar end, Scalar step) {
+  bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  return arange(start, end, step, floating ? kDefaultFloat : kInt64);
+}
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
+  double s = start.to_double(), e = end.to_double(), d = step.to_double();
+  EMBER_CHECK(d != 0, "[arange] step must be nonzero");
+  EMBER_CHECK((d > 0 && e >= s) || (d < 0 && e <= s), "[arange] upper bound and larger bound "
+              "inconsistent with step sign: start=", start, ", end=", end, ", step=", step);
+  auto n = static_cast<int64_t>(std::ceil((e - s) / d));
+  // Computed in double on the host, then converted: exact for every integer range.
+  std::vector<double> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = s + static_cast<double>(i) * d;
+  return from_vector(values, {n}, TensorOptions(kFloat64)).to(options);
+}
+
+Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options) {
+  EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
+  std::vector<double> values(static_cast<size_t>(steps));
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
+  // Symmetric like PyTorch: the second half counts back from `end`.
+  for (int64_t i = 0; i < steps; ++i)
+    values[static_cast<size_t>(i)] =
+        i < steps / 2 ? start + step * static_cast<double>(i)
+                      : end - step * static_cast<double>(steps - 1 - i);
+  return from_vector(values, {steps}, TensorOptions(kFloat64)).to(options);
+}
+
+Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  if (m < 0) m = n;
+  EMBER_CHECK(n >= 0, "[eye] n must be non-negative, got ", n);
+  Tensor t = zeros({n, m}, TensorOptions(options.dtype));
+  int64_t k = std::min(n, m);
+  if (k > 0) {
+    dispatch_all(t.dtype(), "eye", [&](auto tag) {
+      using T = EMBER_TYPE(tag);
+      T* p = static_cast<T*>(t.data_ptr());
+      for (int64_t i = 0; i < k; ++i) p[i * m + i] = static_cast<T>(static_cast<opmath_t<T>>(1));
+    });
+  }
+  Tensor r = t.to(options.device);
+  if (options.requires_grad) r.requires_grad_(true);
+  return r;
+}
+
+namespace {
+Tensor random_tensor(const Shape& sizes, const TensorOptions& options, RandomParams p,
+                     Generator* gen) {
+  Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
+  std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
+  EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
+  if (options.requires_grad) t.requires_grad_(true);
+  return t;
+}
+void fill_random(Tensor& t, RandomParams p, Generator* gen) {
+  if (t.is_contiguous()) {
+    std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
+    EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
+  } else {
+    Tensor tmp = random_tensor(t.sizes(), t.options(), p, gen);
+    t.copy_(tmp);
+  }
+  t.bump_version();
+}
+}  // namespace
+
+Tensor rand(const Shape& sizes, const TensorOptions& options, Generator* gen) {
+  EMBER_CHECK(is_floating_point(options.dtype), "[rand] expected a floating dtype, got ", options.dtype);
+  return random_tensor(sizes, options, {RandomKind::Uniform, 0, 1}, gen);
+}
+Tensor randn(const Shape& sizes, const TensorOptions& options, Generator* gen) {
+  EMBER_CHECK(is_floating_point(options.dtype), "[randn] expected a floating dtype, got ", options.dtype);
+  return random_tensor(sizes, options, {RandomKind::Normal, 0, 1}, gen);
+}
+Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOptions& options,
+               Generator* gen) {
+  EMBER_CHECK(high > low, "[randint] expected low < high, got low=", low, ", high=", high);
+  return random_tensor(sizes, options,
+                       {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)}, gen);
+}
+Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
+  EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
+  Generator& g = gen ? *gen : default_generator();
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[static_cast<size_t>(i)] = i;
+  auto [seed, offset] = g.next();
+  for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
+    Philox r(seed, offset, static_cast<uint64_t>(i));
+    uint64_t w = (static_cast<uint64_t>(r.c[0]) << 32) | r.c[1];
+    std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(w % static_cast<uint64_t>(i + 1))]);
+  }
+  return from_vector(perm, {n}, kInt64).to(options);
+}
+Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
+  fill_random(t, {RandomKind::Uniform, from, to}, gen);
+  return t;
+}
+Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  fill_random(t, {RandomKind::Normal, mean, std}, gen);
+  return t;
+}
+Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
+  EMBER_CHECK(p >= 0 && p <= 1, "[bernoulli] expected 0 <= p <= 1, got ", p);
+  return random_tensor(like.sizes(), TensorOptions(like.dtype()).with_device(like.device()),
+                       {RandomKind::Bernoulli, p, 0}, gen);
+}
+
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, Shape sizes, const TensorOptions& options) {
+  if (sizes.empty()) sizes = {static_cast<int64_t>(values.size())};
+  EMBER_CHECK(numel_of(sizes) == static_cast<int64_t>(values.size()), "[tensor] shape ", sizes,
+              " needs ", numel_of(sizes), " values, got ", values.size());
+  Tensor t = empty(sizes, TensorOptions(dtype_of<T>));
+  if (!values.empty()) std::memcpy(t.data_ptr(), values.data(), values.size() * sizeof(T));
+  Tensor r = t.to(options.device, options.dtype);
+  if (options.requires_grad) r.requires_grad_(true);
+  return r;
+}
+template <>
+Tensor from_vector(const std::vector<bool>& values, Shape sizes, const TensorOptions& options) {
+  std::vector<uint8_t> bytes(values.begin(), values.end());
+  Tensor t = from_vector(bytes, std::move(sizes), kUInt8);
+  return t.to(options.device, options.dtype);
+}
+template Tensor from_vector(const std::vector<uint8_t>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<int32_t>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<int64_t>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<float>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<double>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<Half>&, Shape, const TensorOptions&);
+template Tensor from_vector(const std::vector<BFloat16>&, Shape, const TensorOptions&);
+
+namespace {
+template <typename T>
+Tensor from_nested(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& o) {
+  std::vector<double> flat;
+  size_t cols = rows.size() ? rows.begin()->size() : 0;
+  for (const auto& row : rows) {
+    EMBER_CHECK(row.size() == cols, "[tensor] expected rows of equal length ", cols, ", got ",
+                row.size());
+    for (T v : row) flat.push_back(static_cast<double>(v));
+  }
+  return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)}, o);
+}
+}  // namespace
+
+Tensor tensor(std::initializer_list<double> values, const TensorOptions& o) {
+  return from_vector(std::vector<double>(values), {static_cast<int64_t>(values.size())}, o);
+}
+Tensor tensor(std::initializer_list<std::initializer_list<double>> values, const TensorOptions& o) {
+  return from_nested(values, o);
+}
+Tensor tensor(std::initializer_list<int64_t> values, const TensorOptions& o) {
+  return from_vector(std::vector<int64_t>(values), {static_cast<int64_t>(values.size())}, o);
+}
+Tensor tensor(std::initializer_list<int> values, const TensorOptions& o) {
+  std::vector<int64_t> v(values.begin(), values.end());
+  return from_vector(v, {static_cast<int64_t>(v.size())}, o);
+}
+Tensor tensor(std::initializer_list<std::initializer_list<int>> values, const TensorOptions& o) {
+  return from_nested(values, o);
+}
+Tensor tensor(std::initializer_list<bool> values, const TensorOptions& o) {
+  return from_vector(std::vector<bool>(values), {static_cast<int64_t>(values.size())}, o);
+}
+
+}  // namespace ember

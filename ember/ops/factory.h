@@ -1,0 +1,64 @@
+// Tensor factories: filled, ranged, random, and from C++ values.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "ember/core/generator.h"
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+Tensor zeros(const Shape& sizes, const TensorOptions& options = {});
+Tensor ones(const Shape& sizes, const TensorOptions& options = {});
+Tensor full(const Shape& sizes, Scalar value, const TensorOptions& options);
+/// full() whose dtype follows the value, as PyTorch's: int -> int64, float -> float32, bool -> bool.
+Tensor full(const Shape& sizes, Scalar value);
+Tensor zeros_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t, DType dtype);
+Tensor ones_like(const Tensor& t);
+Tensor ones_like(const Tensor& t, DType dtype);
+Tensor full_like(const Tensor& t, Scalar value);
+Tensor rand_like(const Tensor& t);
+Tensor randn_like(const Tensor& t);
+/// A 0-dim tensor holding `value`.
+Tensor scalar_tensor(Scalar value, const TensorOptions& options = {});
+
+/// [start, end) by step; int64 when all bounds are integers, else float32 (as PyTorch infers).
+Tensor arange(Scalar end);
+Tensor arange(Scalar end, const TensorOptions& options);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1);
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options);
+Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options = {});
+Tensor eye(int64_t n, int64_t m = -1, const TensorOptions& options = {});
+
+/// Uniform in [0, 1).
+Tensor rand(const Shape& sizes, const TensorOptions& options = {}, Generator* gen = nullptr);
+/// Standard normal.
+Tensor randn(const Shape& sizes, const TensorOptions& options = {}, Generator* gen = nullptr);
+/// Integers uniform in [low, high); int64 by default.
+Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOptions& options = kInt64,
+               Generator* gen = nullptr);
+/// A random permutation of 0..n-1 (int64).
+Tensor randperm(int64_t n, const TensorOptions& options = kInt64, Generator* gen = nullptr);
+/// Fills `t` in place from the given distribution.
+Tensor& uniform_(Tensor& t, double from = 0, double to = 1, Generator* gen = nullptr);
+Tensor& normal_(Tensor& t, double mean = 0, double std = 1, Generator* gen = nullptr);
+/// 1 with probability p, else 0, in t's dtype.
+Tensor bernoulli(const Tensor& like, double p, Generator* gen = nullptr);
+
+/// A tensor holding a copy of `values` with shape `sizes` (empty: 1-D; use scalar_tensor for 0-dim).
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, Shape sizes = {}, const TensorOptions& options = dtype_of<T>);
+/// torch.tensor({1.0, 2.0}) and {{1, 2}, {3, 4}}: floats give float32, integers int64, like PyTorch.
+Tensor tensor(std::initializer_list<double> values, const TensorOptions& options = kFloat32);
+Tensor tensor(std::initializer_list<std::initializer_list<double>> values,
+              const TensorOptions& options = kFloat32);
+Tensor tensor(std::initializer_list<int64_t> values, const TensorOptions& options = kInt64);
+Tensor tensor(std::initializer_list<int> values, const TensorOptions& options = kInt64);
+Tensor tensor(std::initializer_list<std::initializer_list<int>> values,
+              const TensorOptions& options = kInt64);
+Tensor tensor(std::initializer_list<bool> values, const TensorOptions& options = kBool);
+
+}  // namespace ember

@@ -1,0 +1,142 @@
+#include "ember/ops/indexing.h"
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+namespace {
+
+void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src) {
+  check_defined(op, index, "index");
+  check_same_device(op, {&x, &index, src ? src : &x});
+  EMBER_CHECK(index.dtype() == kInt64, "[", op, "] expected an int64 index, got ", index.dtype());
+  EMBER_CHECK(index.dim() == x.dim() || (index.dim() <= 1 && x.dim() <= 1), "[", op,
+              "] index tensor must have the same number of dimensions as input tensor, got ",
+              index.dim(), " and ", x.dim());
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (d == dim) continue;
+    EMBER_CHECK(index.size(d) <= x.size(d), "[", op, "] size of index ", index.sizes(),
+                " does not fit the input ", x.sizes(), " at dimension ", d);
+    if (src)
+      EMBER_CHECK(index.size(d) <= src->size(d), "[", op, "] size of index ", index.sizes(),
+                  " does not fit src ", src->sizes(), " at dimension ", d);
+  }
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_defined("gather", x);
+  int64_t d = wrap_dim(dim, x.dim(), "gather");
+  check_index("gather", x, d, index, nullptr);
+  Tensor out = empty(index.sizes(), x.options());
+  Tensor xv = x.dim() == 0 ? x.reshape({1}) : x;
+  Tensor iv = index.dim() == 0 ? index.reshape({1}) : index;
+  Tensor ov = out.dim() == 0 ? out.reshape({1}) : out;
+  EMBER_DISPATCH_DEVICE(x.device(), gather, xv, d, iv, ov);
+  if (any_requires_grad({&x})) {
+    record("GatherBackward0", {&out}, {&x},
+           [xs = x.sizes(), d, index](const Tensor& g) -> TensorList {
+             return {scatter_add(zeros(xs, g.options()), d, index, g)};
+           });
+  }
+  return out;
+}
+
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_defined("scatter_add", x);
+  int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
+  check_index("scatter_add", x, d, index, &src);
+  EMBER_CHECK(src.dtype() == x.dtype(), "[scatter_add] expected self and src to have the same "
+              "dtype, got ", x.dtype(), " and ", src.dtype());
+  Tensor out = x.clone();
+  {
+    NoGradGuard no_grad;
+    Tensor ov = out.dim() == 0 ? out.reshape({1}) : out;
+    EMBER_DISPATCH_DEVICE(x.device(), scatter_add, ov, d, index.dim() == 0 ? index.reshape({1}) : index,
+                          src.dim() == 0 ? src.reshape({1}) : src);
+  }
+  if (any_requires_grad({&x, &src})) {
+    record("ScatterAddBackward0", {&out}, {&x, &src},
+           [d, index](const Tensor& g, const Node& n) -> TensorList {
+             Tensor gsrc;
+             if (n.needs_input_grad(1)) gsrc = gather(g, d, index);
+             return {n.needs_input_grad(0) ? g : Tensor(), gsrc};
+           });
+  }
+  return out;
+}
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_defined("index_select", x);
+  EMBER_CHECK(index.dim() <= 1, "[index_select] index must be 0-D or 1-D, got ", index.sizes());
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, "[index_select] expected an "
+              "integer index, got ", index.dtype());
+  int64_t d = wrap_dim(dim, x.dim(), "index_select");
+  Tensor idx = index.to(kInt64).reshape({-1});
+  // out[.., i, ..] = x[.., idx[i], ..]: a gather with the index broadcast over the other dims.
+  Shape view(static_cast<size_t>(std::max<int64_t>(x.dim(), 1)), 1);
+  Shape target = x.dim() == 0 ? Shape{1} : x.sizes();
+  view[static_cast<size_t>(d)] = idx.numel();
+  target[static_cast<size_t>(d)] = idx.numel();
+  Tensor full_index = idx.view(view).expand(target).contiguous();
+  Tensor out = gather(x.dim() == 0 ? x.reshape({1}) : x, d, full_index);
+  if (index.dim() == 0 && x.dim() > 0) return out;
+  return x.dim() == 0 ? out.reshape({}) : out;
+}
+
+Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  EMBER_CHECK(indices.dtype() == kInt64, "[one_hot] one_hot is only applicable to index tensor "
+              "(int64), got ", indices.dtype());
+  if (num_classes < 0) {
+    EMBER_CHECK(indices.numel() > 0, "[one_hot] can not infer total number of classes from an "
+                "empty tensor");
+    num_classes = max(indices).item<int64_t>() + 1;
+  }
+  if (indices.numel() > 0) {
+    EMBER_CHECK(min(indices).item<int64_t>() >= 0, "[one_hot] class values must be non-negative");
+    EMBER_CHECK(max(indices).item<int64_t>() < num_classes, "[one_hot] class values must be smaller "
+                "than num_classes (", num_classes, ")");
+  }
+  Tensor classes = arange(num_classes, TensorOptions(kInt64).with_device(indices.device()));
+  return eq(indices.unsqueeze(-1), classes).to(kInt64);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  EMBER_CHECK(weight.dim() == 2, "[embedding] expected a 2-D weight, got ", weight.sizes());
+  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, "[embedding] expected an "
+              "integer index tensor, got ", indices.dtype());
+  Shape out_sizes = indices.sizes();
+  out_sizes.push_back(weight.size(1));
+  return index_select(weight, 0, indices.reshape({-1})).view(out_sizes);
+}
+
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::gather(*this, dim, index); }
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter_add(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (any_requires_grad({this, &src})) {
+    check_inplace(*this, "scatter_add_");
+    Tensor r = ember::scatter_add(*this, dim, index, src);
+    {
+      NoGradGuard no_grad;
+      copy_(r);
+    }
+    set_history(*this, r.grad_fn(), 0);
+    return *this;
+  }
+  int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
+  check_index("scatter_add_", *this, d, index, &src);
+  EMBER_DISPATCH_DEVICE(device(), scatter_add, *this, d, index, src);
+  bump_version();
+  return *this;
+}
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return ember::index_select(*this, dim, index);
+}
+
+}  // namespace ember

@@ -1,0 +1,16 @@
+// Indexing ops: gather, scatter_add, index_select, one_hot, embedding.
+#pragma once
+
+#include "ember/core/tensor.h"
+
+namespace ember {
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+/// (..., num_classes) int64 with a 1 at each index; num_classes -1 infers max + 1.
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+/// weight (num_embeddings, dim) looked up by integer indices of any shape.
+Tensor embedding(const Tensor& weight, const Tensor& indices);
+
+}  // namespace ember

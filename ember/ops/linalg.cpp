@@ -1,0 +1,157 @@
+#include "ember/ops/linalg.h"
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/reduce.h"
+
+namespace ember {
+namespace {
+
+void check_matmul_args(const char* op, const Tensor& a, const Tensor& b) {
+  check_defined(op, a, "self");
+  check_defined(op, b, "mat2");
+  check_same_device(op, {&a, &b});
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected both operands to have the same dtype, "
+              "but got ", a.dtype(), " != ", b.dtype());
+}
+
+// The raw product of 3-D operands: out = beta * out + alpha * a @ b.
+Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, double beta) {
+  EMBER_DISPATCH_DEVICE(a.device(), bmm, a, b, out, alpha, beta);
+  return out;
+}
+
+}  // namespace
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  check_matmul_args("bmm", a, b);
+  EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "[bmm] expected 3-D tensors, got ", a.sizes(), " and ",
+              b.sizes());
+  EMBER_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), "[bmm] shapes ", a.sizes(), " and ",
+              b.sizes(), " cannot be multiplied (batch sizes and inner dims must match)");
+  Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.options());
+  bmm_raw(a, b, out, 1.0, 0.0);
+  if (any_requires_grad({&a, &b})) {
+    record("BmmBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = bmm(g, sb.get().transpose(1, 2));
+             if (n.needs_input_grad(1)) gb = bmm(sa.get().transpose(1, 2), g);
+             return {ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_matmul_args("mm", a, b);
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "[mm] expected 2-D tensors, got ", a.sizes(), " and ",
+              b.sizes());
+  EMBER_CHECK(a.size(1) == b.size(0), "[mm] mat1 and mat2 shapes cannot be multiplied (", a.size(0),
+              "x", a.size(1), " and ", b.size(0), "x", b.size(1), ")");
+  Tensor out = empty({a.size(0), b.size(1)}, a.options());
+  {
+    NoGradGuard no_grad;
+    bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), 1.0, 0.0);
+  }
+  if (any_requires_grad({&a, &b})) {
+    record("MmBackward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = mm(g, sb.get().t());
+             if (n.needs_input_grad(1)) gb = mm(sa.get().t(), g);
+             return {ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_matmul_args("addmm", a, b);
+  check_same_device("addmm", {&bias, &a});
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0), "[addmm] mat1 and mat2 "
+              "shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(), ")");
+  Tensor out = empty({a.size(0), b.size(1)}, a.options());
+  double be = beta.to_double(), al = alpha.to_double();
+  {
+    NoGradGuard no_grad;
+    if (be != 0) out.copy_(bias.expand(out.sizes()));
+    bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), al, be != 0 ? be : 0.0);
+  }
+  if (any_requires_grad({&bias, &a, &b})) {
+    record("AddmmBackward0", {&out}, {&bias, &a, &b},
+           [bs = bias.sizes(), sa = SavedTensor(a), sb = SavedTensor(b), be, al](
+               const Tensor& g, const Node& n) -> TensorList {
+             Tensor gbias, ga, gb;
+             if (n.needs_input_grad(0)) gbias = sum_to(be == 1 ? g : g * be, bs);
+             if (n.needs_input_grad(1)) ga = mm(g, sb.get().t());
+             if (n.needs_input_grad(2)) gb = mm(sa.get().t(), g);
+             if (al != 1) {
+               if (ga.defined()) ga = ga * al;
+               if (gb.defined()) gb = gb * al;
+             }
+             return {gbias, ga, gb};
+           });
+  }
+  return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  check_matmul_args("matmul", a, b);
+  int64_t da = a.dim(), db = b.dim();
+  EMBER_CHECK(da > 0 && db > 0, "[matmul] both arguments need at least 1 dimension, got ", da,
+              "D and ", db, "D");
+  if (da == 1 && db == 1) {
+    EMBER_CHECK(a.size(0) == b.size(0), "[matmul] inconsistent tensor size, expected tensor [",
+                a.size(0), "] and src [", b.size(0), "] to have the same number of elements");
+    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  }
+  if (da == 2 && db == 1) return mm(a, b.unsqueeze(1)).squeeze(1);
+  if (da == 1 && db == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+  if (da == 2 && db == 2) return mm(a, b);
+  if (da >= 3 && db <= 2) {
+    // Fold the batch into the rows: one large product instead of many small ones.
+    Tensor b2 = db == 1 ? b.unsqueeze(1) : b;
+    Shape out_sizes = a.sizes();
+    out_sizes.pop_back();
+    if (db == 2) out_sizes.push_back(b.size(1));
+    Tensor r = mm(a.reshape({-1, a.size(-1)}), b2);
+    return r.reshape(out_sizes);
+  }
+  // Batched: broadcast the batch dims, flatten them, bmm.
+  Tensor a3 = da == 1 ? a.unsqueeze(0) : a;
+  Tensor b3 = db == 1 ? b.unsqueeze(1) : b;
+  int64_t n = a3.size(-2), m = a3.size(-1), p = b3.size(-1);
+  EMBER_CHECK(m == b3.size(-2), "[matmul] shapes ", a.sizes(), " and ", b.sizes(),
+              " cannot be multiplied (", m, " != ", b3.size(-2), ")");
+  Shape ba(a3.sizes().begin(), a3.sizes().end() - 2), bb(b3.sizes().begin(), b3.sizes().end() - 2);
+  Shape batch = broadcast_shapes(ba, bb, "matmul");
+  int64_t B = numel_of(batch);
+  Shape ea = batch, eb = batch;
+  ea.push_back(n);
+  ea.push_back(m);
+  eb.push_back(m);
+  eb.push_back(p);
+  Tensor r = bmm(a3.expand(ea).reshape({B, n, m}), b3.expand(eb).reshape({B, m, p}));
+  Shape out_sizes = batch;
+  if (da > 1) out_sizes.push_back(n);
+  if (db > 1) out_sizes.push_back(p);
+  return r.reshape(out_sizes);
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  EMBER_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", weight.sizes());
+  EMBER_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "[linear] input with last dimension ",
+              x.dim() ? x.size(-1) : 0, " doesn't match weight of shape ", weight.sizes(),
+              " (in_features = ", weight.size(1), ")");
+  if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
+  Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return ember::mm(*this, o); }
+Tensor Tensor::bmm(const Tensor& o) const { return ember::bmm(*this, o); }
+
+}  // namespace ember

@@ -1,0 +1,284 @@
+#include "ember/ops/reduce.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+
+namespace ember {
+namespace {
+
+// Sorted, distinct, wrapped dims; empty means all.
+Shape normalize_dims(const Tensor& x, const Shape& dims, const char* op) {
+  Shape out;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < x.dim(); ++d) out.push_back(d);
+    return out;
+  }
+  for (int64_t d : dims) {
+    int64_t w = x.dim() == 0 ? (wrap_dim(d, 0, op), 0) : wrap_dim(d, x.dim(), op);
+    EMBER_CHECK(std::find(out.begin(), out.end(), w) == out.end(), "[", op, "] dim ", w,
+                " appears multiple times in the list of dims");
+    out.push_back(w);
+  }
+  if (x.dim() == 0) out.clear();
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Shape keepdim_shape(const Tensor& x, const Shape& dims) {
+  Shape s = x.sizes();
+  for (int64_t d : dims) s[static_cast<size_t>(d)] = 1;
+  return s;
+}
+
+Shape squeezed_shape(const Tensor& x, const Shape& dims) {
+  Shape s;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) s.push_back(x.size(d));
+  return s;
+}
+
+// Runs the backend reduction; the result has the keepdim shape.
+Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
+                  Tensor* indices = nullptr) {
+  Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).with_device(x.device()));
+  Tensor idx;
+  if (indices) idx = *indices = empty(out.sizes(), TensorOptions(kInt64).with_device(x.device()));
+  EMBER_DISPATCH_DEVICE(x.device(), reduce, op, x, dims, out, idx);
+  return out;
+}
+
+Tensor finish(const Tensor& out, const Tensor& x, const Shape& dims, bool keepdim) {
+  return keepdim ? out : out.view(squeezed_shape(x, dims));
+}
+
+// Gradient of a reduction, reshaped to broadcast back over x.
+Tensor expand_grad(const Tensor& g, const Shape& x_sizes, const Shape& dims, bool keepdim) {
+  Tensor r = g;
+  if (!keepdim) {
+    Shape s = x_sizes;
+    for (int64_t d : dims) s[static_cast<size_t>(d)] = 1;
+    r = g.reshape(s);
+  }
+  return r.expand(x_sizes);
+}
+
+void check_nonempty(const Tensor& x, const Shape& dims, const char* op) {
+  for (int64_t d : dims)
+    EMBER_CHECK(x.size(d) != 0, "[", op, "] expected reduction dim ", d,
+                " to have non-zero size, got shape ", x.sizes());
+  if (dims.empty() && x.dim() > 0)
+    EMBER_CHECK(x.numel() > 0, "[", op, "] cannot reduce an empty tensor (shape ", x.sizes(),
+                ") without an identity");
+}
+
+int64_t count(const Tensor& x, const Shape& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= x.size(d);
+  return n;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, const Shape& dims_in, bool keepdim, std::optional<DType> dtype) {
+  check_defined("sum", x);
+  Shape dims = normalize_dims(x, dims_in, "sum");
+  Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
+  DType out_dtype = is_floating_point(in.dtype()) ? in.dtype() : kInt64;
+  Tensor out = finish(reduce_raw(ReduceOp::Sum, in, dims, out_dtype), in, dims, keepdim);
+  if (any_requires_grad({&x})) {
+    record("SumBackward1", {&out}, {&x},
+           [xs = x.sizes(), dims, keepdim](const Tensor& g) -> TensorList {
+             return {expand_grad(g, xs, dims, keepdim)};
+           });
+  }
+  return out;
+}
+
+Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{}, false, dtype); }
+
+Tensor mean(const Tensor& x, const Shape& dims_in, bool keepdim) {
+  check_defined("mean", x);
+  EMBER_CHECK(x.is_floating_point(), "[mean] could not infer output dtype: input dtype must be "
+              "floating point, got ", x.dtype());
+  Shape dims = normalize_dims(x, dims_in, "mean");
+  int64_t n = count(x, dims);
+  Tensor s;
+  {
+    NoGradGuard no_grad;
+    s = sum(x, dims, keepdim);
+    s = n > 0 ? detail::binary_scalar(BinaryOp::Div, s, Scalar(static_cast<double>(n)))
+              : full_like(s, std::numeric_limits<double>::quiet_NaN());
+  }
+  if (any_requires_grad({&x})) {
+    record("MeanBackward1", {&s}, {&x},
+           [xs = x.sizes(), dims, keepdim, n](const Tensor& g) -> TensorList {
+             return {expand_grad(g / static_cast<double>(n), xs, dims, keepdim)};
+           });
+  }
+  return s;
+}
+
+Tensor mean(const Tensor& x) { return mean(x, Shape{}, false); }
+
+Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
+  check_defined("prod", x);
+  Shape dims = normalize_dims(x, {dim}, "prod");
+  DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
+  Tensor out = finish(reduce_raw(ReduceOp::Prod, x, dims, out_dtype), x, dims, keepdim);
+  if (any_requires_grad({&x})) {
+    // d prod / d x_i = prod / x_i; exact when x has no zeros.
+    record("ProdBackward1", {&out}, {&x},
+           [sx = SavedTensor(x), so = SavedTensor(out, true), dims, keepdim](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             return {expand_grad(g * so.get(), x.sizes(), dims, keepdim) / x};
+           });
+  }
+  return out;
+}
+
+Tensor prod(const Tensor& x) {
+  Tensor flat = x.reshape({-1});
+  return prod(flat, 0, false).reshape({});
+}
+
+namespace {
+// Max/min over dims without indices; gradient split evenly among the elements equal to it.
+Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_max) {
+  const char* name = is_max ? "amax" : "amin";
+  check_defined(name, x);
+  Shape dims = normalize_dims(x, dims_in, name);
+  check_nonempty(x, dims, name);
+  Tensor out = finish(reduce_raw(is_max ? ReduceOp::Max : ReduceOp::Min, x, dims, x.dtype()), x,
+                      dims, keepdim);
+  if (any_requires_grad({&x})) {
+    record(is_max ? "AmaxBackward0" : "AminBackward0", {&out}, {&x},
+           [sx = SavedTensor(x), so = SavedTensor(out, true), dims, keepdim](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             Tensor hit = eq(x, expand_grad(so.get(), x.sizes(), dims, keepdim)).to(g.dtype());
+             Tensor ties = sum(hit, dims, true);
+             return {expand_grad(g, x.sizes(), dims, keepdim) * hit / ties};
+           });
+  }
+  return out;
+}
+
+std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "max" : "min";
+  check_defined(name, x);
+  Shape dims = normalize_dims(x, {dim}, name);
+  check_nonempty(x, dims, name);
+  Tensor idx;
+  Tensor values = reduce_raw(is_max ? ReduceOp::Max : ReduceOp::Min, x, dims, x.dtype(), &idx);
+  values = finish(values, x, dims, keepdim);
+  idx = finish(idx, x, dims, keepdim);
+  if (any_requires_grad({&x})) {
+    int64_t d = dims.empty() ? 0 : dims[0];
+    record(is_max ? "MaxBackward0" : "MinBackward0", {&values}, {&x},
+           [xs = x.sizes(), idx, d, keepdim, dims](const Tensor& g) -> TensorList {
+             Tensor gi = keepdim ? g : g.unsqueeze(d);
+             Tensor ii = keepdim ? idx : idx.unsqueeze(d);
+             Tensor z = zeros(xs, g.options());
+             if (xs.empty()) return {g.reshape({})};
+             return {z.scatter_add(d, ii, gi)};
+           });
+  }
+  return {values, idx};
+}
+}  // namespace
+
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) { return amax_amin(x, dims, keepdim, true); }
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) { return amax_amin(x, dims, keepdim, false); }
+Tensor max(const Tensor& x) { return amax(x); }
+Tensor min(const Tensor& x) { return amin(x); }
+std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  return max_min_dim(x, dim, keepdim, true);
+}
+std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  return max_min_dim(x, dim, keepdim, false);
+}
+
+namespace {
+Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "argmax" : "argmin";
+  check_defined(name, x);
+  if (!dim) {
+    EMBER_CHECK(x.numel() > 0, "[", name, "] expected a non-empty tensor");
+    Tensor flat = x.reshape({-1});
+    Tensor r = reduce_raw(is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin, flat, {0}, kInt64);
+    return keepdim ? r.reshape(Shape(static_cast<size_t>(x.dim()), 1)) : r.reshape({});
+  }
+  Shape dims = normalize_dims(x, {*dim}, name);
+  check_nonempty(x, dims, name);
+  return finish(reduce_raw(is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin, x, dims, kInt64), x, dims,
+                keepdim);
+}
+}  // namespace
+
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg(x, dim, keepdim, true); }
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg(x, dim, keepdim, false); }
+
+Tensor var(const Tensor& x, const Shape& dims_in, bool unbiased, bool keepdim) {
+  EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
+  Shape dims = normalize_dims(x, dims_in, "var");
+  int64_t n = count(x, dims);
+  // Two passes (mean, then squared deviations): stable, and differentiable through the ops used.
+  Tensor centered = x - mean(x, dims, true);
+  Tensor ss = sum(centered * centered, dims, keepdim);
+  double denom = static_cast<double>(n - (unbiased ? 1 : 0));
+  if (denom <= 0) return ss * std::numeric_limits<double>::quiet_NaN();
+  return ss / denom;
+}
+Tensor var(const Tensor& x, bool unbiased) { return var(x, Shape{}, unbiased, false); }
+Tensor std(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+  return sqrt(var(x, dims, unbiased, keepdim));
+}
+Tensor std(const Tensor& x, bool unbiased) { return sqrt(var(x, unbiased)); }
+
+Tensor all(const Tensor& x) {
+  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
+  return reduce_raw(ReduceOp::All, b, normalize_dims(b, {}, "all"), kBool).reshape({});
+}
+Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
+  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
+  Shape dims = normalize_dims(b, {dim}, "all");
+  return finish(reduce_raw(ReduceOp::All, b, dims, kBool), b, dims, keepdim);
+}
+Tensor any(const Tensor& x) {
+  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
+  return reduce_raw(ReduceOp::Any, b, normalize_dims(b, {}, "any"), kBool).reshape({});
+}
+Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
+  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
+  Shape dims = normalize_dims(b, {dim}, "any");
+  return finish(reduce_raw(ReduceOp::Any, b, dims, kBool), b, dims, keepdim);
+}
+
+Tensor norm(const Tensor& x, Scalar p) {
+  double pv = p.to_double();
+  Tensor xf = x.is_floating_point() ? x : x.to(kDefaultFloat);
+  if (pv == 2.0) return sqrt(sum(xf * xf));
+  if (pv == 1.0) return sum(abs(xf));
+  if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
+  return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
+}
+
+Tensor logsumexp(const Tensor& x, const Shape& dims_in, bool keepdim) {
+  Shape dims = normalize_dims(x, dims_in, "logsumexp");
+  Tensor m;
+  {
+    NoGradGuard no_grad;
+    m = amax(x, dims, true);
+    m = where(eq(abs(m), std::numeric_limits<double>::infinity()), zeros_like(m), m);
+  }
+  Tensor r = log(sum(exp(x - m), dims, true)) + m;
+  return keepdim ? r : r.view(squeezed_shape(x, dims));
+}
+
+}  // namespace ember

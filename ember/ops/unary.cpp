@@ -1,0 +1,184 @@
+// Unary elementwise ops: dtype rules, dispatch, backward formulas, in-place variants.
+#include <limits>
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+
+namespace ember {
+namespace detail {
+
+Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
+  const char* name = unary_op_name(op);
+  check_defined(name, x);
+  OpKind kind = unary_op_kind(op);
+  DType t = x.dtype();
+  if (kind == OpKind::Floating && !is_floating_point(t)) t = kDefaultFloat;
+  if (kind == OpKind::Bool) t = kBool;
+  Tensor in = t == x.dtype() ? x : x.to(t);
+  Tensor out = empty(in.sizes(), in.options());
+  TensorIter it(out, {in});
+  EMBER_DISPATCH_DEVICE(out.device(), unary, op, it, p);
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
+
+// Runs op in place on self (no autograd); the dtype must already suit the op.
+Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
+  const char* name = unary_op_name(op);
+  OpKind kind = unary_op_kind(op);
+  EMBER_CHECK(kind != OpKind::Floating || self.is_floating_point(), "[", name, "_] result type ",
+              kDefaultFloat, " can't be cast to the desired output type ", self.dtype());
+  TensorIter it(self, {self});
+  EMBER_DISPATCH_DEVICE(self.device(), unary, op, it, p);
+  self.bump_version();
+  return self;
+}
+
+// In-place with autograd: compute out of place from a clone, write back, take its history.
+template <typename F>
+Tensor& unary_inplace_grad(Tensor& self, const char* name, F f) {
+  check_inplace(self, name);
+  Tensor result = f(self.clone());
+  {
+    NoGradGuard no_grad;
+    self.copy_(result);
+  }
+  set_history(self, result.grad_fn(), 0);
+  return self;
+}
+
+// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad.
+#define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                         \
+  Tensor fname(const Tensor& x) {                                                           \
+    Tensor out = detail::unary(UnaryOp::Op, x);                                             \
+    if (any_requires_grad({&x})) {                                                          \
+      record(NodeName, {&out}, {&x},                                                        \
+             [sx = SavedTensor(saves_input ? x : Tensor()),                                 \
+              so = SavedTensor(saves_input ? Tensor() : out, true)](const Tensor& g) -> TensorList { \
+               const Tensor& x = sx.get();                                                  \
+               const Tensor& out = so.get();                                                \
+               (void)x;                                                                     \
+               (void)out;                                                                   \
+               return {__VA_ARGS__};                                                        \
+             });                                                                            \
+    }                                                                                       \
+    return out;                                                                             \
+  }
+
+}  // namespace
+
+EMBER_UNARY_WITH_GRAD(neg, Neg, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
+EMBER_UNARY_WITH_GRAD(abs, Abs, "AbsBackward0", true, g * sign(x))
+EMBER_UNARY_WITH_GRAD(exp, Exp, "ExpBackward0", false, g * out)
+EMBER_UNARY_WITH_GRAD(log, Log, "LogBackward0", true, g / x)
+EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, "SqrtBackward0", false, g / (out * 2.0))
+EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, "RsqrtBackward0", false, g * out * out * out * -0.5)
+EMBER_UNARY_WITH_GRAD(tanh, Tanh, "TanhBackward0", false,
+                      detail::binary(BinaryOp::TanhBackward, g, out))
+EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, "SigmoidBackward0", false,
+                      detail::binary(BinaryOp::SigmoidBackward, g, out))
+EMBER_UNARY_WITH_GRAD(relu, Relu, "ReluBackward0", false,
+                      detail::binary(BinaryOp::ReluBackward, g, out))
+EMBER_UNARY_WITH_GRAD(sin, Sin, "SinBackward0", true, g * cos(x))
+EMBER_UNARY_WITH_GRAD(cos, Cos, "CosBackward0", true, -g * sin(x))
+EMBER_UNARY_WITH_GRAD(square, Square, "PowBackward0", true, g * x * 2.0)
+EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, "ReciprocalBackward0", false, -g * out * out)
+EMBER_UNARY_WITH_GRAD(sign, Sign, "SignBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(floor, Floor, "FloorBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(ceil, Ceil, "CeilBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(round, Round, "RoundBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(log1p, Log1p, "Log1PBackward0", true, g / (x + 1.0))
+EMBER_UNARY_WITH_GRAD(expm1, Expm1, "Expm1Backward0", false, g * (out + 1.0))
+#undef EMBER_UNARY_WITH_GRAD
+
+Tensor logical_not(const Tensor& x) { return detail::unary(UnaryOp::LogicalNot, x); }
+
+namespace {
+UnaryParams clamp_params(DType t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (!is_floating_point(t)) {  // integer bounds must stay representable
+    lo = t == kUInt8 ? 0.0 : (t == kInt32 ? -2147483648.0 : -9.2233720368547758e18);
+    hi = t == kUInt8 ? 255.0 : (t == kInt32 ? 2147483647.0 : 9.2233720368547748e18);
+  }
+  if (min) lo = std::max(lo, min->to_double());
+  if (max) hi = std::min(hi, max->to_double());
+  return {lo, hi};
+}
+}  // namespace
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_CHECK(min || max, "[clamp] at least one of 'min' or 'max' must not be None");
+  DType t = x.dtype();
+  if (min) t = result_type(x, *min);
+  if (max) t = promote_types(t, result_type(x, *max));
+  Tensor in = t == x.dtype() ? x : x.to(t);
+  Tensor out = detail::unary(UnaryOp::Clamp, in, clamp_params(t, min, max));
+  if (any_requires_grad({&x})) {
+    record("ClampBackward1", {&out}, {&x},
+           [sx = SavedTensor(x), min, max](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             Tensor keep = ones_like(x, kBool);
+             if (min) keep = logical_and(keep, ge(x, *min));
+             if (max) keep = logical_and(keep, le(x, *max));
+             return {where(keep, g, scalar_tensor(0, g.options()))};
+           });
+  }
+  return out;
+}
+
+// --- Tensor methods -----------------------------------------------------------------------------
+
+#define EMBER_UNARY_METHODS(name, Op)                                                     \
+  Tensor Tensor::name() const { return ember::name(*this); }                              \
+  Tensor& Tensor::name##_() {                                                             \
+    if (any_requires_grad({this}))                                                        \
+      return unary_inplace_grad(*this, #name "_", [](const Tensor& s) { return ember::name(s); }); \
+    return unary_inplace(UnaryOp::Op, *this);                                             \
+  }
+EMBER_UNARY_METHODS(neg, Neg)
+EMBER_UNARY_METHODS(abs, Abs)
+EMBER_UNARY_METHODS(exp, Exp)
+EMBER_UNARY_METHODS(log, Log)
+EMBER_UNARY_METHODS(sqrt, Sqrt)
+EMBER_UNARY_METHODS(rsqrt, Rsqrt)
+EMBER_UNARY_METHODS(tanh, Tanh)
+EMBER_UNARY_METHODS(sigmoid, Sigmoid)
+EMBER_UNARY_METHODS(relu, Relu)
+EMBER_UNARY_METHODS(sin, Sin)
+EMBER_UNARY_METHODS(cos, Cos)
+EMBER_UNARY_METHODS(square, Square)
+EMBER_UNARY_METHODS(reciprocal, Reciprocal)
+EMBER_UNARY_METHODS(sign, Sign)
+EMBER_UNARY_METHODS(floor, Floor)
+EMBER_UNARY_METHODS(ceil, Ceil)
+EMBER_UNARY_METHODS(round, Round)
+EMBER_UNARY_METHODS(log1p, Log1p)
+EMBER_UNARY_METHODS(expm1, Expm1)
+#undef EMBER_UNARY_METHODS
+
+Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
+Tensor& Tensor::logical_not_() {
+  EMBER_CHECK(dtype() == kBool, "[logical_not_] expected a bool tensor, got ", dtype());
+  return unary_inplace(UnaryOp::LogicalNot, *this);
+}
+
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  if (any_requires_grad({this}))
+    return unary_inplace_grad(*this, "clamp_",
+                              [&](const Tensor& s) { return ember::clamp(s, min, max); });
+  EMBER_CHECK(min || max, "[clamp_] at least one of 'min' or 'max' must not be None");
+  return unary_inplace(UnaryOp::Clamp, *this, clamp_params(dtype(), min, max));
+}
+Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp(*this, min, std::nullopt); }
+Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp(*this, std::nullopt, max); }
+
+}  // namespace ember

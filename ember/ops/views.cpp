@@ -1,0 +1,369 @@
+#include "ember/ops/views.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/factory.h"
+
+namespace ember {
+namespace {
+
+Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
+  return Tensor(std::make_shared<TensorImpl>(base.storage(), std::move(sizes), std::move(strides),
+                                             offset, base.dtype(), base.device()));
+}
+
+// Strides that let `sizes` view a tensor of (old_sizes, old_strides), if any (PyTorch's
+// computeStride): each run of dims contiguous with each other can be re-split freely.
+std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strides,
+                                  const Shape& sizes) {
+  if (old_sizes.empty()) return Shape(sizes.size(), 1);
+  int64_t numel = numel_of(old_sizes);
+  if (numel == 0) return old_sizes == sizes ? old_strides : contiguous_strides(sizes);
+  Shape strides(sizes.size(), 0);
+  int64_t view_d = static_cast<int64_t>(sizes.size()) - 1;
+  int64_t chunk_base = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t td = static_cast<int64_t>(old_sizes.size()) - 1; td >= 0; --td) {
+    auto t = static_cast<size_t>(td);
+    tensor_numel *= old_sizes[t];
+    if (td == 0 || (old_sizes[t - 1] != 1 && old_strides[t - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || sizes[static_cast<size_t>(view_d)] == 1)) {
+        strides[static_cast<size_t>(view_d)] = view_numel * chunk_base;
+        view_numel *= sizes[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (td > 0) {
+        chunk_base = old_strides[t - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return strides;
+}
+
+// Records a view op whose gradient is `backward(g)`.
+template <typename F>
+Tensor with_grad(Tensor out, const Tensor& in, const char* name, F backward) {
+  if (any_requires_grad({&in})) record(name, {&out}, {&in}, std::move(backward));
+  return out;
+}
+
+Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
+  check_defined(op, t);
+  Shape sizes = infer_size(shape, t.numel(), op);
+  std::optional<Shape> strides = view_strides(t.sizes(), t.strides(), sizes);
+  EMBER_CHECK(strides.has_value(), "[", op, "] view size ", sizes, " is not compatible with input "
+              "tensor's size ", t.sizes(), " and stride ", t.strides(), " (at least one dimension "
+              "spans across two contiguous subspaces); use .reshape(...) instead");
+  return with_grad(make_view(t, sizes, *strides, t.storage_offset()), t, "ViewBackward0",
+                   [xs = t.sizes()](const Tensor& g) -> TensorList { return {g.reshape(xs)}; });
+}
+
+}  // namespace
+
+Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  return make_view(t, sizes, strides, offset);
+}
+
+Tensor Tensor::view(const Shape& shape) const { return view_impl(*this, shape, "view"); }
+Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  check_defined("reshape", *this);
+  Shape sizes = infer_size(shape, numel(), "reshape");
+  if (view_strides(this->sizes(), strides(), sizes)) return view_impl(*this, sizes, "reshape");
+  return view_impl(clone(), sizes, "reshape");
+}
+Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+
+Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  int64_t n = dim();
+  d0 = wrap_dim(d0, n, "transpose");
+  d1 = wrap_dim(d1, n, "transpose");
+  if (n == 0) return *this;
+  Shape sizes = this->sizes(), strides = this->strides();
+  std::swap(sizes[static_cast<size_t>(d0)], sizes[static_cast<size_t>(d1)]);
+  std::swap(strides[static_cast<size_t>(d0)], strides[static_cast<size_t>(d1)]);
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "TransposeBackward0",
+                   [d0, d1](const Tensor& g) -> TensorList { return {g.transpose(d0, d1)}; });
+}
+
+Tensor Tensor::t() const {
+  EMBER_CHECK(dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
+  return dim() < 2 ? *this : transpose(0, 1);
+}
+
+Tensor Tensor::permute(const Shape& dims) const {
+  int64_t n = dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n, "[permute] number of dims don't match in "
+              "permute: the tensor has ", n, " dims, the permutation ", dims);
+  Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n)), inverse(static_cast<size_t>(n));
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[static_cast<size_t>(i)], n, "permute");
+    EMBER_CHECK(!seen[static_cast<size_t>(d)], "[permute] repeated dim in permutation ", dims);
+    seen[static_cast<size_t>(d)] = true;
+    sizes[static_cast<size_t>(i)] = this->sizes()[static_cast<size_t>(d)];
+    strides[static_cast<size_t>(i)] = this->strides()[static_cast<size_t>(d)];
+    inverse[static_cast<size_t>(d)] = i;
+  }
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "PermuteBackward0",
+                   [inverse](const Tensor& g) -> TensorList { return {g.permute(inverse)}; });
+}
+
+Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) const {
+  EMBER_CHECK(dim() > 0, "[slice] cannot slice a 0-dim tensor");
+  int64_t d = wrap_dim(dim_, dim(), "slice");
+  EMBER_CHECK(step > 0, "[slice] step must be positive, got ", step);
+  int64_t size = this->size(d);
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  end = std::clamp<int64_t>(end, start, size);
+  Shape sizes = this->sizes(), strides = this->strides();
+  auto du = static_cast<size_t>(d);
+  sizes[du] = (end - start + step - 1) / step;
+  int64_t offset = storage_offset() + start * strides[du];
+  strides[du] *= step;
+  return with_grad(make_view(*this, sizes, strides, offset), *this, "SliceBackward0",
+                   [xs = this->sizes(), d, start, end, step](const Tensor& g) -> TensorList {
+                     Tensor z = zeros(xs, g.options());
+                     z.slice(d, start, end, step).copy_(g);
+                     return {z};
+                   });
+}
+
+Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  int64_t d = wrap_dim(dim_, dim(), "narrow");
+  int64_t size = this->size(d);
+  if (start < 0) start += size;
+  EMBER_CHECK(start >= 0 && length >= 0 && start + length <= size, "[narrow] start (", start,
+              ") + length (", length, ") exceeds dimension size (", size, ")");
+  return slice(d, start, start + length);
+}
+
+Tensor Tensor::select(int64_t dim_, int64_t index) const {
+  EMBER_CHECK(dim() > 0, "[select] cannot select on a 0-dim tensor");
+  int64_t d = wrap_dim(dim_, dim(), "select");
+  int64_t size = this->size(d);
+  EMBER_CHECK(index >= -size && index < size, "[select] index ", index,
+              " is out of bounds for dimension ", d, " with size ", size);
+  if (index < 0) index += size;
+  Shape sizes = this->sizes(), strides = this->strides();
+  auto du = static_cast<size_t>(d);
+  int64_t offset = storage_offset() + index * strides[du];
+  sizes.erase(sizes.begin() + du);
+  strides.erase(strides.begin() + du);
+  return with_grad(make_view(*this, sizes, strides, offset), *this, "SelectBackward0",
+                   [xs = this->sizes(), d, index](const Tensor& g) -> TensorList {
+                     Tensor z = zeros(xs, g.options());
+                     z.select(d, index).copy_(g);
+                     return {z};
+                   });
+}
+
+Tensor Tensor::squeeze() const {
+  Shape sizes, strides;
+  for (int64_t d = 0; d < dim(); ++d) {
+    if (this->sizes()[static_cast<size_t>(d)] != 1) {
+      sizes.push_back(this->sizes()[static_cast<size_t>(d)]);
+      strides.push_back(this->strides()[static_cast<size_t>(d)]);
+    }
+  }
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "SqueezeBackward0",
+                   [xs = this->sizes()](const Tensor& g) -> TensorList { return {g.reshape(xs)}; });
+}
+
+Tensor Tensor::squeeze(int64_t dim_) const {
+  if (dim() == 0) return *this;
+  int64_t d = wrap_dim(dim_, dim(), "squeeze");
+  if (size(d) != 1) return *this;
+  Shape sizes = this->sizes(), strides = this->strides();
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "SqueezeBackward1",
+                   [d](const Tensor& g) -> TensorList { return {g.unsqueeze(d)}; });
+}
+
+Tensor Tensor::unsqueeze(int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
+  Shape sizes = this->sizes(), strides = this->strides();
+  auto du = static_cast<size_t>(d);
+  int64_t stride = du < sizes.size() ? sizes[du] * strides[du] : 1;
+  sizes.insert(sizes.begin() + du, 1);
+  strides.insert(strides.begin() + du, stride);
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "UnsqueezeBackward0",
+                   [d](const Tensor& g) -> TensorList { return {g.squeeze(d)}; });
+}
+
+Tensor Tensor::expand(const Shape& shape) const {
+  int64_t n = static_cast<int64_t>(shape.size());
+  EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n, ") must be greater or "
+              "equal to the number of dimensions in the tensor (", dim(), ")");
+  Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
+  for (int64_t i = n - 1; i >= 0; --i) {
+    int64_t ti = i - (n - dim());
+    auto iu = static_cast<size_t>(i);
+    int64_t want = shape[iu];
+    if (ti >= 0) {
+      int64_t have = this->sizes()[static_cast<size_t>(ti)];
+      if (want == -1) want = have;
+      EMBER_CHECK(have == want || have == 1, "[expand] the expanded size of the tensor (", want,
+                  ") must match the existing size (", have, ") at non-singleton dimension ", i,
+                  ". Target sizes: ", shape, ". Tensor sizes: ", this->sizes());
+      sizes[iu] = want;
+      strides[iu] = have == want ? this->strides()[static_cast<size_t>(ti)] : 0;
+    } else {
+      EMBER_CHECK(want >= 0, "[expand] the expanded size (", want,
+                  ") isn't allowed in a leading, non-existing dimension ", i);
+      sizes[iu] = want;
+      strides[iu] = 0;
+    }
+  }
+  if (sizes == this->sizes()) return *this;
+  return with_grad(make_view(*this, sizes, strides, storage_offset()), *this, "ExpandBackward0",
+                   [xs = this->sizes()](const Tensor& g) -> TensorList { return {sum_to(g, xs)}; });
+}
+
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+
+Tensor Tensor::flatten(int64_t start, int64_t end) const {
+  if (dim() == 0) return reshape({1});
+  start = wrap_dim(start, dim(), "flatten");
+  end = wrap_dim(end, dim(), "flatten");
+  EMBER_CHECK(start <= end, "[flatten] start_dim cannot come after end_dim");
+  if (start == end) return *this;
+  Shape sizes;
+  for (int64_t d = 0; d < start; ++d) sizes.push_back(size(d));
+  int64_t n = 1;
+  for (int64_t d = start; d <= end; ++d) n *= size(d);
+  sizes.push_back(n);
+  for (int64_t d = end + 1; d < dim(); ++d) sizes.push_back(size(d));
+  return reshape(sizes);
+}
+
+Tensor Tensor::unflatten(int64_t dim_, const Shape& parts) const {
+  int64_t d = wrap_dim(dim_, dim(), "unflatten");
+  Shape inner = infer_size(parts, size(d), "unflatten");
+  Shape sizes;
+  for (int64_t i = 0; i < d; ++i) sizes.push_back(size(i));
+  for (int64_t s : inner) sizes.push_back(s);
+  for (int64_t i = d + 1; i < dim(); ++i) sizes.push_back(size(i));
+  return view(sizes);
+}
+
+std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "split");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) total += s;
+  EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes, " must sum to the size of "
+              "dimension ", d, " (", size(d), ")");
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "split");
+  EMBER_CHECK(split_size > 0 || size(d) == 0, "[split] split_size must be positive, got ", split_size);
+  Shape sizes;
+  for (int64_t start = 0; start < size(d); start += split_size)
+    sizes.push_back(std::min(split_size, size(d) - start));
+  if (sizes.empty()) sizes.push_back(0);
+  return split(sizes, d);
+}
+
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim_) const {
+  EMBER_CHECK(chunks > 0, "[chunk] number of chunks must be positive, got ", chunks);
+  int64_t d = wrap_dim(dim_, dim(), "chunk");
+  int64_t each = (size(d) + chunks - 1) / chunks;
+  return split(std::max<int64_t>(each, 1), d);
+}
+
+std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "unbind");
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+  return out;
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
+  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) {
+    check_defined("cat", t);
+    if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(t);
+  }
+  if (parts.empty()) return tensors[0].clone();
+  const Tensor& ref = parts[0];
+  EMBER_CHECK(ref.dim() > 0, "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");
+  int64_t d = wrap_dim(dim, ref.dim(), "cat");
+  DType dt = ref.dtype();
+  int64_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Tensor& t = parts[i];
+    EMBER_CHECK(t.device() == ref.device(), "[cat] expected all tensors to be on the same device, "
+                "but found at least two devices, ", ref.device(), " and ", t.device());
+    EMBER_CHECK(t.dim() == ref.dim(), "[cat] tensors must have same number of dimensions: got ",
+                ref.dim(), " and ", t.dim());
+    for (int64_t k = 0; k < ref.dim(); ++k)
+      EMBER_CHECK(k == d || t.size(k) == ref.size(k), "[cat] sizes of tensors must match except "
+                  "in dimension ", d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
+                  " for tensor number ", i, " in the list");
+    dt = promote_types(dt, t.dtype());
+    total += t.size(d);
+  }
+  Shape sizes = ref.sizes();
+  sizes[static_cast<size_t>(d)] = total;
+  Tensor out = empty(sizes, TensorOptions(dt).with_device(ref.device()));
+  {
+    NoGradGuard no_grad;
+    int64_t start = 0;
+    for (const Tensor& t : parts) {
+      out.narrow(d, start, t.size(d)).copy_(t);
+      start += t.size(d);
+    }
+  }
+  if (any_requires_grad(parts)) {
+    Shape lengths;
+    for (const Tensor& t : parts) lengths.push_back(t.size(d));
+    std::vector<DType> dtypes;
+    for (const Tensor& t : parts) dtypes.push_back(t.dtype());
+    record_list("CatBackward0", {out}, parts,
+                [lengths, d, dtypes](std::vector<Tensor>& g, const Node& n) -> TensorList {
+                  std::vector<Tensor> pieces = g[0].split(lengths, d);
+                  for (size_t i = 0; i < pieces.size(); ++i)
+                    if (!n.needs_input_grad(i)) pieces[i] = Tensor();
+                  return pieces;
+                });
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "[stack] expected a non-empty list of tensors");
+  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[stack] stack expects each tensor to be "
+                "equal size, but got ", tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(),
+                " at entry ", i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return cat(parts, d);
+}
+
+}  // namespace ember
