@@ -5,6 +5,7 @@
 #include "ember/autograd/gradcheck.h"
 #include "ember/backend/cpu/cpu_device.h"
 #include "ember/backend/cpu/thread_pool.h"
+#include "ember/core/autograd_meta.h"
 #include "ember/core/caching_allocator.h"
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"

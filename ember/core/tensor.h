@@ -134,6 +134,9 @@ class Tensor {
   Tensor to(DType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(Device device, DType dtype, bool non_blocking = false, bool copy = false) const;
   Tensor to(const TensorOptions& options, bool non_blocking = false, bool copy = false) const;
+  Tensor to(const char* device, bool non_blocking = false, bool copy = false) const {
+    return to(Device(device), non_blocking, copy);
+  }
   Tensor cuda(int index = -1, bool non_blocking = false) const;
   Tensor cpu() const;
   Tensor clone() const;
@@ -271,10 +274,9 @@ class Tensor {
   Tensor amin(const Shape& dims = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor var(bool unbiased = true) const;
-  Tensor var(const Shape& dims, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(bool unbiased = true) const;
-  Tensor std(const Shape& dims, bool unbiased = true, bool keepdim = false) const;
+  /// Over `dims` (all when empty), with Bessel's correction when `unbiased`.
+  Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor all() const;
   Tensor any() const;
   Tensor norm(Scalar p = 2) const;

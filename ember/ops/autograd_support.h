@@ -36,7 +36,7 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t, bool is_output = false)
-      : tensor_(is_output ? t.detach() : t), version_(t.defined() ? t._version() : 0) {}
+      : tensor_(is_output && t.defined() ? t.detach() : t), version_(t.defined() ? t._version() : 0) {}
   const Tensor& get() const;
 
  private:

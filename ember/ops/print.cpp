@@ -96,7 +96,7 @@ struct Printer {
       size_t per_line = std::max<size_t>(1, (kLineWidth - indent) / (f.width + 2));
       for (size_t k = 0; k < idx.size(); ++k) {
         if (k > 0) out += (k % per_line == 0) ? ",\n" + std::string(indent + 1, ' ') : ", ";
-        if (cut && k == static_cast<size_t>(kEdgeItems)) out += "..., ";
+        if (cut && k == static_cast<size_t>(kEdgeItems)) out += " ..., ";
         out += element(data[off + idx[k] * stride]);
       }
     } else {

@@ -235,11 +235,9 @@ Tensor var(const Tensor& x, const Shape& dims_in, bool unbiased, bool keepdim) {
   if (denom <= 0) return ss * std::numeric_limits<double>::quiet_NaN();
   return ss / denom;
 }
-Tensor var(const Tensor& x, bool unbiased) { return var(x, Shape{}, unbiased, false); }
 Tensor std(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
   return sqrt(var(x, dims, unbiased, keepdim));
 }
-Tensor std(const Tensor& x, bool unbiased) { return sqrt(var(x, unbiased)); }
 
 Tensor all(const Tensor& x) {
   Tensor b = x.dtype() == kBool ? x : ne(x, 0);

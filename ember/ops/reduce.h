@@ -26,11 +26,9 @@ Tensor amax(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, const Shape& dims = {}, bool keepdim = false);
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
-/// Variance with Bessel's correction when `unbiased` (PyTorch's default).
-Tensor var(const Tensor& x, bool unbiased = true);
-Tensor var(const Tensor& x, const Shape& dims, bool unbiased = true, bool keepdim = false);
-Tensor std(const Tensor& x, bool unbiased = true);
-Tensor std(const Tensor& x, const Shape& dims, bool unbiased = true, bool keepdim = false);
+/// Variance over `dims` (all when empty), with Bessel's correction when `unbiased` (the default).
+Tensor var(const Tensor& x, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& x, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor all(const Tensor& x);
 Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor any(const Tensor& x);

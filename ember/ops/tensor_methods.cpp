@@ -69,11 +69,9 @@ Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return ember::argmin(*this, dim, keepdim);
 }
-Tensor Tensor::var(bool unbiased) const { return ember::var(*this, unbiased); }
 Tensor Tensor::var(const Shape& dims, bool unbiased, bool keepdim) const {
   return ember::var(*this, dims, unbiased, keepdim);
 }
-Tensor Tensor::std(bool unbiased) const { return ember::std(*this, unbiased); }
 Tensor Tensor::std(const Shape& dims, bool unbiased, bool keepdim) const {
   return ember::std(*this, dims, unbiased, keepdim);
 }

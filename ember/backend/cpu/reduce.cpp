@@ -46,26 +46,30 @@ int64_t offset_of(int64_t i, const Shape& sizes, const Shape& strides) {
   return off;
 }
 
-// Reduces n contiguous elements. Lanes let g++ vectorise; blocks bound the error of float sums,
-// whose block results are combined in double.
+// Reduces n contiguous elements. Lanes let g++ vectorise. Float sums accumulate in double lanes:
+// the loop stays memory-bound, and a sum of millions of equal values keeps its last digits.
 template <typename T, typename A, typename R>
 A reduce_run(const T* x, int64_t n, R r) {
   constexpr int L = 32;
   constexpr int64_t kBlock = 8192;
-  using W = std::conditional_t<std::is_same_v<R, SumReducer<float>>, double, A>;
+  constexpr bool kWiden = std::is_same_v<R, SumReducer<float>>;
+  using W = std::conditional_t<kWiden, double, A>;
+  auto rw = [&](W a, W b) -> W {
+    if constexpr (kWiden) return a + b;
+    else return r(a, b);
+  };
   W total = static_cast<W>(R::identity());
   for (int64_t start = 0; start < n; start += kBlock) {
     int64_t end = std::min(n, start + kBlock);
-    A acc[L];
-    for (int j = 0; j < L; ++j) acc[j] = R::identity();
+    W acc[L];
+    for (int j = 0; j < L; ++j) acc[j] = static_cast<W>(R::identity());
     int64_t i = start;
     for (; i + L <= end; i += L)
-      for (int j = 0; j < L; ++j) acc[j] = r(acc[j], static_cast<A>(static_cast<opmath_t<T>>(x[i + j])));
-    for (; i < end; ++i) acc[0] = r(acc[0], static_cast<A>(static_cast<opmath_t<T>>(x[i])));
+      for (int j = 0; j < L; ++j) acc[j] = rw(acc[j], static_cast<W>(static_cast<opmath_t<T>>(x[i + j])));
+    for (; i < end; ++i) acc[0] = rw(acc[0], static_cast<W>(static_cast<opmath_t<T>>(x[i])));
     for (int w = L / 2; w > 0; w /= 2)
-      for (int j = 0; j < w; ++j) acc[j] = r(acc[j], acc[j + w]);
-    if constexpr (std::is_same_v<W, A>) total = r(total, acc[0]);
-    else total += static_cast<W>(acc[0]);
+      for (int j = 0; j < w; ++j) acc[j] = rw(acc[j], acc[j + w]);
+    total = rw(total, acc[0]);
   }
   return static_cast<A>(total);
 }

@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include "tests/util/test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::all_close;
+using testing::values;
+
+TEST(Autograd, LeafGradientsAccumulateAcrossBackwardCalls) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  (x * x).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 4}));
+  (x * 3).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{5, 7}));
+  EXPECT_TRUE(x.is_leaf());
+  EXPECT_FALSE((x * 2).is_leaf());
+  EXPECT_EQ((x * 2).grad_fn()->name(), "MulBackward1");
+}
+
+TEST(Autograd, SharedSubexpressionsSumTheirGradients) {
+  Tensor x = tensor({3.0}).requires_grad_();
+  Tensor y = x * x;
+  Tensor z = y + y * x;  // z = x^2 + x^3, dz/dx = 2x + 3x^2 = 33
+  z.backward();
+  EXPECT_EQ(x.grad().item<double>(), 33);
+}
+
+TEST(Autograd, GradientOfANonScalarNeedsAGradient) {
+  Tensor x = ones({2}).requires_grad_();
+  EXPECT_THROW_WITH((x * 2).backward(), "grad can be implicitly created only for scalar outputs");
+  (x * 2).backward(tensor({1.0, 10.0}));
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 20}));
+  EXPECT_THROW_WITH(ones({2}).sum().backward(), "does not require grad");
+}
+
+TEST(Autograd, SecondBackwardNeedsRetainGraph) {
+  Tensor x = tensor({2.0}).requires_grad_();
+  Tensor y = (x * x).sum();
+  y.backward(Tensor(), /*retain_graph=*/true);
+  y.backward();
+  EXPECT_EQ(x.grad().item<double>(), 8);
+  EXPECT_THROW_WITH(y.backward(), "backward through the graph a second time");
+}
+
+TEST(Autograd, NoGradAndDetach) {
+  Tensor x = ones({2}).requires_grad_();
+  {
+    NoGradGuard guard;
+    Tensor y = x * 2;
+    EXPECT_FALSE(y.requires_grad());
+  }
+  Tensor d = (x * 2).detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_leaf());
+  EXPECT_TRUE((x * 2).requires_grad());
+  EXPECT_THROW_WITH(tensor({1, 2}).requires_grad_(), "only tensors of floating point dtype");
+  EXPECT_THROW_WITH((x * 2).requires_grad_(false), "only change requires_grad of leaf tensors");
+}
+
+TEST(Autograd, InPlaceRulesAndVersionChecks) {
+  Tensor leaf = ones({2}).requires_grad_();
+  EXPECT_THROW_WITH(leaf.add_(1.0), "a leaf tensor that requires grad is being used in an in-place operation");
+  {
+    NoGradGuard guard;
+    leaf.add_(1.0);  // allowed (an optimizer step)
+  }
+  Tensor a = leaf * 1.0;
+  Tensor b = a * a;  // saves a
+  a.add_(1.0);       // and then changes it
+  EXPECT_THROW_WITH(b.sum().backward(), "modified by an inplace operation");
+  Tensor c = leaf * 1.0;
+  c.mul_(2).exp_();  // in place on a non-leaf is recorded
+  c.sum().backward();
+  EXPECT_TRUE(all_close(leaf.grad(), exp(leaf.detach() * 2) * 2));
+  Tensor e = leaf.exp();
+  e.mul_(2);  // exp saved its output, which has now changed: PyTorch refuses too
+  EXPECT_THROW_WITH(e.sum().backward(), "modified by an inplace operation");
+}
+
+TEST(Autograd, HooksAndRetainGrad) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  x.register_hook([](const Tensor& g) { return g * 10; });
+  int post = 0;
+  x.register_post_accumulate_grad_hook([&](const Tensor& t) { post += static_cast<int>(t.grad().sum().item<double>()); });
+  Tensor y = x * 3;
+  y.retain_grad();
+  std::vector<double> seen;
+  y.register_hook([&](const Tensor& g) {
+    seen = values(g);
+    return Tensor();
+  });
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{30, 30}));
+  EXPECT_EQ(values(y.grad()), (std::vector<double>{1, 1}));
+  EXPECT_EQ(seen, (std::vector<double>{1, 1}));
+  EXPECT_EQ(post, 60);
+}
+
+TEST(Autograd, GradFunctionLeavesDotGradAlone) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor w = tensor({3.0, 4.0}).requires_grad_();
+  std::vector<Tensor> g = autograd::grad({(x * w).sum()}, {x});
+  EXPECT_EQ(values(g[0]), (std::vector<double>{3, 4}));
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_FALSE(w.grad().defined());
+  Tensor unused = ones({1}).requires_grad_();
+  EXPECT_THROW_WITH(autograd::grad({(x * 2).sum()}, {unused}), "not have been used in the graph");
+}
+
+TEST(Autograd, DoubleBackward) {
+  Tensor x = tensor({2.0}).requires_grad_();
+  Tensor y = x * x * x;  // dy/dx = 3x^2 = 12, d2y/dx2 = 6x = 12
+  Tensor dy = autograd::grad({y}, {x}, {}, true, /*create_graph=*/true)[0];
+  EXPECT_EQ(dy.item<double>(), 12);
+  Tensor d2 = autograd::grad({dy}, {x})[0];
+  EXPECT_EQ(d2.item<double>(), 12);
+}
+
+TEST(Autograd, GradientsKeepTheInputDtype) {
+  Tensor x = ones({2}, kFloat32).requires_grad_();
+  Tensor y = (x * ones({2}, kFloat64)).sum();
+  EXPECT_EQ(y.dtype(), kFloat64);
+  y.backward();
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+}
+
+TEST(Autograd, AccumulatedGradIsNotAliased) {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+  (a + b).sum().backward();
+  a.mutable_grad().add_(5.0);
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 1})) << "a.grad and b.grad must not share memory";
+}
+
+}  // namespace
+}  // namespace ember

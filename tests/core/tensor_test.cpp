@@ -1,0 +1,126 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "tests/util/test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::all_close;
+using testing::values;
+
+std::string str(const Tensor& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+
+TEST(Tensor, MetadataOfAFreshTensor) {
+  Tensor t = empty({2, 3, 4});
+  EXPECT_EQ(t.dim(), 3);
+  EXPECT_EQ(t.numel(), 24);
+  EXPECT_EQ(t.strides(), (Shape{12, 4, 1}));
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_EQ(t.device(), Device("cpu"));
+  EXPECT_EQ(t.get_device(), -1);
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(t.nbytes(), 96u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u) << "64-byte aligned";
+  EXPECT_THROW_WITH(t.data_ptr<double>(), "expected a tensor of dtype float64, got float32");
+  EXPECT_THROW_WITH(empty({2, -1}), "negative dimension");
+}
+
+TEST(Tensor, Factories) {
+  EXPECT_EQ(values(zeros({3})), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(values(ones({2}, kInt32)), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(full({2}, 2.5)), (std::vector<double>{2.5, 2.5}));
+  EXPECT_EQ(full({1}, 3).dtype(), kInt64);
+  EXPECT_EQ(full({1}, 3.0).dtype(), kFloat32);
+  EXPECT_EQ(full({1}, true).dtype(), kBool);
+  EXPECT_EQ(values(arange(5)), (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(arange(5).dtype(), kInt64);
+  EXPECT_EQ(arange(0.0, 1.0, 0.25).dtype(), kFloat32);
+  EXPECT_EQ(values(arange(1, 10, 3)), (std::vector<double>{1, 4, 7}));
+  EXPECT_EQ(values(arange(5, 0, -2)), (std::vector<double>{5, 3, 1}));
+  EXPECT_EQ(values(linspace(0, 1, 5)), (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(values(eye(2, 3)), (std::vector<double>{1, 0, 0, 0, 1, 0}));
+  EXPECT_EQ(values(tensor({{1, 2}, {3, 4}})), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(tensor({{1, 2}, {3, 4}}).dtype(), kInt64);
+  EXPECT_EQ(tensor({1.5}).dtype(), kFloat32);
+  EXPECT_THROW_WITH(tensor({{1, 2}, {3}}), "rows of equal length");
+  EXPECT_THROW_WITH(arange(0, 5, 0), "step must be nonzero");
+}
+
+TEST(Tensor, RandomIsSeededAndDistributed) {
+  manual_seed(7);
+  Tensor a = randn({10000});
+  manual_seed(7);
+  Tensor b = randn({10000});
+  EXPECT_TRUE(a.equal(b));
+  EXPECT_NEAR(a.mean().item<double>(), 0.0, 0.05);
+  EXPECT_NEAR(a.std().item<double>(), 1.0, 0.05);
+  Tensor u = rand({10000});
+  EXPECT_GE(u.min().item<double>(), 0.0);
+  EXPECT_LT(u.max().item<double>(), 1.0);
+  EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.02);
+  Tensor r = randint(3, 7, {1000});
+  EXPECT_EQ(r.min().item<int64_t>(), 3);
+  EXPECT_EQ(r.max().item<int64_t>(), 6);
+  Tensor p = randperm(100);
+  std::vector<double> v = values(p);
+  std::sort(v.begin(), v.end());
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(v[static_cast<size_t>(i)], i);
+  Generator g(42);
+  Tensor g1 = rand({5}, {}, &g);
+  g.manual_seed(42);
+  EXPECT_TRUE(g1.equal(rand({5}, {}, &g)));
+}
+
+TEST(Tensor, ItemAndToList) {
+  EXPECT_EQ(tensor({3.5}).item<double>(), 3.5);
+  EXPECT_EQ(scalar_tensor(7, kInt64).item<int64_t>(), 7);
+  EXPECT_TRUE(scalar_tensor(true, kBool).item<bool>());
+  EXPECT_THROW_WITH(zeros({2}).item(), "a Tensor with 2 elements cannot be converted to Scalar");
+  EXPECT_EQ(arange(4).tolist<int64_t>(), (std::vector<int64_t>{0, 1, 2, 3}));
+}
+
+TEST(Tensor, ToConvertsDtypes) {
+  Tensor f = tensor({1.7, -2.2, 0.0});
+  EXPECT_EQ(values(f.to(kInt64)), (std::vector<double>{1, -2, 0}));
+  EXPECT_EQ(values(f.to(kBool)), (std::vector<double>{1, 1, 0}));
+  EXPECT_TRUE(all_close(f.to(kFloat16).to(kFloat32), f, 1e-3, 0));
+  EXPECT_TRUE(all_close(f.to(kBFloat16).to(kFloat32), f, 1e-2, 0));
+  EXPECT_TRUE(f.to(kFloat32).is_same(f)) << "no copy when nothing changes";
+  EXPECT_FALSE(f.to(kFloat32, false, /*copy=*/true).is_same(f));
+}
+
+TEST(Tensor, CopyBroadcastsAndConverts) {
+  Tensor dst = zeros({2, 3});
+  dst.copy_(tensor({1, 2, 3}));
+  EXPECT_EQ(values(dst), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+  EXPECT_THROW_WITH(dst.copy_(zeros({4})), "cannot be broadcast");
+  uint32_t v = dst._version();
+  dst.fill_(5);
+  EXPECT_GT(dst._version(), v);
+}
+
+TEST(Tensor, PrintsLikePyTorch) {
+  EXPECT_EQ(str(tensor({{1.0, 2.0}, {3.0, 4.0}})), "tensor([[1., 2.],\n        [3., 4.]])");
+  EXPECT_EQ(str(tensor({1.5, -2.25})), "tensor([ 1.5000, -2.2500])");
+  EXPECT_EQ(str(tensor({1, 2, 3})), "tensor([1, 2, 3])");
+  EXPECT_EQ(str(tensor({1, 2}, kInt32)), "tensor([1, 2], dtype=ember.int32)");
+  EXPECT_EQ(str(tensor({true, false})), "tensor([ True, False])");
+  EXPECT_EQ(str(scalar_tensor(2.5)), "tensor(2.5000)");
+  EXPECT_EQ(str(zeros({0})), "tensor([])");
+  EXPECT_EQ(str(zeros({2, 0})), "tensor([], size=(2, 0))");
+  EXPECT_EQ(str(tensor({1e-5, 1.0})), "tensor([1.0000e-05, 1.0000e+00])");
+  EXPECT_EQ(str(ones({2}).requires_grad_()), "tensor([1., 1.], requires_grad=True)");
+  EXPECT_EQ(str(ones({2}, kFloat64)), "tensor([1., 1.], dtype=ember.float64)");
+  std::string big = str(arange(2000));
+  EXPECT_EQ(big, "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include "tests/util/reference.h"
+#include "tests/util/test_util.h"
+
+namespace ember {
+namespace {
+
+using namespace ember::testing;
+
+TEST(Views, ShareStorageAndTrackStrides) {
+  Tensor x = arange(24, kFloat32).reshape({2, 3, 4});
+  Tensor t = x.transpose(0, 2);
+  EXPECT_EQ(t.sizes(), (Shape{4, 3, 2}));
+  EXPECT_EQ(t.strides(), (Shape{1, 4, 12}));
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_TRUE(t.is_alias_of(x));
+  t.fill_(1);  // writes through the view
+  EXPECT_EQ(x.sum().item<double>(), 24);
+  Tensor y = arange(6).view({2, 3});
+  EXPECT_EQ(values(y.permute({1, 0})), (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(values(y.t().contiguous()), (std::vector<double>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(values(y.select(1, 2)), (std::vector<double>{2, 5}));
+  EXPECT_EQ(values(y[1]), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(values(y.select(0, -1)), (std::vector<double>{3, 4, 5}));
+  EXPECT_EQ(values(y.narrow(1, 1, 2)), (std::vector<double>{1, 2, 4, 5}));
+  EXPECT_EQ(values(arange(10).slice(0, 1, 8, 3)), (std::vector<double>{1, 4, 7}));
+  EXPECT_EQ(values(arange(10).slice(0, -3, 100)), (std::vector<double>{7, 8, 9}));
+  EXPECT_EQ(y.unsqueeze(0).sizes(), (Shape{1, 2, 3}));
+  EXPECT_EQ(y.unsqueeze(-1).sizes(), (Shape{2, 3, 1}));
+  EXPECT_EQ(ones({1, 3, 1}).squeeze().sizes(), (Shape{3}));
+  EXPECT_EQ(ones({1, 3, 1}).squeeze(2).sizes(), (Shape{1, 3}));
+  EXPECT_EQ(ones({2, 3, 4}).flatten(1).sizes(), (Shape{2, 12}));
+  EXPECT_EQ(ones({2, 12}).unflatten(1, {3, -1}).sizes(), (Shape{2, 3, 4}));
+}
+
+TEST(Views, ExpandUsesZeroStrides) {
+  Tensor x = tensor({1.0, 2.0, 3.0});
+  Tensor e = x.expand({4, 3});
+  EXPECT_EQ(e.strides(), (Shape{0, 1}));
+  EXPECT_EQ(e.sum().item<double>(), 24);
+  EXPECT_EQ(ones({3, 1}).expand({-1, 5}).sizes(), (Shape{3, 5}));
+  EXPECT_THROW_WITH(ones({3}).expand({2, 4}), "must match the existing size (3)");
+}
+
+TEST(Views, ViewVersusReshape) {
+  Tensor x = arange(12).view({3, 4});
+  Tensor t = x.t();
+  EXPECT_THROW_WITH(t.view({12}), "use .reshape(...) instead");
+  Tensor r = t.reshape({12});
+  EXPECT_FALSE(r.is_alias_of(x)) << "a copy was needed";
+  EXPECT_EQ(values(r), (std::vector<double>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  EXPECT_TRUE(x.reshape({2, 6}).is_alias_of(x)) << "no copy when a view works";
+  EXPECT_TRUE(x.view({-1}).is_alias_of(x));
+  // Views across a transposed pair of dims that stay together.
+  Tensor y = arange(24).view({2, 3, 4}).permute({1, 0, 2});
+  EXPECT_TRUE(y.reshape({3, 2, 2, 2}).is_alias_of(y));
+  EXPECT_THROW_WITH(x.view({5, -1}), "invalid for input of size 12");
+}
+
+TEST(Views, SplitChunkUnbind) {
+  Tensor x = arange(10);
+  std::vector<Tensor> parts = x.split(4);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(values(parts[2]), (std::vector<double>{8, 9}));
+  std::vector<Tensor> sizes = x.split(Shape{3, 7});
+  EXPECT_EQ(sizes[1].numel(), 7);
+  EXPECT_THROW_WITH(x.split(Shape{3, 3}), "must sum to the size");
+  EXPECT_EQ(x.chunk(3).size(), 3u);
+  EXPECT_EQ(x.chunk(3)[0].numel(), 4);
+  EXPECT_EQ(arange(6).view({2, 3}).unbind(1).size(), 3u);
+}
+
+TEST(Views, CatAndStack) {
+  Tensor a = arange(6).view({2, 3}), b = arange(3).view({1, 3});
+  EXPECT_EQ(values(cat({a, b})), (std::vector<double>{0, 1, 2, 3, 4, 5, 0, 1, 2}));
+  EXPECT_EQ(cat({a, a}, 1).sizes(), (Shape{2, 6}));
+  EXPECT_EQ(cat({a, zeros({0}, kInt64)}).sizes(), (Shape{2, 3})) << "legacy empty 1-D is skipped";
+  EXPECT_EQ(cat({a, a.to(kFloat64)}).dtype(), kFloat64);
+  EXPECT_EQ(stack({b, b}).sizes(), (Shape{2, 1, 3}));
+  EXPECT_EQ(stack({b, b}, 2).sizes(), (Shape{1, 3, 2}));
+  EXPECT_THROW_WITH(cat({a, ones({2, 2}, kInt64)}), "sizes of tensors must match except in dimension 0");
+  EXPECT_THROW_WITH(stack({a, b}), "stack expects each tensor to be equal size");
+}
+
+}  // namespace
+}  // namespace ember

@@ -1,0 +1,23 @@
+// Plain reference computations for tests: written with loops over doubles, independent of the
+// kernels they check.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace ember::testing {
+
+/// The values of t broadcast to `shape`, computed by index arithmetic.
+std::vector<double> broadcast_values(const Tensor& t, const Shape& shape);
+
+/// Elementwise reference: f applied to the broadcast inputs.
+std::vector<double> ref_binary(const Tensor& a, const Tensor& b,
+                               const std::function<double(double, double)>& f);
+std::vector<double> ref_unary(const Tensor& a, const std::function<double(double)>& f);
+
+/// A tensor of `shape` holding `values` in `dtype`.
+Tensor make(const std::vector<double>& values, const Shape& shape, DType dtype = kFloat64);
+
+}  // namespace ember::testing
