@@ -279,6 +279,28 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// --- out= variants --------------------------------------------------------------------------------
+
+namespace {
+Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
+  EMBER_CHECK(!any_requires_grad({&a, &b, &out}), "[", binary_op_name(op), "_out] functions with "
+              "out=... arguments don't support automatic differentiation");
+  check_defined(binary_op_name(op), out, "out");
+  detail::binary_into(op, out, a, b, {alpha});
+  out.bump_version();
+  return out;
+}
+}  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary_out(BinaryOp::Add, out, a, b, alpha.to_double());
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary_out(BinaryOp::Sub, out, a, b, alpha.to_double());
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Mul, out, a, b, 1); }
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Div, out, a, b, 1); }
+
 // --- comparisons and logic (no gradient) --------------------------------------------------------
 
 #define EMBER_COMPARE(name, Op)                                                        \

@@ -59,6 +59,12 @@ Tensor log1p(const Tensor& x);
 Tensor expm1(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 
+/// Write into a preallocated `out` (torch.add(a, b, out=out)); no autograd.
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+
 /// cond ? a : b, broadcast over all three.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b);

@@ -1,4 +1,5 @@
-// CPU 2-D convolution as im2col + GEMM. Samples are processed in chunks whose column matrix stays
+// CPU 2-D convolution: float32 goes to oneDNN when ember is built with it (conv_dnnl.cpp, the
+// faster path by the benchmark); float64, and float32 without oneDNN, run as im2col + GEMM. Samples are processed in chunks whose column matrix stays
 // in cache: one GEMM per chunk and group, then a copy into NCHW that adds the bias. Chunks run in
 // parallel on the pool (BLAS single-threaded inside); with fewer chunks than threads the GEMMs
 // split themselves instead.
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/blas.h"
+#include "ember/backend/cpu/conv_dnnl.h"
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/kernels.h"
 
@@ -218,6 +220,7 @@ void conv_backward(const Tensor& x, const Tensor& w, const Tensor& gout, const T
 void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                 const Conv2dParams& p) {
   if (out.numel() == 0) return;
+  if (x.dtype() == kFloat32 && cpu::have_dnnl()) return cpu::dnnl_conv2d(x, w, bias, out, p);
   if (x.dtype() == kFloat64) conv_forward<double>(x, w, bias, out, p);
   else conv_forward<float>(x, w, bias, out, p);
 }
@@ -225,6 +228,8 @@ void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tens
 void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_out,
                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
                          const Conv2dParams& p) {
+  if (x.dtype() == kFloat32 && cpu::have_dnnl() && x.numel() > 0)
+    return cpu::dnnl_conv2d_backward(x, w, grad_out, grad_x, grad_w, grad_b, p);
   if (x.dtype() == kFloat64) conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);
   else conv_backward<float>(x, w, grad_out, grad_x, grad_w, grad_b, p);
 }

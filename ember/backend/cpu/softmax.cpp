@@ -40,14 +40,19 @@ A row_max(const A* x, int64_t n) {
 }
 
 // One row of D elements at stride 1, computed in A (float for 16-bit types).
+// One row of D elements at stride 1, computed in A (float for 16-bit types). Float rows write
+// exp(x - max) straight into y and scale it there: the row stays in L1 between the passes.
 template <typename T, typename A>
 void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   const A* src;
+  A* e;
   if constexpr (std::is_same_v<T, A>) {
     src = x;
+    e = log ? buf : y;
   } else {
     for (int64_t i = 0; i < D; ++i) buf[i] = static_cast<A>(x[i]);
     src = buf;
+    e = buf;
   }
   // A NaN anywhere makes the sum NaN, and with it the whole row, as in PyTorch.
   A m = row_max(src, D);
@@ -57,23 +62,23 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   int64_t i = 0;
   for (; i + L <= D; i += L)
     for (int j = 0; j < L; ++j) {
-      A e = math::exp(src[i + j] - m);
-      buf[i + j] = e;
-      lanes[j] += e;
+      A v = math::exp_nonpositive(src[i + j] - m);
+      e[i + j] = v;
+      lanes[j] += v;
     }
   for (; i < D; ++i) {
-    A e = math::exp(src[i] - m);
-    buf[i] = e;
-    lanes[0] += e;
+    A v = math::exp_nonpositive(src[i] - m);
+    e[i] = v;
+    lanes[0] += v;
   }
   A sum = 0;
   for (int j = 0; j < L; ++j) sum += lanes[j];
   if (log) {
     A shift = m + std::log(sum);
-    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(static_cast<A>(x[k]) - shift);
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(src[k] - shift);
   } else {
     A inv = A(1) / sum;
-    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(buf[k] * inv);
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(e[k] * inv);
   }
 }
 
@@ -108,11 +113,11 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
         for (int64_t i = 0; i < g.inner; ++i)
           if (std::isinf(m[i])) m[i] = m[i] > 0 ? m[i] : A(0);
         for (int64_t d = 0; d < g.D; ++d)
-          for (int64_t i = 0; i < g.inner; ++i) s[i] += math::exp(static_cast<A>(xo[d * g.inner + i]) - m[i]);
+          for (int64_t i = 0; i < g.inner; ++i) s[i] += math::exp_nonpositive(static_cast<A>(xo[d * g.inner + i]) - m[i]);
         for (int64_t d = 0; d < g.D; ++d)
           for (int64_t i = 0; i < g.inner; ++i) {
             A v = static_cast<A>(xo[d * g.inner + i]) - m[i];
-            yo[d * g.inner + i] = static_cast<T>(log ? v - std::log(s[i]) : math::exp(v) / s[i]);
+            yo[d * g.inner + i] = static_cast<T>(log ? v - std::log(s[i]) : math::exp_nonpositive(v) / s[i]);
           }
       }
     });

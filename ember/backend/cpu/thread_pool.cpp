@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 #include "ember/core/error.h"
@@ -169,6 +170,17 @@ void set_num_threads(int n) {
 }
 
 bool in_parallel_region() { return t_in_parallel; }
+
+namespace cpu {
+int64_t stream_threshold_bytes() {
+  static const int64_t bytes = [] {
+    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return llc > 0 ? static_cast<int64_t>(llc) / 2 : int64_t{16} << 20;
+  }();
+  return bytes;
+}
+}  // namespace cpu
 
 namespace detail {
 void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn, const void* ctx) {

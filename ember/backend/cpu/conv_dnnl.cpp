@@ -1,0 +1,293 @@
+#include "ember/backend/cpu/conv_dnnl.h"
+
+#if defined(EMBER_WITH_DNNL)
+
+#include <omp.h>
+
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "ember/backend/cpu/thread_pool.h"
+
+namespace ember::cpu {
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+dnnl::engine& engine() {
+  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+// Runs f with OpenMP limited to this thread, restoring the caller's setting after: oneDNN then
+// runs sequentially inside the pool worker that called it.
+template <typename F>
+void single_threaded(F&& f) {
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  try {
+    f();
+  } catch (...) {
+    omp_set_num_threads(saved);
+    throw;
+  }
+  omp_set_num_threads(saved);
+}
+
+struct Geometry {
+  memory::dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
+  bool grouped;
+};
+
+Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out, const Conv2dParams& p) {
+  Geometry g;
+  int64_t groups = p.groups;
+  g.grouped = groups > 1;
+  g.src = {n, x.size(1), x.size(2), x.size(3)};
+  g.dst = {n, out.size(1), out.size(2), out.size(3)};
+  if (g.grouped) g.weights = {groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
+  else g.weights = {w.size(0), w.size(1), w.size(2), w.size(3)};
+  g.bias = {w.size(0)};
+  g.strides = {p.stride[0], p.stride[1]};
+  g.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
+  g.pad_l = {p.padding[0], p.padding[1]};
+  // oneDNN wants the right padding that makes the output size come out exactly.
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.size(2 + i), k = w.size(2 + i), o = out.size(2 + i);
+    int64_t span = p.dilation[i] * (k - 1) + 1;
+    g.pad_r.push_back((o - 1) * p.stride[i] + span - in - p.padding[i]);
+  }
+  return g;
+}
+
+memory::desc md(const memory::dims& d, tag t) { return memory::desc(d, dt::f32, t); }
+
+// Pool workers may run the same primitive at once: each brings its own scratchpad.
+dnnl::primitive_attr attr() {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+// Plans are built once per shape: building one costs far more than running it.
+using Key = std::vector<int64_t>;
+Key key(int kind, int64_t n, const Tensor& x, const Tensor& w, const Conv2dParams& p, bool bias) {
+  return Key{kind,        n,           x.size(1),     x.size(2),     x.size(3),     w.size(0),
+             w.size(2),   w.size(3),   p.stride[0],   p.stride[1],   p.padding[0],  p.padding[1],
+             p.dilation[0], p.dilation[1], p.groups, bias ? 1 : 0};
+}
+
+// A built convolution and the layouts it chose. oneDNN's fast kernels want blocked layouts
+// (nChw16c and friends): tensors are reordered into them and results back, which costs little
+// next to the convolution itself.
+struct Plan {
+  dnnl::primitive prim;
+  memory::desc scratch;
+  memory::desc a, b, c;  // the primitive's layouts for its three tensor arguments
+};
+
+// The user's tensor as `want`: itself when the layouts agree, else a reordered copy in `buffer`.
+memory in_layout(const memory::desc& want, const memory& user, std::vector<char>& buffer,
+                 dnnl::stream& s) {
+  if (want == user.get_desc()) return user;
+  buffer.resize(want.get_size());
+  memory m(want, engine(), buffer.data());
+  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
+  return m;
+}
+
+// Memory in layout `want` for a result that must end up in `user`.
+memory out_layout(const memory::desc& want, const memory& user, std::vector<char>& buffer) {
+  if (want == user.get_desc()) return user;
+  buffer.resize(want.get_size());
+  return memory(want, engine(), buffer.data());
+}
+
+void copy_back(const memory& computed, const memory& user, dnnl::stream& s) {
+  if (computed.get_data_handle() == user.get_data_handle()) return;
+  dnnl::reorder(computed, user).execute(s, const_cast<memory&>(computed), const_cast<memory&>(user));
+}
+
+void run(const Plan& plan, std::unordered_map<int, memory> args, dnnl::stream& s) {
+  std::vector<char> buffer(plan.scratch.get_size());
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan.scratch, engine(), buffer.data()));
+  plan.prim.execute(s, args);
+}
+
+struct Plans {
+  std::mutex mutex;
+  std::map<Key, Plan> built;
+};
+Plans& plans() {
+  static Plans* c = new Plans();
+  return *c;
+}
+
+template <typename Make>
+Plan lookup(const Key& k, Make make) {
+  std::lock_guard<std::mutex> lock(plans().mutex);
+  auto it = plans().built.find(k);
+  if (it != plans().built.end()) return it->second;
+  Plan plan = make();
+  plans().built.emplace(k, plan);
+  return plan;
+}
+
+dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& g, bool bias) {
+  memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any), any_dst = md(g.dst, tag::any);
+  auto d = bias ? dnnl::convolution_forward::desc(
+                      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
+                      any_w, md(g.bias, tag::x), any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+                : dnnl::convolution_forward::desc(
+                      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
+                      any_w, any_dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+  return dnnl::convolution_forward::primitive_desc(d, attr(), engine());
+}
+
+// Splits the batch into one slice per pool thread and calls f(n0, n, slice_index) for each.
+template <typename F>
+void for_batch_slices(int64_t N, F f) {
+  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
+  if (in_parallel_region()) slices = 1;
+  parallel_for(0, slices, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t s = lo; s < hi; ++s) {
+      int64_t n0 = N * s / slices, n1 = N * (s + 1) / slices;
+      if (n1 > n0) single_threaded([&] { f(n0, n1 - n0, s); });
+    }
+  });
+}
+
+float* fptr(const Tensor& t, int64_t offset = 0) { return static_cast<float*>(t.data_ptr()) + offset; }
+
+tag weights_tag(const Geometry& g) { return g.grouped ? tag::goihw : tag::oihw; }
+
+}  // namespace
+
+bool have_dnnl() { return true; }
+
+void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p) {
+  int64_t x_stride = x.size(1) * x.size(2) * x.size(3), o_stride = out.size(1) * out.size(2) * out.size(3);
+  bool has_bias = bias.defined();
+  for_batch_slices(x.size(0), [&](int64_t n0, int64_t n, int64_t) {
+    Geometry g = geometry(n, x, w, out, p);
+    Plan plan = lookup(key(0, n, x, w, p, has_bias), [&] {
+      auto pd = forward_pd(g, has_bias);
+      return Plan{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.src_desc(),
+                  pd.weights_desc(), pd.dst_desc()};
+    });
+    dnnl::stream s(engine());
+    std::vector<char> bx, bw, bo;
+    memory user_out(md(g.dst, tag::nchw), engine(), fptr(out, n0 * o_stride));
+    memory dst = out_layout(plan.c, user_out, bo);
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bx, s)},
+        {DNNL_ARG_WEIGHTS, in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+        {DNNL_ARG_DST, dst}};
+    if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(md(g.bias, tag::x), engine(), fptr(bias)));
+    run(plan, std::move(args), s);
+    copy_back(dst, user_out, s);
+    s.wait();
+  });
+}
+
+void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_out,
+                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
+                          const Conv2dParams& p) {
+  int64_t N = x.size(0);
+  int64_t x_stride = x.size(1) * x.size(2) * x.size(3);
+  int64_t o_stride = grad_out.size(1) * grad_out.size(2) * grad_out.size(3);
+  bool want_w = grad_w.defined() || grad_b.defined();
+  bool has_bias = grad_b.defined();
+  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
+  // Each slice sums its own weight and bias gradients; they are added up at the end.
+  std::vector<std::vector<float>> part_w(static_cast<size_t>(slices)), part_b(static_cast<size_t>(slices));
+  for_batch_slices(N, [&](int64_t n0, int64_t n, int64_t slice) {
+    Geometry g = geometry(n, x, w, grad_out, p);
+    dnnl::stream s(engine());
+    memory user_dst_diff(md(g.dst, tag::nchw), engine(), fptr(grad_out, n0 * o_stride));
+    if (grad_x.defined()) {
+      Plan plan = lookup(key(1, n, x, w, p, false), [&] {
+        auto d = dnnl::convolution_backward_data::desc(
+            dnnl::algorithm::convolution_direct, md(g.src, tag::any), md(g.weights, tag::any),
+            md(g.dst, tag::any), g.strides, g.dilates, g.pad_l, g.pad_r);
+        dnnl::convolution_backward_data::primitive_desc pd(d, attr(), engine(), forward_pd(g, false));
+        return Plan{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.diff_dst_desc(),
+                    pd.weights_desc(), pd.diff_src_desc()};
+      });
+      std::vector<char> bd, bw, bx;
+      memory user_src_diff(md(g.src, tag::nchw), engine(), fptr(grad_x, n0 * x_stride));
+      memory src_diff = out_layout(plan.c, user_src_diff, bx);
+      run(plan,
+          {{DNNL_ARG_DIFF_DST, in_layout(plan.a, user_dst_diff, bd, s)},
+           {DNNL_ARG_WEIGHTS, in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+           {DNNL_ARG_DIFF_SRC, src_diff}},
+          s);
+      copy_back(src_diff, user_src_diff, s);
+    }
+    if (want_w) {
+      Plan plan = lookup(key(2, n, x, w, p, has_bias), [&] {
+        memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any), any_dst = md(g.dst, tag::any);
+        auto d = has_bias ? dnnl::convolution_backward_weights::desc(
+                                dnnl::algorithm::convolution_direct, any_src, any_w, md(g.bias, tag::x),
+                                any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+                          : dnnl::convolution_backward_weights::desc(
+                                dnnl::algorithm::convolution_direct, any_src, any_w, any_dst, g.strides,
+                                g.dilates, g.pad_l, g.pad_r);
+        dnnl::convolution_backward_weights::primitive_desc pd(d, attr(), engine(), forward_pd(g, has_bias));
+        return Plan{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(), pd.src_desc(),
+                    pd.diff_dst_desc(), pd.diff_weights_desc()};
+      });
+      auto& pw = part_w[static_cast<size_t>(slice)];
+      pw.assign(static_cast<size_t>(w.numel()), 0.0f);
+      std::vector<char> bs, bd, bw;
+      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), pw.data());
+      memory w_diff = out_layout(plan.c, user_w_diff, bw);
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bs, s)},
+          {DNNL_ARG_DIFF_DST, in_layout(plan.b, user_dst_diff, bd, s)},
+          {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
+      if (has_bias) {
+        auto& pb = part_b[static_cast<size_t>(slice)];
+        pb.assign(static_cast<size_t>(w.size(0)), 0.0f);
+        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), pb.data()));
+      }
+      run(plan, std::move(args), s);
+      copy_back(w_diff, user_w_diff, s);
+    }
+    s.wait();
+  });
+  auto reduce = [&](std::vector<std::vector<float>>& parts, const Tensor& dst) {
+    if (!dst.defined()) return;
+    float* out = fptr(dst);
+    std::fill(out, out + dst.numel(), 0.0f);
+    for (auto& part : parts)
+      for (size_t i = 0; i < part.size(); ++i) out[i] += part[i];
+  };
+  if (want_w) {
+    reduce(part_w, grad_w);
+    reduce(part_b, grad_b);
+  }
+}
+
+}  // namespace ember::cpu
+
+#else  // no oneDNN: conv.cpp uses its own im2col path
+
+namespace ember::cpu {
+bool have_dnnl() { return false; }
+void dnnl_conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  EMBER_FAIL("[conv2d] ember was built without oneDNN");
+}
+void dnnl_conv2d_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                          const Tensor&, const Conv2dParams&) {
+  EMBER_FAIL("[conv2d] ember was built without oneDNN");
+}
+}  // namespace ember::cpu
+
+#endif

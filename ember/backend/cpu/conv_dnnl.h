@@ -1,0 +1,20 @@
+// Float32 convolutions through oneDNN (Debian's libdnnl, the library libtorch uses on the CPU),
+// run on ember's pool: each worker takes a slice of the batch and calls oneDNN single-threaded,
+// so oneDNN's OpenMP team never spins against the pool (REFERENCE.md section 9).
+#pragma once
+
+#include "ember/backend/kernels.h"
+
+namespace ember::cpu {
+
+/// Whether ember was built with oneDNN.
+bool have_dnnl();
+
+/// conv2d_cpu / conv2d_backward_cpu for float32 through oneDNN.
+void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p);
+void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_out,
+                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
+                          const Conv2dParams& p);
+
+}  // namespace ember::cpu
