@@ -50,7 +50,7 @@ struct Result {
 
 // Lets the other library's idle workers stop spinning (libgomp spins for a while after each
 // parallel region) so that neither is timed against the other's spinning threads.
-inline void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
+inline void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(150)); }
 
 // `before_ember` / `before_torch` switch per-library settings (BLAS threads) before each repeat.
 inline Result compare(const std::function<void()>& ember, const std::function<void()>& torch,

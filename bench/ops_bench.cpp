@@ -1,6 +1,7 @@
 // Google Benchmark micro-benchmarks of ember alone (ember-vs-libtorch compares with libtorch).
 #include <benchmark/benchmark.h>
 
+#include "ember/core/device_backend.h"
 #include "ember/ember.h"
 
 static void BM_AddTiny(benchmark::State& state) {
@@ -26,3 +27,9 @@ static void BM_Softmax(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(ember::softmax(x, -1));
 }
 BENCHMARK(BM_Softmax);
+
+static void BM_CpuAllocatorAllocFree(benchmark::State& state) {
+  ember::CachingAllocator& a = ember::device_backend(ember::kCPU).allocator(0);
+  for (auto _ : state) benchmark::DoNotOptimize(a.allocate(static_cast<size_t>(state.range(0))));
+}
+BENCHMARK(BM_CpuAllocatorAllocFree)->Arg(4)->Arg(1 << 20)->Arg(64 << 20);

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "ember/core/error.h"
 
@@ -26,6 +27,63 @@ namespace ember {
 // (no synchronisation), retries, then waits for the device, releases every cached segment and
 // retries, and only then throws an OutOfMemoryError that explains the state of the device.
 
+namespace {
+// A free list of fixed-size objects: blocks and the pools' tree nodes are created and destroyed
+// on every split and merge, and going to malloc for each was half the cost of a cached allocation.
+// Requires the allocator's mutex held.
+class FreeList {
+ public:
+  explicit FreeList(size_t size) : size_(std::max(size, sizeof(void*))) {}
+  ~FreeList() {
+    for (void* chunk : chunks_) ::operator delete(chunk);
+  }
+  void* get() {
+    if (!head_) refill();
+    void* p = head_;
+    head_ = *static_cast<void**>(p);
+    return p;
+  }
+  void put(void* p) {
+    *static_cast<void**>(p) = head_;
+    head_ = p;
+  }
+
+ private:
+  void refill() {
+    constexpr size_t kPerChunk = 256;
+    char* chunk = static_cast<char*>(::operator new(size_ * kPerChunk));
+    chunks_.push_back(chunk);
+    for (size_t i = 0; i < kPerChunk; ++i) put(chunk + i * size_);
+  }
+  size_t size_;
+  void* head_ = nullptr;
+  std::vector<void*> chunks_;
+};
+
+// std::allocator for the pools' sets, drawing nodes from a FreeList.
+template <typename T>
+struct NodeAllocator {
+  using value_type = T;
+  FreeList* list;
+  explicit NodeAllocator(FreeList* l) : list(l) {}
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>& o) : list(o.list) {}  // NOLINT
+  static constexpr bool kPooled = sizeof(T) <= 64;  // the node size the list hands out
+  T* allocate(size_t n) {
+    if (kPooled && n == 1) return static_cast<T*>(list->get());
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (kPooled && n == 1) list->put(p);
+    else ::operator delete(p);
+  }
+  template <typename U>
+  bool operator==(const NodeAllocator<U>& o) const { return list == o.list; }
+  template <typename U>
+  bool operator!=(const NodeAllocator<U>& o) const { return list != o.list; }
+};
+}  // namespace
+
 struct CachingAllocator::Impl {
   struct Block;
   struct BySize {
@@ -35,8 +93,13 @@ struct CachingAllocator::Impl {
       return a->ptr < b->ptr;
     }
   };
+  // Tree nodes of every set below are the same size: one list serves them all. Declared first so
+  // that it outlives the sets.
+  FreeList nodes{64};
+  FreeList block_memory{sizeof(Block)};
   struct Pool {
-    std::set<Block*, BySize> blocks;
+    Pool(bool small, FreeList* nodes) : blocks(BySize(), NodeAllocator<Block*>(nodes)), is_small(small) {}
+    std::set<Block*, BySize, NodeAllocator<Block*>> blocks;
     bool is_small;
   };
   struct Block {
@@ -57,10 +120,18 @@ struct CachingAllocator::Impl {
   std::unique_ptr<DeviceMemory> memory;
   CachingAllocatorOptions options;
   mutable std::mutex mutex;
-  Pool small_pool{{}, true};
-  Pool large_pool{{}, false};
+  Pool small_pool{true, &nodes};
+  Pool large_pool{false, &nodes};
+  Device device{DeviceType::CPU, 0};  // memory->device(), kept to avoid a virtual call per allocation
   std::vector<std::pair<void*, Block*>> pending_events;  // (event, block)
-  std::set<Block*> segments;                             // first block of every live segment
+  std::set<Block*, std::less<Block*>, NodeAllocator<Block*>> segments{std::less<Block*>(),
+                                                                      NodeAllocator<Block*>(&nodes)};  // first block of every live segment
+
+  Block* new_block() { return new (block_memory.get()) Block(); }
+  void delete_block(Block* b) {
+    b->~Block();
+    block_memory.put(b);
+  }
   MemoryStats stats;
 
   static void deleter(void* ctx) {
@@ -108,7 +179,7 @@ struct CachingAllocator::Impl {
     }
     void* ptr = memory->raw_alloc(size);
     if (!ptr) return nullptr;
-    auto* b = new Block;
+    Block* b = new_block();
     b->size = size;
     b->stream = stream;
     b->pool = &pool;
@@ -130,7 +201,7 @@ struct CachingAllocator::Impl {
     ++stats.num_device_free;
     update(stats.segment, b->pool, -1);
     update(stats.reserved_bytes, b->pool, -static_cast<int64_t>(b->size));
-    delete b;
+    delete_block(b);
   }
 
   // Requires mutex held. Frees cached whole segments, the smallest big enough first, else the
@@ -190,7 +261,7 @@ struct CachingAllocator::Impl {
   }
 
   DataPtr malloc(size_t nbytes, StreamId stream) {
-    Device dev = memory->device();
+    const Device& dev = device;
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, dev);
     EMBER_CHECK(nbytes < (size_t{1} << 62), "[allocate] ", dev, ": request of ", nbytes,
                 " bytes is too large");
@@ -217,7 +288,7 @@ struct CachingAllocator::Impl {
       update(stats.inactive_split_bytes, &pool, -static_cast<int64_t>(b->size));
     }
     if (options.caching && should_split(b, size)) {
-      auto* rest = new Block;
+      Block* rest = new_block();
       rest->size = b->size - size;
       rest->stream = stream;
       rest->pool = &pool;
@@ -290,7 +361,7 @@ struct CachingAllocator::Impl {
         if (b->next) b->next->prev = b;
       }
       b->size += n->size;
-      delete n;
+      delete_block(n);
     }
     if (b->is_split()) {
       update(stats.inactive_split, &pool, 1);
@@ -332,6 +403,7 @@ CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
                                    CachingAllocatorOptions options)
     : impl_(std::make_unique<Impl>()) {
   EMBER_ASSERT(memory != nullptr, "CachingAllocator needs a DeviceMemory");
+  impl_->device = memory->device();
   impl_->memory = std::move(memory);
   impl_->options = options;
 }
@@ -439,7 +511,7 @@ size_t CachingAllocator::largest_free_block() const {
   return impl_->largest_free_block_locked();
 }
 
-Device CachingAllocator::device() const { return impl_->memory->device(); }
+Device CachingAllocator::device() const { return impl_->device; }
 DeviceMemory& CachingAllocator::memory() { return *impl_->memory; }
 
 size_t CachingAllocator::memory_allocated() const {

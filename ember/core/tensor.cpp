@@ -7,11 +7,11 @@
 
 namespace ember {
 
-TensorImpl::TensorImpl(Storage storage_, Shape sizes_, Shape strides_, int64_t offset_, DType dtype_,
-                       Device device_)
+TensorImpl::TensorImpl(Storage storage_, const Shape& sizes_, const Shape& strides_, int64_t offset_,
+                       DType dtype_, Device device_)
     : storage(std::move(storage_)),
-      sizes(std::move(sizes_)),
-      strides(std::move(strides_)),
+      sizes(sizes_),
+      strides(strides_),
       offset(offset_),
       dtype(dtype_),
       device(device_) {

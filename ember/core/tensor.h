@@ -26,7 +26,8 @@ class Node;
 class Tensor;
 
 struct TensorImpl {
-  TensorImpl(Storage storage, Shape sizes, Shape strides, int64_t offset, DType dtype, Device device);
+  TensorImpl(Storage storage, const Shape& sizes, const Shape& strides, int64_t offset, DType dtype,
+             Device device);
   ~TensorImpl();
   /// Recomputes numel and contiguity after sizes or strides changed.
   void refresh();

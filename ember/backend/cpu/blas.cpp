@@ -26,7 +26,10 @@ void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, con
   constexpr double kMinWork = 2e6;  // below this a thread hand-off costs more than it saves
   double work = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   int64_t threads = in_parallel_region() ? 1 : get_num_threads();
-  int64_t blocks = std::min<int64_t>(threads, static_cast<int64_t>(work / kMinWork));
+  // Large products get two blocks per thread, claimed dynamically: a core slowed by another
+  // process then costs a block, not half the product.
+  int64_t per_thread = work > 1e9 ? 2 : 1;
+  int64_t blocks = std::min<int64_t>(threads * per_thread, static_cast<int64_t>(work / kMinWork));
   auto ta_ = ta ? CblasTrans : CblasNoTrans;
   auto tb_ = tb ? CblasTrans : CblasNoTrans;
   if (blocks <= 1) {

@@ -56,7 +56,10 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   }
   // A NaN anywhere makes the sum NaN, and with it the whole row, as in PyTorch.
   A m = row_max(src, D);
-  if (std::isinf(m)) m = m > 0 ? m : A(0);  // an all -inf row gives 0 * inf = NaN below
+  if (std::isinf(m) && m < 0) {  // every entry is -inf: no distribution, NaN like PyTorch
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(std::numeric_limits<A>::quiet_NaN());
+    return;
+  }
   constexpr int L = 16;
   A lanes[L] = {};
   int64_t i = 0;
@@ -111,7 +114,7 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
         for (int64_t d = 0; d < g.D; ++d)
           for (int64_t i = 0; i < g.inner; ++i) m[i] = math::max(m[i], static_cast<A>(xo[d * g.inner + i]));
         for (int64_t i = 0; i < g.inner; ++i)
-          if (std::isinf(m[i])) m[i] = m[i] > 0 ? m[i] : A(0);
+          if (std::isinf(m[i]) && m[i] < 0) m[i] = std::numeric_limits<A>::quiet_NaN();
         for (int64_t d = 0; d < g.D; ++d)
           for (int64_t i = 0; i < g.inner; ++i) s[i] += math::exp_nonpositive(static_cast<A>(xo[d * g.inner + i]) - m[i]);
         for (int64_t d = 0; d < g.D; ++d)

@@ -42,8 +42,9 @@ EMBER_HOST_DEVICE inline float exp(float x) {
 }
 EMBER_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
 
-/// exp for x <= 0 where results below 2^-126 may round to that: softmax's exp(x - max). About a
-/// third cheaper than exp(float) (one scale factor, no overflow or subnormal handling).
+/// exp for x <= 0 with results below about 1.6e-38 flushed to zero: softmax's exp(x - max), where
+/// masked (-inf) entries must come out exactly 0. About a third cheaper than exp(float): one scale
+/// factor, no overflow or subnormal handling.
 EMBER_HOST_DEVICE inline float exp_nonpositive(float x) {
 #if defined(__CUDA_ARCH__)
   return ::__expf(x);
@@ -60,7 +61,8 @@ EMBER_HOST_DEVICE inline float exp_nonpositive(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  return p * detail::bits_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
+  float result = p * detail::bits_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
+  return x < -87.0f ? 0.0f : result;
 #endif
 }
 EMBER_HOST_DEVICE inline double exp_nonpositive(double x) { return ::exp(x); }
