@@ -103,6 +103,24 @@ bool Tensor::retains_grad() const {
   return meta && meta->retains_grad;
 }
 
+void Tensor::set_data(const Tensor& data) const {
+  EMBER_CHECK(data.defined(), "[set_data] undefined tensor");
+  TensorImpl& dst = *impl_;
+  const TensorImpl& src = *data.impl_;
+  if (dst.autograd && dst.autograd->requires_grad)
+    EMBER_CHECK(ember::is_floating_point(src.dtype), "[set_data] a tensor that requires grad needs "
+                "floating point data, got ", src.dtype);
+  dst.storage = src.storage;
+  dst.sizes = src.sizes;
+  dst.strides = src.strides;
+  dst.offset = src.offset;
+  dst.dtype = src.dtype;
+  dst.device = src.device;
+  dst.refresh();
+  // A new gradient accumulator is made on demand: the old one recorded the old dtype and shape.
+  if (dst.autograd) dst.autograd->grad_accumulator.reset();
+}
+
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>(impl_->storage, impl_->sizes, impl_->strides,
                                            impl_->offset, impl_->dtype, impl_->device);

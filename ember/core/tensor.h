@@ -122,6 +122,9 @@ class Tensor {
   /// Computes gradients of this tensor w.r.t. the leaves (autograd/engine.cpp).
   void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
                 bool create_graph = false) const;
+  /// Makes this tensor (its handle and every copy of it) refer to `data`'s memory, shape, dtype
+  /// and device, keeping its autograd identity: how Module::to moves parameters in place.
+  void set_data(const Tensor& data) const;
   /// A tensor sharing data, cut from the graph.
   Tensor detach() const;
   Tensor& detach_();

@@ -82,7 +82,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   Shape target = x.dim() == 0 ? Shape{1} : x.sizes();
   view[static_cast<size_t>(d)] = idx.numel();
   target[static_cast<size_t>(d)] = idx.numel();
-  Tensor full_index = idx.view(view).expand(target).contiguous();
+  Tensor full_index = idx.view(view).expand(target);  // stride 0 off `dim`: rows are copied whole
   Tensor out = gather(x.dim() == 0 ? x.reshape({1}) : x, d, full_index);
   if (index.dim() == 0 && x.dim() > 0) return out;
   return x.dim() == 0 ? out.reshape({}) : out;

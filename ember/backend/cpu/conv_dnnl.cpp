@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ember/backend/cpu/thread_pool.h"
+#include "ember/core/device_backend.h"
 
 namespace ember::cpu {
 namespace {
@@ -91,21 +92,26 @@ struct Plan {
   memory::desc a, b, c;  // the primitive's layouts for its three tensor arguments
 };
 
+// Scratch memory from cpu:0's caching allocator: these buffers come and go with every call, and
+// fresh pages from the kernel (malloc's mmap for large sizes) cost more than the reorders.
+using Buffer = DataPtr;
+void* reserve(Buffer& buffer, size_t bytes) {
+  buffer = device_backend(kCPU).allocator(0).allocate(bytes);
+  return buffer.get();
+}
+
 // The user's tensor as `want`: itself when the layouts agree, else a reordered copy in `buffer`.
-memory in_layout(const memory::desc& want, const memory& user, std::vector<char>& buffer,
-                 dnnl::stream& s) {
+memory in_layout(const memory::desc& want, const memory& user, Buffer& buffer, dnnl::stream& s) {
   if (want == user.get_desc()) return user;
-  buffer.resize(want.get_size());
-  memory m(want, engine(), buffer.data());
+  memory m(want, engine(), reserve(buffer, want.get_size()));
   dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
   return m;
 }
 
 // Memory in layout `want` for a result that must end up in `user`.
-memory out_layout(const memory::desc& want, const memory& user, std::vector<char>& buffer) {
+memory out_layout(const memory::desc& want, const memory& user, Buffer& buffer) {
   if (want == user.get_desc()) return user;
-  buffer.resize(want.get_size());
-  return memory(want, engine(), buffer.data());
+  return memory(want, engine(), reserve(buffer, want.get_size()));
 }
 
 void copy_back(const memory& computed, const memory& user, dnnl::stream& s) {
@@ -114,9 +120,10 @@ void copy_back(const memory& computed, const memory& user, dnnl::stream& s) {
 }
 
 void run(const Plan& plan, std::unordered_map<int, memory> args, dnnl::stream& s) {
-  std::vector<char> buffer(plan.scratch.get_size());
-  args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan.scratch, engine(), buffer.data()));
+  Buffer buffer;
+  args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan.scratch, engine(), reserve(buffer, plan.scratch.get_size())));
   plan.prim.execute(s, args);
+  s.wait();  // before `buffer` goes back to the cache
 }
 
 struct Plans {
@@ -182,7 +189,7 @@ void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
                   pd.weights_desc(), pd.dst_desc()};
     });
     dnnl::stream s(engine());
-    std::vector<char> bx, bw, bo;
+    Buffer bx, bw, bo;
     memory user_out(md(g.dst, tag::nchw), engine(), fptr(out, n0 * o_stride));
     memory dst = out_layout(plan.c, user_out, bo);
     std::unordered_map<int, memory> args{
@@ -206,7 +213,7 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
   bool has_bias = grad_b.defined();
   int64_t slices = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
   // Each slice sums its own weight and bias gradients; they are added up at the end.
-  std::vector<std::vector<float>> part_w(static_cast<size_t>(slices)), part_b(static_cast<size_t>(slices));
+  std::vector<Tensor> part_w(static_cast<size_t>(slices)), part_b(static_cast<size_t>(slices));
   for_batch_slices(N, [&](int64_t n0, int64_t n, int64_t slice) {
     Geometry g = geometry(n, x, w, grad_out, p);
     dnnl::stream s(engine());
@@ -220,7 +227,7 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
         return Plan{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.diff_dst_desc(),
                     pd.weights_desc(), pd.diff_src_desc()};
       });
-      std::vector<char> bd, bw, bx;
+      Buffer bd, bw, bx;
       memory user_src_diff(md(g.src, tag::nchw), engine(), fptr(grad_x, n0 * x_stride));
       memory src_diff = out_layout(plan.c, user_src_diff, bx);
       run(plan,
@@ -243,31 +250,34 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
         return Plan{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(), pd.src_desc(),
                     pd.diff_dst_desc(), pd.diff_weights_desc()};
       });
-      auto& pw = part_w[static_cast<size_t>(slice)];
-      pw.assign(static_cast<size_t>(w.numel()), 0.0f);
-      std::vector<char> bs, bd, bw;
-      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), pw.data());
+      Tensor& pw = part_w[static_cast<size_t>(slice)];
+      pw = empty(w.sizes(), kFloat32);
+      Buffer bs, bd, bw;
+      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), fptr(pw));
       memory w_diff = out_layout(plan.c, user_w_diff, bw);
       std::unordered_map<int, memory> args{
           {DNNL_ARG_SRC, in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bs, s)},
           {DNNL_ARG_DIFF_DST, in_layout(plan.b, user_dst_diff, bd, s)},
           {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
       if (has_bias) {
-        auto& pb = part_b[static_cast<size_t>(slice)];
-        pb.assign(static_cast<size_t>(w.size(0)), 0.0f);
-        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), pb.data()));
+        Tensor& pb = part_b[static_cast<size_t>(slice)];
+        pb = empty({w.size(0)}, kFloat32);
+        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), fptr(pb)));
       }
       run(plan, std::move(args), s);
       copy_back(w_diff, user_w_diff, s);
     }
     s.wait();
   });
-  auto reduce = [&](std::vector<std::vector<float>>& parts, const Tensor& dst) {
+  auto reduce = [&](std::vector<Tensor>& parts, const Tensor& dst) {
     if (!dst.defined()) return;
     float* out = fptr(dst);
     std::fill(out, out + dst.numel(), 0.0f);
-    for (auto& part : parts)
-      for (size_t i = 0; i < part.size(); ++i) out[i] += part[i];
+    for (const Tensor& part : parts) {
+      if (!part.defined()) continue;
+      const float* p = static_cast<const float*>(part.data_ptr());
+      for (int64_t i = 0; i < part.numel(); ++i) out[i] += p[i];
+    }
   };
   if (want_w) {
     reduce(part_w, grad_w);

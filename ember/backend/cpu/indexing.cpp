@@ -34,6 +34,15 @@ void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tens
   size_t item = self.element_size();
   parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) {
     cpu::for_each_run(it, b, e, [&](char** ptrs, const int64_t* strides, int64_t n) {
+      auto item_stride = static_cast<int64_t>(item);
+      if (strides[1] == 0 && strides[0] == item_stride && strides[2] == item_stride) {
+        // One index for a contiguous run (index_select, embedding): a row copy.
+        int64_t idx = *reinterpret_cast<const int64_t*>(ptrs[1]);
+        if (idx < -size || idx >= size) out_of_range("gather", idx, dim, size);
+        if (idx < 0) idx += size;
+        std::memcpy(ptrs[0], ptrs[2] + idx * step, static_cast<size_t>(n) * item);
+        return;
+      }
       for (int64_t i = 0; i < n; ++i) {
         int64_t idx = *reinterpret_cast<const int64_t*>(ptrs[1] + i * strides[1]);
         if (idx < -size || idx >= size) out_of_range("gather", idx, dim, size);

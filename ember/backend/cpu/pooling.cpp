@@ -1,5 +1,6 @@
 // CPU max and average pooling over (N, C, H, W), one plane per task.
 #include <algorithm>
+#include <utility>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -15,41 +16,77 @@ int64_t planes(const Tensor& t) { return t.size(0) * t.size(1); }
 
 }  // namespace
 
+namespace {
+// First index in [0, k) whose input coordinate o * stride - pad + i * dil is >= 0, and the end of
+// those that are < size: the window clipped to the input, so the inner loops need no checks.
+std::pair<int64_t, int64_t> clip(int64_t o, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                                 int64_t size) {
+  int64_t base = o * stride - pad;
+  int64_t lo = base >= 0 ? 0 : (-base + dil - 1) / dil;
+  int64_t hi = size - base <= 0 ? 0 : std::min(k, (size - base + dil - 1) / dil);
+  return {lo, std::max(lo, hi)};
+}
+}  // namespace
+
 void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
   int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  bool plain2x2 = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 && p.stride[1] == 2 &&
+                  p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 && p.dilation[1] == 1;
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using A = opmath_t<T>;
     const T* xp = static_cast<const T*>(x.data_ptr());
     T* op = static_cast<T*>(out.data_ptr());
     int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
+    // The first maximum wins; a NaN beats everything (PyTorch's rule).
+    auto better = [](A v, A best) { return v > best || math::isnan(v); };
     parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
                  [&](int64_t b, int64_t e) {
       for (int64_t pl = b; pl < e; ++pl) {
         const T* in = xp + pl * H * W;
-        for (int64_t oh = 0; oh < oH; ++oh)
+        T* o = op + pl * oH * oW;
+        int64_t* idx = ip + pl * oH * oW;
+        if (plain2x2) {  // LeNet's pooling: four loads, no bounds checks
+          for (int64_t oh = 0; oh < oH; ++oh) {
+            const T* r0 = in + 2 * oh * W;
+            const T* r1 = r0 + W;
+            for (int64_t ow = 0; ow < oW; ++ow) {
+              int64_t c = 2 * ow;
+              A best = static_cast<A>(r0[c]);
+              int64_t bi = 2 * oh * W + c;
+              A v1 = static_cast<A>(r0[c + 1]), v2 = static_cast<A>(r1[c]), v3 = static_cast<A>(r1[c + 1]);
+              if (better(v1, best)) best = v1, bi = 2 * oh * W + c + 1;
+              if (better(v2, best)) best = v2, bi = (2 * oh + 1) * W + c;
+              if (better(v3, best)) best = v3, bi = (2 * oh + 1) * W + c + 1;
+              o[oh * oW + ow] = static_cast<T>(best);
+              idx[oh * oW + ow] = bi;
+            }
+          }
+          continue;
+        }
+        for (int64_t oh = 0; oh < oH; ++oh) {
+          auto [h0, h1] = clip(oh, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], H);
           for (int64_t ow = 0; ow < oW; ++ow) {
-            A best = -std::numeric_limits<A>::infinity();
-            if constexpr (!std::is_floating_point_v<A>) best = std::numeric_limits<A>::lowest();
-            int64_t best_i = -1;
-            for (int64_t ki = 0; ki < p.kernel[0]; ++ki) {
+            auto [w0, w1] = clip(ow, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], W);
+            A best = std::numeric_limits<A>::lowest();
+            if constexpr (std::is_floating_point_v<A>) best = -std::numeric_limits<A>::infinity();
+            int64_t bi = -1;
+            for (int64_t ki = h0; ki < h1; ++ki) {
               int64_t ih = oh * p.stride[0] - p.padding[0] + ki * p.dilation[0];
-              if (ih < 0 || ih >= H) continue;
-              for (int64_t kj = 0; kj < p.kernel[1]; ++kj) {
+              const T* row = in + ih * W;
+              for (int64_t kj = w0; kj < w1; ++kj) {
                 int64_t iw = ow * p.stride[1] - p.padding[1] + kj * p.dilation[1];
-                if (iw < 0 || iw >= W) continue;
-                A v = static_cast<A>(in[ih * W + iw]);
-                if (best_i < 0 || v > best || math::isnan(v)) {
+                A v = static_cast<A>(row[iw]);
+                if (bi < 0 || better(v, best)) {
                   best = v;
-                  best_i = ih * W + iw;
-                  if (math::isnan(v)) break;
+                  bi = ih * W + iw;
                 }
               }
             }
-            int64_t k = (pl * oH + oh) * oW + ow;
-            op[k] = static_cast<T>(best);
-            ip[k] = best_i;
+            o[oh * oW + ow] = static_cast<T>(best);
+            idx[oh * oW + ow] = bi;
           }
+        }
       }
     });
   });

@@ -2,6 +2,9 @@
 // backend/no_cuda/ otherwise (0 devices, and the reason says ember was built without CUDA).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "ember/core/device_backend.h"
 
 namespace ember::cuda {

@@ -1,6 +1,9 @@
 // Stand-ins for the CUDA backend in a build without it: zero devices, and every CUDA kernel a
 // clear error. A kernel added to backend/kernels.h without a line here is a link error.
+#include <cstdlib>
+
 #include "ember/backend/cuda/cuda_backend.h"
+#include "ember/backend/cuda/device.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -29,6 +32,30 @@ DeviceBackend& backend() {
   return b;
 }
 bool is_built() { return false; }
+
+bool is_available() { return false; }
+int device_count() { return 0; }
+std::string unavailable_reason() { return "ember was built without CUDA support"; }
+int current_device() { not_built("current_device"); }
+void set_device(int) { not_built("set_device"); }
+std::string get_device_name(int) { not_built("get_device_name"); }
+DeviceProperties get_device_properties(int) { not_built("get_device_properties"); }
+std::pair<size_t, size_t> mem_get_info(int) { not_built("mem_get_info"); }
+bool can_device_access_peer(int, int) { not_built("can_device_access_peer"); }
+int driver_version() { return 0; }
+int runtime_version() { return 0; }
+std::string visible_devices() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  return v ? v : "";
+}
+void check_visible_devices_unchanged() {}
+void synchronize(int) {}
+Device try_gpu(int) { return Device(kCPU, 0); }
+std::vector<Device> try_all_gpus() { return {Device(kCPU, 0)}; }
+DeviceGuard::DeviceGuard(Device device) {
+  if (device.is_cuda()) not_built("DeviceGuard");
+}
+DeviceGuard::~DeviceGuard() = default;
 
 }  // namespace cuda
 

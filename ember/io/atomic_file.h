@@ -1,0 +1,16 @@
+// Writing a file so that a crash never leaves it half-written: the bytes go to a temporary file in
+// the same directory, which is flushed to disk and then renamed over the target.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace ember::io {
+
+/// Calls write(stream) into a temporary file next to `path`, fsyncs it, renames it to `path` and
+/// fsyncs the directory. On any error the temporary file is removed, the previous `path` is left
+/// untouched, and an ember::Error says what failed.
+void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace ember::io

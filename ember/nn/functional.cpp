@@ -1,0 +1,135 @@
+#include "ember/nn/functional.h"
+
+#include "ember/core/grad_mode.h"
+#include "ember/ops/copy.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/reduce.h"
+
+namespace ember::nn::functional {
+
+Tensor dropout(const Tensor& x, double p, bool training) {
+  EMBER_CHECK(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
+  if (!training || p == 0) return x;
+  if (p == 1) return x * 0.0;
+  Tensor keep = bernoulli(x, 1 - p);
+  return x * keep * (1.0 / (1 - p));
+}
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps) {
+  EMBER_CHECK(x.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
+              x.sizes());
+  int64_t C = x.size(1);
+  Shape dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  Shape bshape(static_cast<size_t>(x.dim()), 1);
+  bshape[1] = C;
+  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
+    if (t->defined())
+      EMBER_CHECK(t->numel() == C, "[batch_norm] expected per-channel tensors of ", C,
+                  " elements, got ", t->sizes());
+  Tensor mean, var;
+  if (training) {
+    int64_t n = x.numel() / std::max<int64_t>(C, 1);
+    EMBER_CHECK(n > 1, "[batch_norm] expected more than 1 value per channel when training, got "
+                "input size ", x.sizes());
+    mean = x.mean(dims);
+    var = x.var(dims, /*unbiased=*/false);
+    if (running_mean.defined() && running_var.defined()) {
+      NoGradGuard no_grad;
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(mean.detach() * momentum);
+      rv.mul_(1 - momentum).add_(var.detach() * (momentum * static_cast<double>(n) / (n - 1)));
+    }
+  } else {
+    EMBER_CHECK(running_mean.defined() && running_var.defined(), "[batch_norm] running_mean and "
+                "running_var must be defined in evaluation mode");
+    mean = running_mean;
+    var = running_var;
+  }
+  Tensor y = (x - mean.view(bshape)) * rsqrt(var.view(bshape) + eps);
+  if (weight.defined()) y = y * weight.view(bshape);
+  if (bias.defined()) y = y + bias.view(bshape);
+  return y;
+}
+
+namespace {
+Tensor reduce(const Tensor& loss, Reduction r) {
+  switch (r) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return loss.sum();
+    case Reduction::Mean: return loss.mean();
+  }
+  return loss;
+}
+}  // namespace
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
+                int64_t ignore_index, Reduction reduction) {
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "[nll_loss] expected a 1-D (C) or 2-D (N, C) "
+              "input, got ", input.sizes());
+  EMBER_CHECK(target.dtype() == kInt64, "[nll_loss] expected an int64 target of class indices, got ",
+              target.dtype());
+  bool batched = input.dim() == 2;
+  Tensor logp = batched ? input : input.unsqueeze(0);
+  Tensor tgt = batched ? target : target.reshape({1});
+  EMBER_CHECK(tgt.dim() == 1 && tgt.size(0) == logp.size(0), "[nll_loss] expected a target of shape [",
+              logp.size(0), "], got ", target.sizes());
+  check_same_device("nll_loss", {&input, &target, &weight});
+  int64_t C = logp.size(1);
+  Tensor valid = ne(tgt, ignore_index);
+  Tensor safe = where(valid, tgt, scalar_tensor(0, kInt64).to(tgt.device()));
+  if (tgt.is_cpu() && tgt.numel() > 0) {
+    // Out-of-range classes are an error naming the class (the GPU reports it from the kernel).
+    Tensor bad = logical_and(valid, logical_or(lt(tgt, 0), ge(tgt, C)));
+    if (any(bad).item<bool>()) {
+      int64_t idx = argmax(bad.to(kInt32)).item<int64_t>();
+      EMBER_FAIL("[nll_loss] target ", tgt[idx].item<int64_t>(), " is out of bounds for ", C,
+                 " classes (sample ", idx, ")");
+    }
+  }
+  Tensor picked = -logp.gather(1, safe.unsqueeze(1)).squeeze(1);
+  Tensor w = valid.to(logp.dtype());
+  if (weight.defined()) w = w * weight.to(logp.dtype()).index_select(0, safe);
+  Tensor loss = picked * w;
+  if (reduction == Reduction::Mean) return loss.sum() / w.sum();
+  Tensor r = reduce(loss, reduction);
+  return batched || reduction != Reduction::None ? r : r.squeeze(0);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                     int64_t ignore_index, Reduction reduction, double label_smoothing) {
+  EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "[cross_entropy] label_smoothing must "
+              "be between 0.0 and 1.0, got ", label_smoothing);
+  int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  Tensor logp = log_softmax(input, class_dim);
+  int64_t C = input.size(class_dim);
+  if (target.is_floating_point()) {
+    EMBER_CHECK(target.sizes() == input.sizes(), "[cross_entropy] class-probability targets must "
+                "have the input's shape ", input.sizes(), ", got ", target.sizes());
+    Tensor t = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / C : target;
+    Tensor per = -(logp * t);
+    if (weight.defined()) per = per * weight.view(class_dim == 1 ? Shape{1, C} : Shape{C});
+    return reduce(per.sum({class_dim}), reduction);
+  }
+  Tensor nll = nll_loss(logp, target, weight, ignore_index, reduction);
+  if (label_smoothing == 0) return nll;
+  // Smoothing mixes in the mean negative log-probability over all classes.
+  Tensor batched = input.dim() == 1 ? logp.unsqueeze(0) : logp;
+  Tensor tgt = input.dim() == 1 ? target.reshape({1}) : target;
+  Tensor valid = ne(tgt, ignore_index).to(logp.dtype());
+  Tensor smooth = -batched.sum({1}) * valid;
+  if (weight.defined()) smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
+  Tensor smooth_loss = reduction == Reduction::Mean ? smooth.sum() / valid.sum() : reduce(smooth, reduction);
+  if (input.dim() == 1 && reduction == Reduction::None) smooth_loss = smooth_loss.squeeze(0);
+  return nll * (1 - label_smoothing) + smooth_loss * (label_smoothing / C);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  Tensor d = input - target;
+  return reduce(d * d, reduction);
+}
+
+}  // namespace ember::nn::functional

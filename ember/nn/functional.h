@@ -1,0 +1,52 @@
+// torch.nn.functional: activations, dropout, normalisation, losses. Compositions of ops, so their
+// gradients come from the ops' backward formulas.
+#pragma once
+
+#include <optional>
+
+#include "ember/ops/conv.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/pooling.h"
+#include "ember/ops/softmax.h"
+
+namespace ember::nn::functional {
+
+enum class Reduction { None, Mean, Sum };
+
+using ember::conv2d;
+using ember::embedding;
+using ember::linear;
+using ember::log_softmax;
+using ember::max_pool2d;
+using ember::avg_pool2d;
+using ember::one_hot;
+using ember::relu;
+using ember::sigmoid;
+using ember::softmax;
+using ember::tanh;
+
+/// Zeroes each element with probability p in training and scales the rest by 1 / (1 - p).
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+
+/// Batch normalisation over all dims but 1. In training, batch statistics are used and the running
+/// ones (if given) updated in place: running = (1 - momentum) * running + momentum * batch.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
+                  double eps = 1e-5);
+
+/// Negative log likelihood of class indices `target` (N) under log-probabilities `input` (N, C)
+/// or (C); entries equal to ignore_index count for nothing.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
+
+/// nll_loss(log_softmax(input, 1), target) for class indices; for floating targets of input's
+/// shape (class probabilities), -sum(target * log_softmax(input)) per sample.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
+                     int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
+                     double label_smoothing = 0.0);
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,273 @@
+#include "ember/nn/module.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ember/core/grad_mode.h"
+#include "ember/ops/copy.h"
+
+namespace ember::nn {
+namespace {
+thread_local bool t_skip_init = false;
+}
+
+bool Module::should_initialize() { return !t_skip_init; }
+
+Tensor Module::forward(const Tensor&) {
+  EMBER_FAIL("[", name(), "] this module has no single-tensor forward");
+}
+
+Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
+  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos, "[register_parameter] invalid "
+              "parameter name '", name, "' (it must be non-empty and contain no '.')");
+  for (const Slot& s : parameters_)
+    EMBER_CHECK(s.name != name, "[register_parameter] ", this->name(), " already has a parameter '",
+                name, "'");
+  if (t.defined() && requires_grad) t.requires_grad_(true);
+  parameters_.push_back({name, std::make_unique<Tensor>(std::move(t))});
+  return *parameters_.back().tensor;
+}
+
+Tensor& Module::register_buffer(const std::string& name, Tensor t) {
+  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos, "[register_buffer] invalid "
+              "buffer name '", name, "'");
+  buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
+  return *buffers_.back().tensor;
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
+  EMBER_CHECK(m != nullptr, "[register_module] module '", name, "' is null");
+  for (auto& [n, c] : children_)
+    EMBER_CHECK(n != name, "[register_module] ", this->name(), " already has a submodule '", name, "'");
+  children_.emplace_back(name, std::move(m));
+}
+
+void Module::collect(const std::string& prefix, bool params, bool recurse, NamedTensors& out) const {
+  for (const Slot& s : params ? parameters_ : buffers_)
+    if (s.tensor->defined()) out.emplace_back(prefix + s.name, *s.tensor);
+  if (!recurse) return;
+  for (auto& [n, c] : children_) c->collect(prefix + n + ".", params, true, out);
+}
+
+void Module::collect_slots(bool params, bool recurse, std::vector<Tensor*>& out) {
+  for (Slot& s : params ? parameters_ : buffers_)
+    if (s.tensor->defined()) out.push_back(s.tensor.get());
+  if (!recurse) return;
+  for (auto& [n, c] : children_) c->collect_slots(params, true, out);
+}
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  NamedTensors out;
+  collect("", true, recurse, out);
+  return out;
+}
+std::vector<Tensor> Module::parameters(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_parameters(recurse)) out.push_back(t);
+  return out;
+}
+NamedTensors Module::named_buffers(bool recurse) const {
+  NamedTensors out;
+  collect("", false, recurse, out);
+  return out;
+}
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> out;
+  for (auto& [n, t] : named_buffers(recurse)) out.push_back(t);
+  return out;
+}
+std::vector<Tensor*> Module::parameter_slots(bool recurse) {
+  std::vector<Tensor*> out;
+  collect_slots(true, recurse, out);
+  return out;
+}
+std::vector<Tensor*> Module::buffer_slots(bool recurse) {
+  std::vector<Tensor*> out;
+  collect_slots(false, recurse, out);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const {
+  return children_;
+}
+std::vector<std::shared_ptr<Module>> Module::children() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [n, c] : children_) out.push_back(c);
+  return out;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  std::shared_ptr<Module> self;
+  try {
+    self = shared_from_this();
+  } catch (const std::bad_weak_ptr&) {
+    EMBER_FAIL("[named_modules] the module must be owned by a std::shared_ptr (use nn::make)");
+  }
+  out.emplace_back("", self);
+  for (auto& [n, c] : children_)
+    for (auto& [sub, m] : c->named_modules()) out.emplace_back(sub.empty() ? n : n + "." + sub, m);
+  return out;
+}
+
+Module& Module::apply(const std::function<void(Module&)>& fn) {
+  for (auto& [n, c] : children_) c->apply(fn);
+  fn(*this);
+  return *this;
+}
+
+Module& Module::to(Device device, DType dtype, bool non_blocking) {
+  NoGradGuard no_grad;
+  auto move = [&](Tensor& t, bool convert) {
+    DType target = convert && t.is_floating_point() ? dtype : t.dtype();
+    t.set_data(t.to(device, target, non_blocking));
+    if (t.grad().defined()) t.mutable_grad() = t.grad().to(device, target, non_blocking);
+  };
+  for (Tensor* t : parameter_slots()) move(*t, true);
+  for (Tensor* t : buffer_slots()) move(*t, true);
+  return *this;
+}
+
+Module& Module::to(Device device, bool non_blocking) {
+  NoGradGuard no_grad;
+  for (Tensor* t : parameter_slots()) {
+    t->set_data(t->to(device, non_blocking));
+    if (t->grad().defined()) t->mutable_grad() = t->grad().to(device, non_blocking);
+  }
+  for (Tensor* t : buffer_slots()) t->set_data(t->to(device, non_blocking));
+  return *this;
+}
+
+Module& Module::to(DType dtype) {
+  NoGradGuard no_grad;
+  for (Tensor* t : parameter_slots())
+    if (t->is_floating_point()) t->set_data(t->to(dtype));
+  for (Tensor* t : buffer_slots())
+    if (t->is_floating_point()) t->set_data(t->to(dtype));
+  return *this;
+}
+
+Module& Module::train(bool on) {
+  training_ = on;
+  for (auto& [n, c] : children_) c->train(on);
+  return *this;
+}
+
+void Module::zero_grad(bool set_to_none) {
+  for (Tensor* t : parameter_slots()) {
+    if (!t->grad().defined()) continue;
+    if (set_to_none) {
+      t->mutable_grad() = Tensor();
+    } else {
+      NoGradGuard no_grad;
+      t->mutable_grad().zero_();
+    }
+  }
+}
+
+NamedTensors Module::state_dict() const {
+  // PyTorch's order: each module's parameters, then its buffers, then its children.
+  NamedTensors out;
+  std::function<void(const Module&, const std::string&)> walk = [&](const Module& m,
+                                                                    const std::string& prefix) {
+    for (const Slot& s : m.parameters_)
+      if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor->detach());
+    for (const Slot& s : m.buffers_)
+      if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor->detach());
+    for (auto& [n, c] : m.children_) walk(*c, prefix + n + ".");
+  };
+  walk(*this, "");
+  return out;
+}
+
+void Module::load_state_dict(const NamedTensors& state, bool strict) {
+  std::map<std::string, Tensor*> mine;
+  std::function<void(Module&, const std::string&)> walk = [&](Module& m, const std::string& prefix) {
+    for (Slot& s : m.parameters_)
+      if (s.tensor->defined()) mine[prefix + s.name] = s.tensor.get();
+    for (Slot& s : m.buffers_)
+      if (s.tensor->defined()) mine[prefix + s.name] = s.tensor.get();
+    for (auto& [n, c] : m.children_) walk(*c, prefix + n + ".");
+  };
+  walk(*this, "");
+  std::vector<std::string> missing, unexpected, mismatched;
+  std::set<std::string> seen;
+  for (auto& [name, t] : state) {
+    seen.insert(name);
+    auto it = mine.find(name);
+    if (it == mine.end()) {
+      unexpected.push_back(name);
+    } else if (it->second->sizes() != t.sizes()) {
+      mismatched.push_back(name + ": copying a param with shape " + to_string(t.sizes()) +
+                           ", the shape in the current model is " + to_string(it->second->sizes()));
+    }
+  }
+  for (auto& [name, slot] : mine)
+    if (!seen.count(name)) missing.push_back(name);
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "\"" : ", \"") + x + "\"";
+    return s;
+  };
+  std::ostringstream err;
+  if (!mismatched.empty()) err << " size mismatch for " << join(mismatched) << ".";
+  if (strict && !missing.empty()) err << " Missing key(s) in state_dict: " << join(missing) << ".";
+  if (strict && !unexpected.empty()) err << " Unexpected key(s) in state_dict: " << join(unexpected) << ".";
+  EMBER_CHECK(err.str().empty(), "[load_state_dict] error(s) in loading state_dict for ", name(), ":",
+              err.str());
+  NoGradGuard no_grad;
+  for (auto& [name, t] : state) {
+    auto it = mine.find(name);
+    if (it != mine.end()) it->second->copy_(t);
+  }
+}
+
+std::shared_ptr<Module> Module::clone_structure() const {
+  bool saved = t_skip_init;
+  t_skip_init = true;
+  std::shared_ptr<Module> copy;
+  try {
+    copy = clone_impl();
+  } catch (...) {
+    t_skip_init = saved;
+    throw;
+  }
+  t_skip_init = saved;
+  copy->train(training_);
+  return copy;
+}
+
+std::shared_ptr<Module> Module::clone() const {
+  std::shared_ptr<Module> copy = clone_structure();
+  auto* self = const_cast<Module*>(this);
+  std::vector<Tensor*> src = self->parameter_slots(), dst = copy->parameter_slots();
+  std::vector<Tensor*> bsrc = self->buffer_slots(), bdst = copy->buffer_slots();
+  EMBER_ASSERT(src.size() == dst.size() && bsrc.size() == bdst.size(), name(),
+               "::clone_impl made a module with different tensors");
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < src.size(); ++i) {
+    Tensor t = src[i]->detach().clone();
+    if (src[i]->requires_grad()) t.requires_grad_(true);
+    *dst[i] = t;
+  }
+  for (size_t i = 0; i < bsrc.size(); ++i) *bdst[i] = bsrc[i]->detach().clone();
+  return copy;
+}
+
+std::string Module::repr(int indent) const {
+  std::ostringstream os;
+  os << name() << "(";
+  std::string extra = extra_repr();
+  if (children_.empty()) return os.str() + extra + ")";
+  std::string pad(static_cast<size_t>(indent + 2), ' ');
+  os << extra << "\n";
+  for (auto& [n, c] : children_) os << pad << "(" << n << "): " << c->repr(indent + 2) << "\n";
+  os << std::string(static_cast<size_t>(indent), ' ') << ")";
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.repr(); }
+
+}  // namespace ember::nn

@@ -1,0 +1,117 @@
+// nn::Module: parameters, buffers and child modules by name, moved between devices and dtypes in
+// place, switched between training and evaluation, saved and loaded as a state dict.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/core/tensor.h"
+
+namespace ember::nn {
+
+/// Name -> tensor, in registration order (PyTorch's state_dict order).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The module's computation on one input; modules with other signatures define their own.
+  virtual Tensor forward(const Tensor& x);
+  Tensor operator()(const Tensor& x) { return forward(x); }
+
+  /// "Linear", "Conv2d", ... and the arguments shown in its repr.
+  virtual std::string name() const = 0;
+  virtual std::string extra_repr() const { return ""; }
+
+  /// A deep copy: new parameters and buffers with the same values (for replicas).
+  std::shared_ptr<Module> clone() const;
+
+  NamedTensors named_parameters(bool recurse = true) const;
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  /// This module and all below it, depth first, with dotted names ("" for this one).
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules();
+  /// Calls fn on every module below this one, then on this one (PyTorch's order).
+  Module& apply(const std::function<void(Module&)>& fn);
+
+  /// Moves and converts parameters and buffers in place: every handle to them sees the change.
+  /// Only floating tensors change dtype (integer buffers such as num_batches_tracked keep theirs).
+  Module& to(Device device, bool non_blocking = false);
+  Module& to(DType dtype);
+  Module& to(Device device, DType dtype, bool non_blocking = false);
+
+  Module& train(bool on = true);
+  Module& eval() { return train(false); }
+  bool is_training() const { return training_; }
+
+  /// Clears the gradients (set_to_none drops them, as PyTorch 2 does by default).
+  void zero_grad(bool set_to_none = true);
+
+  /// Parameters and buffers with dotted names ("features.0.weight").
+  NamedTensors state_dict() const;
+  /// Copies values in; with `strict`, missing, unexpected and mis-shaped keys are one clear error
+  /// listing them all, and nothing is changed.
+  void load_state_dict(const NamedTensors& state, bool strict = true);
+
+  /// Registers a parameter (a leaf that requires grad) or a buffer. The returned reference stays
+  /// valid for the module's life: layers keep it as their `weight` member, so replacing the slot
+  /// (replication for DataParallel) is seen by the layer.
+  Tensor& register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
+  Tensor& register_buffer(const std::string& name, Tensor t);
+
+  /// The slots behind parameters() and buffers(), in the same order; replicas fill them with
+  /// tensors that stay connected to the original's parameters in the autograd graph.
+  std::vector<Tensor*> parameter_slots(bool recurse = true);
+  std::vector<Tensor*> buffer_slots(bool recurse = true);
+  /// A copy of the structure whose slots the caller fills (clone() copies, DataParallel replicates).
+  std::shared_ptr<Module> clone_structure() const;
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
+    add_child(name, m);
+    return m;
+  }
+
+  /// The repr PyTorch prints: Sequential(\n  (0): Linear(in_features=...)\n ...).
+  std::string repr(int indent = 0) const;
+
+ protected:
+  void add_child(const std::string& name, std::shared_ptr<Module> m);
+  /// A new module of the same type and configuration (children included), its tensors allocated
+  /// but not initialised: clone_structure() runs it with initialisation switched off.
+  virtual std::shared_ptr<Module> clone_impl() const = 0;
+  /// Whether a layer's constructor should initialise its parameters (false while cloning).
+  static bool should_initialize();
+
+ private:
+  struct Slot {
+    std::string name;
+    std::unique_ptr<Tensor> tensor;  // a stable address for the layer's reference
+  };
+  void collect(const std::string& prefix, bool params, bool recurse, NamedTensors& out) const;
+  void collect_slots(bool params, bool recurse, std::vector<Tensor*>& out);
+  std::vector<Slot> parameters_;
+  std::vector<Slot> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  bool training_ = true;
+};
+
+/// Convenience for modules: std::make_shared<M>(args...).
+template <typename M, typename... Args>
+std::shared_ptr<M> make(Args&&... args) {
+  return std::make_shared<M>(std::forward<Args>(args)...);
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m);
+
+}  // namespace ember::nn

@@ -1,0 +1,25 @@
+// A small command-line parser: --name value and --flag, with typed getters that explain bad input.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ember::cli {
+
+class Args {
+ public:
+  /// argv after the subcommand; `flags` take no value, every other --option takes one.
+  Args(int argc, char** argv, const std::set<std::string>& options, const std::set<std::string>& flags);
+  bool has(const std::string& name) const { return values_.count(name) > 0; }
+  std::string str(const std::string& name, const std::string& fallback) const;
+  int64_t integer(const std::string& name, int64_t fallback) const;
+  double number(const std::string& name, double fallback) const;
+  bool flag(const std::string& name) const { return has(name); }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace ember::cli

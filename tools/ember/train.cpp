@@ -1,0 +1,203 @@
+// `ember train`: LeNet-5 (or an MLP) on Fashion-MNIST on the best device, with a progress bar,
+// per-epoch loss, accuracy and throughput, a checkpoint, metrics.jsonl and report.html.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ember/ember.h"
+#include "tools/ember/args.h"
+#include "tools/ember/commands.h"
+#include "tools/ember/report.h"
+#include "tools/ember/training.h"
+
+namespace ember::cli {
+namespace {
+
+using json = nlohmann::json;
+namespace F = nn::functional;
+
+const char* kHelp = R"(usage: ember train [options]
+
+  --model lenet|mlp       LeNet-5 (default) or an MLP 784-256-256-10
+  --data DIR              Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
+  --device D              auto (default: the best GPU, else the CPU), cpu, cuda, cuda:N
+  --epochs N              passes over the training set (default 1)
+  --batch-size N          (default 64)
+  --lr F                  SGD learning rate (default 0.01)
+  --momentum F            SGD momentum (default 0.9)
+  --seed N                initialisation and shuffling (default 0)
+  --threads N             CPU threads (default: all cores)
+  --workers N             DataLoader threads preparing batches (default 1)
+  --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
+)";
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// A progress bar on a terminal; a line per 10% otherwise.
+class Progress {
+ public:
+  Progress(int epoch, int epochs, size_t total)
+      : epoch_(epoch), epochs_(epochs), total_(total), tty_(isatty(STDERR_FILENO)) {}
+  void update(size_t done, double loss, double rate) {
+    int percent = total_ ? static_cast<int>(100 * done / total_) : 100;
+    if (tty_) {
+      int width = 30, filled = width * percent / 100;
+      std::fprintf(stderr, "\repoch %d/%d [%s%s] %3d%%  loss %.4f  %.0f samples/s ", epoch_, epochs_,
+                   std::string(static_cast<size_t>(filled), '=').c_str(),
+                   std::string(static_cast<size_t>(width - filled), ' ').c_str(), percent, loss, rate);
+    } else if (percent / 10 > last_decile_) {
+      last_decile_ = percent / 10;
+      std::fprintf(stderr, "epoch %d/%d %3d%%  loss %.4f  %.0f samples/s\n", epoch_, epochs_, percent, loss, rate);
+    }
+  }
+  void finish() {
+    if (tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  int epoch_, epochs_;
+  size_t total_;
+  bool tty_;
+  int last_decile_ = 0;
+};
+
+}  // namespace
+
+int train(int argc, char** argv) {
+  Args args(argc, argv,
+            {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
+             "workers", "out", "devices"},
+            {"help"});
+  if (args.flag("help")) {
+    std::cout << kHelp;
+    return 0;
+  }
+  TrainConfig cfg;
+  cfg.model = args.str("model", "lenet");
+  cfg.data = args.str("data", data::datasets::kFashionMnistDir);
+  cfg.device = args.str("device", "auto");
+  cfg.epochs = args.integer("epochs", 1);
+  cfg.batch_size = args.integer("batch-size", 64);
+  cfg.lr = args.number("lr", 0.01);
+  cfg.momentum = args.number("momentum", 0.9);
+  cfg.seed = static_cast<uint64_t>(args.integer("seed", 0));
+  cfg.workers = args.integer("workers", 1);
+  std::string out = args.str("out", ".");
+  EMBER_CHECK(cfg.epochs >= 1, "--epochs must be at least 1, got ", cfg.epochs);
+  EMBER_CHECK(cfg.batch_size >= 1, "--batch-size must be at least 1, got ", cfg.batch_size);
+  EMBER_CHECK(cfg.workers >= 0, "--workers must be non-negative, got ", cfg.workers);
+  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1)));
+  std::filesystem::create_directories(out);
+
+  Device device = pick_device(cfg.device);
+  manual_seed(cfg.seed);
+  auto train_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
+  auto test_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
+  std::shared_ptr<nn::Module> model = make_model(cfg.model);
+  model->to(device);
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(cfg.lr).with_momentum(cfg.momentum));
+  data::DataLoader loader(train_set, data::DataLoaderOptions()
+                                         .with_batch_size(static_cast<size_t>(cfg.batch_size))
+                                         .with_shuffle()
+                                         .with_seed(cfg.seed)
+                                         .with_workers(static_cast<size_t>(cfg.workers))
+                                         .with_pin_memory(device.is_cuda()));
+  std::cerr << "ember train: " << model->name() << " on " << device << ", " << train_set->size()
+            << " training and " << test_set->size() << " test images, batch " << cfg.batch_size
+            << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", " << get_num_threads()
+            << " CPU threads\n";
+
+  std::ofstream metrics(std::filesystem::path(out) / "metrics.jsonl");
+  Curve loss_curve{"train loss", "#d62728", {}};
+  Curve train_acc{"train accuracy", "#1f77b4", {}}, test_acc{"test accuracy", "#2ca02c", {}};
+  double train_seconds = 0;
+  Evaluation last{};
+  const size_t steps = loader.size();
+  const size_t update_every = std::max<size_t>(1, steps / 100);
+  for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
+    model->train();
+    Progress progress(static_cast<int>(epoch), static_cast<int>(cfg.epochs), steps);
+    // Loss and hits accumulate on the device; reading them back waits for it, so only now and then.
+    Tensor loss_sum = zeros({}, TensorOptions(kFloat32).with_device(device));
+    Tensor hits = zeros({}, TensorOptions(kInt64).with_device(device));
+    int64_t seen = 0;
+    double t0 = now(), window_loss = 0;
+    int64_t window_seen = 0;
+    size_t step = 0;
+    for (const data::Example& batch : loader) {
+      Tensor x = batch.data.to(device, /*non_blocking=*/true);
+      Tensor y = batch.target.to(device, /*non_blocking=*/true);
+      Tensor logits = model->forward(x);
+      Tensor loss = F::cross_entropy(logits, y);
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+      {
+        NoGradGuard no_grad;
+        loss_sum.add_(loss.detach() * static_cast<double>(y.size(0)));
+        hits.add_(eq(argmax(logits.detach(), 1), y).sum());
+      }
+      seen += y.size(0);
+      ++step;
+      if (step % update_every == 0 || step == steps) {
+        double total = loss_sum.item<double>();
+        double mean = total / static_cast<double>(seen);
+        // The curve shows the mean loss of the batches since the previous point.
+        loss_curve.points.emplace_back(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps,
+                                       (total - window_loss) / static_cast<double>(seen - window_seen));
+        window_loss = total;
+        window_seen = seen;
+        progress.update(step, mean, static_cast<double>(seen) / (now() - t0));
+      }
+    }
+    if (device.is_cuda()) cuda::synchronize(device.index());
+    double epoch_seconds = now() - t0;
+    train_seconds += epoch_seconds;
+    progress.finish();
+    double train_loss = loss_sum.item<double>() / static_cast<double>(seen);
+    double train_accuracy = static_cast<double>(hits.item<int64_t>()) / static_cast<double>(seen);
+    last = evaluate(*model, *test_set, device, 512);
+    double rate = static_cast<double>(seen) / epoch_seconds;
+    train_acc.points.emplace_back(static_cast<double>(epoch), train_accuracy);
+    test_acc.points.emplace_back(static_cast<double>(epoch), last.accuracy);
+    std::printf("epoch %lld: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%%, "
+                "%.2f s, %.0f samples/s\n",
+                static_cast<long long>(epoch), train_loss, 100 * train_accuracy, last.loss,
+                100 * last.accuracy, epoch_seconds, rate);
+    metrics << json{{"epoch", epoch}, {"train_loss", train_loss}, {"train_accuracy", train_accuracy},
+                    {"test_loss", last.loss}, {"test_accuracy", last.accuracy},
+                    {"epoch_seconds", epoch_seconds}, {"samples_per_second", rate}}
+                   .dump()
+            << "\n";
+    metrics.flush();
+  }
+
+  std::string model_path = (std::filesystem::path(out) / "model.safetensors").string();
+  io::save(*model, model_path, {{"model", cfg.model}, {"epochs", std::to_string(cfg.epochs)},
+                                {"test_accuracy", std::to_string(last.accuracy)}});
+  double samples_per_second = static_cast<double>(train_set->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
+  char acc[32], rate[32], secs[32];
+  std::snprintf(acc, sizeof acc, "%.2f%%", 100 * last.accuracy);
+  std::snprintf(rate, sizeof rate, "%.0f", samples_per_second);
+  std::snprintf(secs, sizeof secs, "%.2f", train_seconds);
+  write_report((std::filesystem::path(out) / "report.html").string(),
+               "ember train: " + model->name() + " on Fashion-MNIST",
+               {{"device", device.str()}, {"epochs", std::to_string(cfg.epochs)},
+                {"batch size", std::to_string(cfg.batch_size)}, {"training time (s)", secs},
+                {"samples per second", rate}, {"test accuracy", acc}, {"checkpoint", model_path}},
+               {svg_chart("Training loss", "epoch", {loss_curve}),
+                svg_chart("Accuracy", "epoch", {train_acc, test_acc})});
+  json result = {{"device", device.str()}, {"epochs", cfg.epochs}, {"train_seconds", train_seconds},
+                 {"samples_per_second", samples_per_second}, {"test_accuracy", last.accuracy}};
+  std::cout << result.dump() << std::endl;
+  return 0;
+}
+
+}  // namespace ember::cli

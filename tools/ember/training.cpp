@@ -1,0 +1,57 @@
+#include "tools/ember/training.h"
+
+#include <chrono>
+
+#include "ember/ember.h"
+
+namespace ember::cli {
+
+Device pick_device(const std::string& spec) {
+  if (spec == "auto") return cuda::is_available() ? Device(kCUDA, 0) : Device(kCPU, 0);
+  return resolve_device(Device(spec));
+}
+
+std::shared_ptr<nn::Module> make_model(const std::string& name) {
+  if (name == "lenet") return nn::make<models::LeNet>();
+  if (name == "mlp") return nn::make<models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
+  EMBER_FAIL("unknown model '", name, "' (expected lenet or mlp)");
+}
+
+std::string model_kind(const nn::NamedTensors& state) {
+  for (auto& [name, t] : state)
+    if (name == "conv1.weight") return "lenet";
+  for (auto& [name, t] : state)
+    if (name == "fc1.weight" && t.dim() == 2 && t.size(1) == 784) return "mlp";
+  EMBER_FAIL("the state dict is neither a LeNet (conv1.weight, ...) nor an MLP (fc1.weight of 784 "
+             "inputs)");
+}
+
+Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device, int64_t batch_size,
+                    double temperature) {
+  NoGradGuard no_grad;
+  bool was_training = model.is_training();
+  model.eval();
+  auto t0 = std::chrono::steady_clock::now();
+  Tensor loss_sum = zeros({}, TensorOptions(kFloat64).with_device(device));
+  Tensor hits = zeros({}, TensorOptions(kInt64).with_device(device));
+  size_t n = dataset.size();
+  for (size_t start = 0; start < n; start += static_cast<size_t>(batch_size)) {
+    std::vector<size_t> idx;
+    for (size_t i = start; i < std::min(n, start + static_cast<size_t>(batch_size)); ++i) idx.push_back(i);
+    data::Example b = dataset.get_batch(idx);
+    Tensor x = b.data.to(device), y = b.target.to(device);
+    Tensor logits = model.forward(x);
+    if (temperature != 1.0) logits = logits / temperature;
+    loss_sum.add_(nn::functional::cross_entropy(logits, y, Tensor(), -100, nn::functional::Reduction::Sum).to(kFloat64));
+    hits.add_(eq(argmax(logits, 1), y).sum());
+  }
+  Evaluation e;
+  e.samples = static_cast<int64_t>(n);
+  e.loss = n ? loss_sum.item<double>() / static_cast<double>(n) : 0;
+  e.accuracy = n ? static_cast<double>(hits.item<int64_t>()) / static_cast<double>(n) : 0;
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  model.train(was_training);
+  return e;
+}
+
+}  // namespace ember::cli

@@ -1,0 +1,44 @@
+// What `ember train`, `predict` and `bench` share: configurations, device choice, models,
+// evaluation.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "ember/data/dataset.h"
+#include "ember/nn/module.h"
+
+namespace ember::cli {
+
+struct TrainConfig {
+  std::string model = "lenet";
+  std::string data;
+  std::string device = "auto";
+  int64_t epochs = 1;
+  int64_t batch_size = 64;
+  double lr = 0.01;
+  double momentum = 0.9;
+  uint64_t seed = 0;
+  int64_t workers = 1;
+};
+
+/// "auto": the first GPU if there is one, else the CPU; anything else is parsed and checked.
+Device pick_device(const std::string& spec);
+
+/// "lenet" or "mlp" (784-256-256-10).
+std::shared_ptr<nn::Module> make_model(const std::string& name);
+/// The architecture a state dict was saved from ("lenet" or "mlp").
+std::string model_kind(const nn::NamedTensors& state);
+
+struct Evaluation {
+  double loss = 0;
+  double accuracy = 0;
+  double seconds = 0;
+  int64_t samples = 0;
+};
+
+/// Mean cross-entropy and accuracy over the whole dataset, in eval mode, without gradients.
+Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device, int64_t batch_size,
+                    double temperature = 1.0);
+
+}  // namespace ember::cli
