@@ -31,7 +31,8 @@ std::pair<int64_t, int64_t> clip(int64_t o, int64_t k, int64_t stride, int64_t p
 void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
   int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
   bool plain2x2 = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 && p.stride[1] == 2 &&
-                  p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 && p.dilation[1] == 1;
+                  p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 && p.dilation[1] == 1 &&
+                  2 * oH <= H && 2 * oW <= W;  // ceil_mode can add windows that run off the edge
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using A = opmath_t<T>;

@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tests/util/test_util.h"
+
+namespace ember {
+namespace {
+
+using testing::all_close;
+using testing::values;
+
+TEST(Module, ParametersBuffersAndNames) {
+  auto net = nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      nn::make<nn::Linear>(4, 3), nn::make<nn::ReLU>(), nn::make<nn::BatchNorm1d>(3)});
+  std::vector<std::string> names;
+  for (auto& [n, t] : net->named_parameters()) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  EXPECT_EQ(net->buffers().size(), 3u);
+  std::vector<std::string> keys;
+  for (auto& [n, t] : net->state_dict()) keys.push_back(n);
+  EXPECT_EQ(keys, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias", "2.running_mean",
+                                            "2.running_var", "2.num_batches_tracked"}));
+  EXPECT_EQ(net->named_modules().size(), 4u);
+  for (const Tensor& p : net->parameters()) EXPECT_TRUE(p.requires_grad());
+  std::ostringstream repr;
+  repr << *net;
+  EXPECT_EQ(repr.str(),
+            "Sequential(\n  (0): Linear(in_features=4, out_features=3, bias=True)\n  (1): ReLU()\n"
+            "  (2): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n)");
+}
+
+TEST(Module, PyTorchDefaultInitialisationBounds) {
+  manual_seed(0);
+  nn::Linear fc(100, 50);
+  double bound = 1.0 / std::sqrt(100.0);
+  EXPECT_LE(fc.weight.abs().max().item<double>(), bound);
+  EXPECT_GT(fc.weight.abs().max().item<double>(), bound * 0.9);
+  EXPECT_LE(fc.bias.abs().max().item<double>(), bound);
+  nn::Conv2d conv(nn::Conv2dOptions(3, 8, 5));
+  double cbound = 1.0 / std::sqrt(3.0 * 25);
+  EXPECT_LE(conv.weight.abs().max().item<double>(), cbound);
+  nn::BatchNorm2d bn(4);
+  EXPECT_EQ(values(bn.weight), (std::vector<double>{1, 1, 1, 1}));
+  EXPECT_EQ(values(bn.running_var), (std::vector<double>{1, 1, 1, 1}));
+  nn::Embedding emb(1000, 8);
+  EXPECT_NEAR(emb.weight.std().item<double>(), 1.0, 0.05);
+}
+
+TEST(Module, ToMovesParametersInPlace) {
+  auto fc = nn::make<nn::Linear>(3, 2);
+  Tensor& w = fc->weight;
+  Tensor alias = fc->weight;
+  fc->to(kFloat64);
+  EXPECT_EQ(w.dtype(), kFloat64);
+  EXPECT_EQ(alias.dtype(), kFloat64) << "every handle sees the conversion";
+  EXPECT_TRUE(w.requires_grad());
+  Tensor y = fc->forward(ones({1, 3}, kFloat64));
+  y.sum().backward();
+  EXPECT_EQ(w.grad().dtype(), kFloat64);
+  auto bn = nn::make<nn::BatchNorm2d>(2);
+  bn->to(kFloat64);
+  EXPECT_EQ(bn->running_mean.dtype(), kFloat64);
+  EXPECT_EQ(bn->num_batches_tracked.dtype(), kInt64) << "integer buffers keep their dtype";
+}
+
+TEST(Module, TrainEvalAndZeroGrad) {
+  auto net = nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      nn::make<nn::Linear>(2, 2), nn::make<nn::Dropout>(0.5)});
+  net->eval();
+  EXPECT_FALSE((*net)[1]->is_training());
+  Tensor x = ones({4, 2});
+  EXPECT_TRUE(net->forward(x).equal(net->forward(x))) << "dropout is the identity in eval mode";
+  net->train();
+  net->forward(x).sum().backward();
+  EXPECT_TRUE(net->parameters()[0].grad().defined());
+  net->zero_grad(/*set_to_none=*/false);
+  EXPECT_EQ(net->parameters()[0].grad().abs().sum().item<double>(), 0);
+  net->zero_grad();
+  EXPECT_FALSE(net->parameters()[0].grad().defined());
+}
+
+TEST(Module, StateDictRoundTripAndClearErrors) {
+  auto a = nn::make<models::LeNet>(), b = nn::make<models::LeNet>();
+  b->load_state_dict(a->state_dict());
+  Tensor x = randn({2, 1, 28, 28});
+  EXPECT_TRUE(all_close(a->forward(x), b->forward(x), 0, 0));
+  nn::NamedTensors state = a->state_dict();
+  state.erase(state.begin());                               // conv1.weight missing
+  state.emplace_back("extra.weight", ones({1}));            // unexpected
+  state[1].second = zeros({7});                             // conv2.weight, mis-shaped
+  try {
+    b->load_state_dict(state);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("Missing key(s) in state_dict: \"conv1.weight\""), std::string::npos) << m;
+    EXPECT_NE(m.find("Unexpected key(s) in state_dict: \"extra.weight\""), std::string::npos) << m;
+    EXPECT_NE(m.find("size mismatch for"), std::string::npos) << m;
+  }
+  EXPECT_TRUE(all_close(a->forward(x), b->forward(x), 0, 0)) << "a failed load changes nothing";
+}
+
+TEST(Module, CloneIsADeepCopy) {
+  auto a = nn::make<models::LeNet>();
+  a->eval();
+  std::shared_ptr<nn::Module> b = a->clone();
+  EXPECT_FALSE(b->is_training());
+  Tensor x = randn({3, 1, 28, 28});
+  EXPECT_TRUE(all_close(a->forward(x), b->forward(x), 0, 0));
+  NoGradGuard no_grad;
+  a->parameters()[0].add_(1.0);
+  EXPECT_FALSE(all_close(a->forward(x), b->forward(x), 0, 0)) << "the clone has its own tensors";
+  for (const Tensor& p : b->parameters()) EXPECT_TRUE(p.requires_grad() && p.is_leaf());
+}
+
+TEST(Layers, ShapesAndBehaviour) {
+  Tensor img = randn({2, 3, 8, 8});
+  EXPECT_EQ(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).with_padding(1)).forward(img).sizes(), (Shape{2, 4, 8, 8}));
+  EXPECT_EQ(nn::MaxPool2d(2).forward(img).sizes(), (Shape{2, 3, 4, 4}));
+  EXPECT_EQ(nn::AvgPool2d(2).forward(img).sizes(), (Shape{2, 3, 4, 4}));
+  EXPECT_EQ(nn::Flatten().forward(img).sizes(), (Shape{2, 192}));
+  EXPECT_TRUE(all_close(nn::Softmax(1).forward(img).sum({1}), ones({2, 8, 8}), 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(nn::LogSoftmax(1).forward(img).exp().sum({1}), ones({2, 8, 8}), 1e-5, 1e-5));
+  EXPECT_EQ(nn::Embedding(10, 4).forward(tensor({1, 2, 3})).sizes(), (Shape{3, 4}));
+  EXPECT_GE(nn::ReLU().forward(img).min().item<double>(), 0.0);
+  nn::Dropout drop(0.5);
+  Tensor d = drop.forward(ones({10000}));
+  double kept = (d > 0).sum().item<double>();
+  EXPECT_NEAR(kept / 10000, 0.5, 0.03);
+  EXPECT_TRUE(all_close(d.amax(), scalar_tensor(2.0))) << "kept values are scaled by 1 / (1 - p)";
+  EXPECT_THROW_WITH(nn::Linear(4, 2).forward(ones({3, 5})), "doesn't match weight of shape [2, 4]");
+  EXPECT_THROW_WITH(nn::Dropout(1.5), "between 0 and 1");
+}
+
+TEST(Layers, BatchNormTracksStatistics) {
+  nn::BatchNorm2d bn(2);
+  Tensor x = randn({8, 2, 4, 4}) * 3 + 5;
+  Tensor y = bn.forward(x);
+  EXPECT_TRUE(all_close(y.mean({0, 2, 3}), zeros({2}), 0, 1e-5));
+  EXPECT_TRUE(all_close(y.var({0, 2, 3}, false), ones({2}), 1e-3, 1e-3));
+  Tensor mean = x.mean({0, 2, 3}), var = x.var({0, 2, 3}, true);
+  EXPECT_TRUE(all_close(bn.running_mean, mean * 0.1, 1e-5, 1e-5));
+  EXPECT_TRUE(all_close(bn.running_var, var * 0.1 + 0.9, 1e-4, 1e-5));
+  EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
+  bn.eval();
+  Tensor z = bn.forward(x);
+  Tensor expected = (x - bn.running_mean.view({1, 2, 1, 1})) / (bn.running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
+  EXPECT_TRUE(all_close(z, expected, 1e-4, 1e-4));
+  EXPECT_THROW_WITH(bn.forward(ones({2, 2})), "expected 4D input");
+}
+
+}  // namespace
+}  // namespace ember
