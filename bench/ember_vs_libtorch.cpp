@@ -26,6 +26,54 @@ struct Workload {
 
 volatile double g_sink = 0;
 
+// The same networks in libtorch (torch::nn), for the training-step workloads.
+struct TorchLeNet : torch::nn::Module {
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+  TorchLeNet() {
+    conv1 = register_module("conv1", torch::nn::Conv2d(1, 6, 5));
+    conv2 = register_module("conv2", torch::nn::Conv2d(6, 16, 5));
+    fc1 = register_module("fc1", torch::nn::Linear(256, 120));
+    fc2 = register_module("fc2", torch::nn::Linear(120, 84));
+    fc3 = register_module("fc3", torch::nn::Linear(84, 10));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::max_pool2d(torch::relu(conv1->forward(x)), 2);
+    x = torch::max_pool2d(torch::relu(conv2->forward(x)), 2);
+    x = x.flatten(1);
+    return fc3->forward(torch::relu(fc2->forward(torch::relu(fc1->forward(x)))));
+  }
+};
+
+struct TorchMLP : torch::nn::Module {
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr}, fc3{nullptr};
+  TorchMLP() {
+    fc1 = register_module("fc1", torch::nn::Linear(784, 256));
+    fc2 = register_module("fc2", torch::nn::Linear(256, 256));
+    fc3 = register_module("fc3", torch::nn::Linear(256, 10));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    return fc3->forward(torch::relu(fc2->forward(torch::relu(fc1->forward(x)))));
+  }
+};
+
+template <typename M>
+void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const torch::Tensor& y) {
+  torch::AutoGradMode grad(true);
+  torch::Tensor loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+}
+
+void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::Tensor& x, const ember::Tensor& y) {
+  ember::AutoGradMode grad(true);
+  ember::Tensor loss = ember::nn::functional::cross_entropy(model.forward(x), y);
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+}
+
 std::vector<Workload> make_workloads(const std::string& filter) {
   std::vector<Workload> w;
   auto want = [&](const std::string& name) { return filter.empty() || name.find(filter) != std::string::npos; };
@@ -82,6 +130,49 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     auto tx = torch::randn({256, 6, 12, 12}), tw = torch::randn({16, 6, 5, 5}), tb = torch::randn({16});
     w.push_back({"conv2d_lenet2_fwd", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
                  [=] { torch::conv2d(tx, tw, tb); }});
+  }
+  // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256.
+  if (want("lenet_train_step_256")) {
+    auto em = ember::nn::make<ember::models::LeNet>();
+    auto eopt = std::make_shared<ember::optim::SGD>(em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+    auto ex = ember::randn({256, 1, 28, 28});
+    auto ey = ember::randint(0, 10, {256});
+    auto tm = std::make_shared<TorchLeNet>();
+    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto tx = torch::randn({256, 1, 28, 28});
+    auto ty = torch::randint(0, 10, {256});
+    w.push_back({"lenet_train_step_256", "ms", 1e3,
+                 [=] { ember_step(*em, *eopt, ex, ey); }, [=] { torch_step(*tm, *topt, tx, ty); }});
+  }
+  if (want("mlp_train_step_256")) {
+    auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
+    auto eopt = std::make_shared<ember::optim::SGD>(em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+    auto ex = ember::randn({256, 784});
+    auto ey = ember::randint(0, 10, {256});
+    auto tm = std::make_shared<TorchMLP>();
+    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto tx = torch::randn({256, 784});
+    auto ty = torch::randint(0, 10, {256});
+    w.push_back({"mlp_train_step_256", "ms", 1e3,
+                 [=] { ember_step(*em, *eopt, ex, ey); }, [=] { torch_step(*tm, *topt, tx, ty); }});
+  }
+  // 100 small elementwise ops on 10 elements, forward and backward: autograd's overhead per op.
+  if (want("autograd_chain_100")) {
+    auto ex = ember::randn({10}).requires_grad_();
+    auto tx = torch::randn({10}).requires_grad_();
+    w.push_back({"autograd_chain_100", "us", 1e6 / 100,
+                 [=] {
+                   ember::AutoGradMode grad(true);
+                   ember::Tensor y = ex;
+                   for (int i = 0; i < 100; ++i) y = i % 2 ? y + 0.01 : y * 1.01;
+                   y.sum().backward();
+                 },
+                 [=] {
+                   torch::AutoGradMode grad(true);
+                   torch::Tensor y = tx;
+                   for (int i = 0; i < 100; ++i) y = i % 2 ? y + 0.01 : y * 1.01;
+                   y.sum().backward();
+                 }});
   }
   return w;
 }
