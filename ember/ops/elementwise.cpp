@@ -99,7 +99,6 @@ Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
   return self;
 }
 
-Tensor neg_grad(const Tensor& g) { return detail::unary(UnaryOp::Neg, g); }
 
 }  // namespace
 

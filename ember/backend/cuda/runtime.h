@@ -1,0 +1,39 @@
+// Internal to the CUDA backend: the CUDA runtime headers, launch checks and per-device state.
+// Nothing outside backend/cuda/ includes this file.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "ember/backend/cuda/stream.h"
+#include "ember/core/error.h"
+
+namespace ember::cuda {
+
+/// The current stream of `device` as a cudaStream_t.
+inline cudaStream_t raw_stream(int device) {
+  return reinterpret_cast<cudaStream_t>(current_stream(device).handle());
+}
+
+/// Whether EMBER_CUDA_SYNC=1 asked for a synchronisation after every kernel.
+bool sync_after_every_op();
+
+/// Checks a launch; with EMBER_CUDA_SYNC=1 also waits for it, so that a fault points at its op.
+void check_launch(const char* kernel, const char* file, int line);
+
+/// Switches the current device for a scope (cheap when it is already current).
+class RawDeviceGuard {
+ public:
+  explicit RawDeviceGuard(int device);
+  ~RawDeviceGuard();
+  RawDeviceGuard(const RawDeviceGuard&) = delete;
+  RawDeviceGuard& operator=(const RawDeviceGuard&) = delete;
+
+ private:
+  int previous_;
+};
+
+}  // namespace ember::cuda
+
+#define EMBER_CUDA_LAUNCH_CHECK(name) ::ember::cuda::check_launch(name, __FILE__, __LINE__)
