@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "ember/core/autograd_meta.h"
+#include "ember/core/device_backend.h"
 #include "ember/core/grad_mode.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -37,6 +38,35 @@ Tensor validate(Tensor g, const Node& node, size_t i) {
   if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
   return g;
 }
+
+// Note [Backward stream]
+// A node's backward runs on the stream its forward op ran on, so a model run on a side stream is
+// differentiated there too. The gradients it receives were made on the streams current when the
+// nodes before it ran: its stream first waits for that work.
+class StreamScope {
+ public:
+  explicit StreamScope(const Node& node) : device_(node.device) {
+    if (!device_.is_cuda()) return;
+    DeviceBackend& b = device_backend(kCUDA);
+    previous_ = b.current_stream(device_.index());
+    if (previous_ == node.stream) return;
+    b.stream_wait(device_.index(), node.stream, previous_);
+    b.set_current_stream(device_.index(), node.stream);
+    switched_ = true;
+  }
+  ~StreamScope() {
+    if (!switched_) return;
+    try {
+      device_backend(kCUDA).set_current_stream(device_.index(), previous_);
+    } catch (...) {
+    }
+  }
+
+ private:
+  Device device_;
+  uintptr_t previous_ = 0;
+  bool switched_ = false;
+};
 
 void accumulate_into(Tensor& slot, const Tensor& g) {
   slot = slot.defined() ? slot + g : g;
@@ -123,6 +153,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
     std::vector<Tensor> input_grads;
     bool skip = !any || (inputs && is_grad_accumulator(*node));
     if (!skip) {
+      StreamScope scope(*node);
       for (auto& hook : node->pre_hooks) hook(grads);
       input_grads = node->apply(std::move(grads));
       EMBER_ASSERT(input_grads.size() == node->next_edges.size(), node->name(), " returned ",

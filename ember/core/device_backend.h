@@ -21,6 +21,11 @@ class DeviceBackend {
   virtual std::string unavailable_reason() = 0;
   /// Waits for all work queued on the device.
   virtual void synchronize(int index) = 0;
+  /// The calling thread's current stream on the device (0 where the device has no streams).
+  virtual uintptr_t current_stream(int index) { return 0; }
+  virtual void set_current_stream(int index, uintptr_t stream) {}
+  /// Makes `stream` wait for the work queued so far on `other` (both on device `index`).
+  virtual void stream_wait(int index, uintptr_t stream, uintptr_t other) {}
 };
 
 /// The backend of `type`; defined in backend/device_backends.cpp.

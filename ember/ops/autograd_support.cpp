@@ -1,5 +1,6 @@
 #include "ember/ops/autograd_support.h"
 
+#include "ember/core/device_backend.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -28,7 +29,12 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
     }
   }
   node->num_outputs = static_cast<uint32_t>(outputs.size());
-  if (!outputs.empty() && outputs[0]->defined()) node->device = outputs[0]->device();
+  if (!outputs.empty() && outputs[0]->defined()) {
+    node->device = outputs[0]->device();
+    // Backward runs on the stream the forward op ran on (Note [Backward stream]).
+    if (node->device.is_cuda())
+      node->stream = device_backend(kCUDA).current_stream(node->device.index());
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i]->defined()) set_history(*outputs[i], node, static_cast<uint32_t>(i));
 }

@@ -21,7 +21,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
       TensorIter it(*this, {src});
       copy_cuda(it);
     } else {
-      copy_between_devices_cuda(*this, src, non_blocking);
+      copy_between_devices_cuda(*this, src.sizes() == sizes() ? src : src.expand(sizes()), non_blocking);
     }
   }
   bump_version();

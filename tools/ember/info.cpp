@@ -36,18 +36,6 @@ std::string simd_level() {
 #endif
 }
 
-std::string compiled_simd() {
-#if defined(__AVX512F__)
-  return "AVX-512";
-#elif defined(__AVX2__)
-  return "AVX2";
-#elif defined(__AVX__)
-  return "AVX";
-#else
-  return "baseline";
-#endif
-}
-
 std::string version(int v) {
   if (v <= 0) return "n/a";
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
@@ -58,7 +46,7 @@ json collect() {
   json cpu = {{"model", cpu_model()},
               {"logical_cores", std::thread::hardware_concurrency()},
               {"simd", simd_level()},
-              {"ember_compiled_for", compiled_simd()},
+              {"ember_compiled_for", cpu::compiled_simd()},
               {"threads", get_num_threads()},
               {"blas", "OpenBLAS, one thread per call; ember's pool splits products"},
               {"convolution", cpu::have_dnnl() ? "oneDNN on ember's pool" : "im2col + GEMM"}};

@@ -1,33 +1,27 @@
 // CPU binary and ternary ops: the tables of backend/functors/binary.h expanded over dtypes.
-#include "ember/backend/cpu/elementwise_dispatch.h"
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/functors/kind_dispatch.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
 namespace {
 
-template <typename F, typename T>
-using result_t = std::conditional_t<std::is_same_v<decltype(std::declval<F>()(
-                                                       std::declval<opmath_t<T>>(),
-                                                       std::declval<opmath_t<T>>())),
-                                                   bool>,
-                                    bool, T>;
-
 template <template <typename> class Fn, OpKind kind>
 void run_binary(const TensorIter& it, const BinaryParams& p, const char* name) {
-  cpu::dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
+  dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using F = Fn<opmath_t<T>>;
-    cpu::cpu_kernel<result_t<F, T>, T, T>(it, F(p));
+    cpu::cpu_kernel<binary_result_t<F, T>, T, T>(it, F(p));
   });
 }
 
 template <template <typename> class Fn, OpKind kind>
 void run_binary_scalar(const TensorIter& it, Scalar b, const BinaryParams& p, const char* name) {
-  cpu::dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
+  dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using M = opmath_t<T>;
     using F = Fn<M>;
-    cpu::cpu_kernel<result_t<F, T>, T>(it, BindRight<F, M>{F(p), b.to<M>()});
+    cpu::cpu_kernel<binary_result_t<F, T>, T>(it, BindRight<F, M>{F(p), b.to<M>()});
   });
 }
 
@@ -71,8 +65,7 @@ void ternary_cpu(TernaryOp op, const TensorIter& it, const TernaryParams& p) {
 void where_cpu(const TensorIter& it) {
   dispatch_all(it.dtypes[2], "where", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    using M = opmath_t<T>;
-    cpu::cpu_kernel<T, bool, T, T>(it, [](bool c, M a, M b) { return c ? a : b; });
+    cpu::cpu_kernel<T, bool, T, T>(it, WhereFn<opmath_t<T>>{});
   });
 }
 

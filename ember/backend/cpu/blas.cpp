@@ -7,6 +7,7 @@
 
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/matmul_layout.h"
 
 namespace ember::cpu {
 
@@ -76,23 +77,6 @@ void dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, cons
 namespace ember {
 namespace {
 
-// A matrix operand as BLAS takes it: row-major (no transpose) or column-major (transpose), with
-// its leading dimension; other layouts are copied first.
-struct MatrixOperand {
-  Tensor t;  // (B, rows, cols)
-  bool trans = false;
-  int64_t ld = 0;
-};
-
-MatrixOperand blas_operand(const Tensor& t) {
-  int64_t rows = t.size(1), cols = t.size(2);
-  int64_t rs = t.stride(1), cs = t.stride(2);
-  if (cs == 1 && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) return {t, false, std::max(rs, cols)};
-  if (rs == 1 && (cs >= std::max<int64_t>(rows, 1) || cols == 1)) return {t, true, std::max(cs, rows)};
-  Tensor c = t.contiguous();
-  return {c, false, std::max<int64_t>(cols, 1)};
-}
-
 template <typename T, typename G>
 void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta, G gemm) {
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
@@ -106,8 +90,8 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
     return;
   }
   auto one = [&](int64_t i) {
-    gemm(A.trans, B.trans, m, n, k, static_cast<T>(alpha), pa + i * A.t.stride(0), A.ld,
-         pb + i * B.t.stride(0), B.ld, static_cast<T>(beta), pc + i * m * n, n);
+    gemm(A.trans, B.trans, m, n, k, static_cast<T>(alpha), pa + i * A.batch_stride, A.ld,
+         pb + i * B.batch_stride, B.ld, static_cast<T>(beta), pc + i * m * n, n);
   };
   if (batch >= get_num_threads() && !in_parallel_region()) {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {

@@ -19,7 +19,7 @@ void copy_cpu(const TensorIter& it) {
     using Out = EMBER_TYPE(out_tag);
     dispatch_all(it.dtypes[1], "copy_", [&](auto in_tag) {
       using In = EMBER_TYPE(in_tag);
-      cpu::cpu_kernel<Out, In>(it, [](opmath_t<In> x) { return static_cast<opmath_t<Out>>(x); });
+      cpu::cpu_kernel<Out, In>(it, ConvertFn<opmath_t<Out>>{});
     });
   });
 }

@@ -142,6 +142,18 @@ std::optional<size_t> memory_limit() {
   return limit;
 }
 
+const char* compiled_simd() {
+#if defined(__AVX512F__)
+  return "AVX-512";
+#elif defined(__AVX2__)
+  return "AVX2";
+#elif defined(__AVX__)
+  return "AVX";
+#else
+  return "baseline x86-64";
+#endif
+}
+
 DeviceBackend& backend() {
   static CpuBackend* b = new CpuBackend();
   return *b;

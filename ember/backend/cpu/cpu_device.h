@@ -22,4 +22,7 @@ std::optional<size_t> memory_limit();
 
 DeviceBackend& backend();
 
+/// The instruction set ember's CPU kernels were compiled for ("AVX-512", "AVX2", ...).
+const char* compiled_simd();
+
 }  // namespace ember::cpu

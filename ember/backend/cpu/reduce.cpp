@@ -8,33 +8,12 @@
 
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/reduce_layout.h"
 
 namespace ember {
 namespace {
 
-struct Layout {
-  Shape kept_sizes, kept_strides, red_sizes, red_strides;  // elements
-  int64_t M = 1, N = 1;                                    // outputs, elements per output
-};
-
-Layout make_layout(const Tensor& in, const Shape& dims) {
-  Layout l;
-  std::vector<bool> reduced(static_cast<size_t>(in.dim()), false);
-  for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-  for (int64_t d = 0; d < in.dim(); ++d) {
-    auto du = static_cast<size_t>(d);
-    if (reduced[du]) {
-      l.red_sizes.push_back(in.sizes()[du]);
-      l.red_strides.push_back(in.strides()[du]);
-      l.N *= in.sizes()[du];
-    } else {
-      l.kept_sizes.push_back(in.sizes()[du]);
-      l.kept_strides.push_back(in.strides()[du]);
-      l.M *= in.sizes()[du];
-    }
-  }
-  return l;
-}
+using Layout = ReduceLayout;
 
 // Element offset of row-major index i within (sizes, strides).
 int64_t offset_of(int64_t i, const Shape& sizes, const Shape& strides) {
@@ -144,9 +123,9 @@ template <typename T, typename O, typename A, typename R>
 void reduce_values(const Tensor& in, const Layout& l, const Tensor& out, R r) {
   O* o = static_cast<O*>(out.data_ptr());
   const T* base = static_cast<const T*>(in.data_ptr());
-  if (is_contiguous_layout(l.red_sizes, l.red_strides)) {
+  if (l.rows()) {
     reduce_rows<T, O, A>(base, l, o, r);
-  } else if (l.M > 1 && is_contiguous_layout(l.kept_sizes, l.kept_strides)) {
+  } else if (l.columns()) {
     reduce_columns<T, O, A>(base, l, o, r);
   } else {
     EMBER_ASSERT(false, "reduce_values needs a row or column layout");
@@ -159,32 +138,15 @@ void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor&
                 const Tensor& indices) {
   if (out.numel() == 0) return;
   Tensor in = in_;
-  Layout l = make_layout(in, dims);
-  bool rows = is_contiguous_layout(l.red_sizes, l.red_strides);
-  bool columns = l.M > 1 && is_contiguous_layout(l.kept_sizes, l.kept_strides);
+  Layout l = reduce_layout(in, dims);
   bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin || indices.defined();
-  if (!rows && (arg || !columns)) {
-    // Copy into the [kept, reduced] row layout.
-    Shape perm;
-    std::vector<bool> reduced(static_cast<size_t>(in.dim()), false);
-    for (int64_t d : dims) reduced[static_cast<size_t>(d)] = true;
-    for (int64_t d = 0; d < in.dim(); ++d) if (!reduced[static_cast<size_t>(d)]) perm.push_back(d);
-    for (int64_t d : dims) perm.push_back(d);
-    Shape psizes, pstrides;
-    for (int64_t d : perm) {
-      psizes.push_back(in.sizes()[static_cast<size_t>(d)]);
-      pstrides.push_back(in.strides()[static_cast<size_t>(d)]);
-    }
-    auto view = std::make_shared<TensorImpl>(in.storage(), psizes, pstrides, in.storage_offset(),
-                                             in.dtype(), in.device());
-    Tensor packed = empty(psizes, in.options());
-    TensorIter it(packed, {Tensor(view)});
+  if (!l.rows() && (arg || !l.columns())) {
+    Tensor view = rows_view(in, dims);
+    Tensor packed = empty(view.sizes(), in.options());
+    TensorIter it(packed, {view});
     copy_cpu(it);
     in = packed;
-    Shape packed_dims;
-    for (size_t i = 0; i < dims.size(); ++i)
-      packed_dims.push_back(static_cast<int64_t>(psizes.size() - dims.size() + i));
-    l = make_layout(in, packed_dims);
+    l = reduce_layout(in, trailing_dims(in.dim(), dims.size()));
   }
   if (l.N == 0) {  // reducing nothing: the identity (ops/ rejects max/min/arg of empty)
     TensorIter it(out, {});

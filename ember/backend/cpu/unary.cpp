@@ -1,5 +1,6 @@
 // CPU unary ops: the table of backend/functors/unary.h expanded over dtypes.
-#include "ember/backend/cpu/elementwise_dispatch.h"
+#include "ember/backend/cpu/loops.h"
+#include "ember/backend/functors/kind_dispatch.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -7,7 +8,7 @@ namespace {
 
 template <template <typename> class Fn, OpKind kind>
 void run_unary(const TensorIter& it, const UnaryParams& p, const char* name) {
-  cpu::dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
+  dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
     using T = EMBER_TYPE(tag);
     cpu::cpu_kernel<T, T>(it, Fn<opmath_t<T>>(p));
   });
@@ -27,8 +28,7 @@ void unary_cpu(UnaryOp op, const TensorIter& it, const UnaryParams& p) {
 void fill_cpu(const TensorIter& it, Scalar v) {
   dispatch_all(it.dtypes[0], "fill_", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    T value = static_cast<T>(v.to<opmath_t<T>>());
-    cpu::cpu_kernel<T>(it, [value]() { return value; });
+    cpu::cpu_kernel<T>(it, FillFn<opmath_t<T>>{v.to<opmath_t<T>>()});
   });
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ember/backend/cuda/device.h"
+#include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/runtime.h"
 
@@ -191,9 +192,18 @@ class CudaBackend final : public DeviceBackend {
     return *slot.ptr;
   }
   std::string unavailable_reason() override { return discovery().reason; }
+  uintptr_t current_stream(int index) override { return cuda::current_stream(index).handle(); }
+  void set_current_stream(int index, uintptr_t stream) override {
+    cuda::set_current_stream(Stream(index, stream));
+  }
+  void stream_wait(int index, uintptr_t stream, uintptr_t other) override {
+    Stream(index, stream).wait_stream(Stream(index, other));
+  }
   void synchronize(int index) override {
-    RawDeviceGuard guard(check_index(index, "synchronize"));
+    int d = check_index(index, "synchronize");
+    RawDeviceGuard guard(d);
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+    check_kernel_errors(d);
   }
 
  private:
@@ -380,6 +390,7 @@ bool Stream::query() const {
 void Stream::synchronize() const {
   RawDeviceGuard guard(device_);
   EMBER_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(handle_)));
+  check_kernel_errors(device_);
 }
 
 void Stream::wait_stream(const Stream& other) const {

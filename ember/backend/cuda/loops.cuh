@@ -53,40 +53,88 @@ constexpr int max_size() {
   return m;
 }
 
-// out[i] = f(in[i]...) over contiguous, 16-byte aligned operands, V elements per thread.
-template <int V, typename Out, typename... In, typename F>
-__global__ void vectorized_kernel(int64_t n, F f, Out* out, const In*... in) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  int64_t vec_n = n / V;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vec_n; i += stride) {
-    std::tuple<Vec<In, V>...> loaded{reinterpret_cast<const Vec<In, V>*>(in)[i]...};
-    Vec<Out, V> result;
+template <int N>
+struct Pointers {
+  char* p[N];
+};
+
+// Contiguous, 16-byte aligned operands: V elements per thread with one vector load or store per
+// operand. One kernel per arity keeps the loads explicit. Shapes: every operand (n).
+template <int V, typename Out, typename F>
+__global__ void vectorized0(int64_t n, F f, Out* out) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = first; i < n / V; i += stride) {
+    Vec<Out, V> r;
+#pragma unroll
+    for (int j = 0; j < V; ++j) r.v[j] = static_cast<Out>(f());
+    reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
+  }
+  for (int64_t i = n / V * V + first; i < n; i += stride) out[i] = static_cast<Out>(f());
+}
+
+template <int V, typename Out, typename A, typename F>
+__global__ void vectorized1(int64_t n, F f, Out* out, const A* a) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = first; i < n / V; i += stride) {
+    Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
+    Vec<Out, V> r;
+#pragma unroll
+    for (int j = 0; j < V; ++j) r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j])));
+    reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
+  }
+  for (int64_t i = n / V * V + first; i < n; i += stride) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i])));
+}
+
+template <int V, typename Out, typename A, typename B, typename F>
+__global__ void vectorized2(int64_t n, F f, Out* out, const A* a, const B* b) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = first; i < n / V; i += stride) {
+    Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
+    Vec<B, V> vb = reinterpret_cast<const Vec<B, V>*>(b)[i];
+    Vec<Out, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      result.v[j] = static_cast<Out>(std::apply(
-          [&](const auto&... vs) { return f(static_cast<opmath_t<In>>(vs.v[j])...); }, loaded));
-    reinterpret_cast<Vec<Out, V>*>(out)[i] = result;
+      r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j])));
+    reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
   }
-  // the tail that does not fill a vector
-  for (int64_t i = vec_n * V + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = static_cast<Out>(f(static_cast<opmath_t<In>>(in[i])...));
+  for (int64_t i = n / V * V + first; i < n; i += stride)
+    out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), static_cast<opmath_t<B>>(b[i])));
+}
+
+template <int V, typename Out, typename A, typename B, typename C, typename F>
+__global__ void vectorized3(int64_t n, F f, Out* out, const A* a, const B* b, const C* c) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t i = first; i < n / V; i += stride) {
+    Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
+    Vec<B, V> vb = reinterpret_cast<const Vec<B, V>*>(b)[i];
+    Vec<C, V> vc = reinterpret_cast<const Vec<C, V>*>(c)[i];
+    Vec<Out, V> r;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j]),
+                                  static_cast<opmath_t<C>>(vc.v[j])));
+    reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
+  }
+  for (int64_t i = n / V * V + first; i < n; i += stride)
+    out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), static_cast<opmath_t<B>>(b[i]),
+                                static_cast<opmath_t<C>>(c[i])));
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
-__device__ void apply_strided(char* const* data, const int64_t (&off)[sizeof...(In) + 1], const F& f,
-                              std::index_sequence<I...>) {
+__device__ void apply_strided(char* const* data, const int64_t* off, const F& f, std::index_sequence<I...>) {
   *reinterpret_cast<Out*>(data[0] + off[0]) =
       static_cast<Out>(f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(data[I + 1] + off[I + 1]))...));
 }
 
-template <typename Out, typename... In, typename F>
+// Any layout: offsets from the linear index through the iterator's sizes and strides.
+template <typename Out, typename F, typename... In>
 __global__ void strided_kernel(int64_t n, F f, OffsetCalculator<sizeof...(In) + 1> calc,
-                               std::array<char*, sizeof...(In) + 1> data) {
+                               Pointers<sizeof...(In) + 1> data) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     int64_t off[sizeof...(In) + 1];
     calc.offsets(i, off);
-    apply_strided<Out, In...>(data.data(), off, f, std::index_sequence_for<In...>{});
+    apply_strided<Out, In...>(data.p, off, f, std::index_sequence_for<In...>{});
   }
 }
 
@@ -95,29 +143,43 @@ inline unsigned grid_for(int64_t work, int64_t per_block) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, 65535 * 8)));
 }
 
-/// out = f(in...) over the iterator on its device's current stream.
+/// out = f(in...) over the iterator, on the current stream of its device. f takes and returns
+/// opmath values (float for the 16-bit types), exactly as on the CPU.
 template <typename Out, typename... In, typename F>
 void gpu_kernel(const TensorIter& it, const F& f) {
+  static_assert(sizeof...(In) <= 3, "gpu_kernel handles up to three inputs");
   if (it.numel == 0) return;
   cudaStream_t stream = raw_stream(it.device.index());
   constexpr int kN = sizeof...(In) + 1;
   bool aligned = true;
   for (int k = 0; k < kN; ++k) aligned &= reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;
   if (it.is_contiguous() && aligned) {
-    constexpr int V = std::max(1, 16 / max_size<Out, In...>());
+    constexpr int V = 16 / max_size<Out, In...>() > 0 ? 16 / max_size<Out, In...>() : 1;
     unsigned grid = grid_for(it.numel / V + 1, kThreads);
-    auto unpack = [&](auto... idx) {
-      vectorized_kernel<V, Out, In...><<<grid, kThreads, 0, stream>>>(
-          it.numel, f, reinterpret_cast<Out*>(it.data[0]),
-          reinterpret_cast<const In*>(it.data[decltype(idx)::value])...);
-    };
-    [&]<size_t... I>(std::index_sequence<I...>) {
-      unpack(std::integral_constant<size_t, I + 1>{}...);
-    }(std::index_sequence_for<In...>{});
+    Out* out = reinterpret_cast<Out*>(it.data[0]);
+    using Ins = std::tuple<In...>;
+    if constexpr (kN == 1) {
+      vectorized0<V, Out><<<grid, kThreads, 0, stream>>>(it.numel, f, out);
+    } else if constexpr (kN == 2) {
+      using A = std::tuple_element_t<0, Ins>;
+      vectorized1<V, Out, A><<<grid, kThreads, 0, stream>>>(it.numel, f, out, reinterpret_cast<const A*>(it.data[1]));
+    } else if constexpr (kN == 3) {
+      using A = std::tuple_element_t<0, Ins>;
+      using B = std::tuple_element_t<1, Ins>;
+      vectorized2<V, Out, A, B><<<grid, kThreads, 0, stream>>>(
+          it.numel, f, out, reinterpret_cast<const A*>(it.data[1]), reinterpret_cast<const B*>(it.data[2]));
+    } else {
+      using A = std::tuple_element_t<0, Ins>;
+      using B = std::tuple_element_t<1, Ins>;
+      using C = std::tuple_element_t<2, Ins>;
+      vectorized3<V, Out, A, B, C><<<grid, kThreads, 0, stream>>>(
+          it.numel, f, out, reinterpret_cast<const A*>(it.data[1]), reinterpret_cast<const B*>(it.data[2]),
+          reinterpret_cast<const C*>(it.data[3]));
+    }
   } else {
-    std::array<char*, kN> data;
-    for (int k = 0; k < kN; ++k) data[k] = it.data[k];
-    strided_kernel<Out, In...><<<grid_for(it.numel, kThreads), kThreads, 0, stream>>>(
+    Pointers<kN> data;
+    for (int k = 0; k < kN; ++k) data.p[k] = it.data[k];
+    strided_kernel<Out, F, In...><<<grid_for(it.numel, kThreads), kThreads, 0, stream>>>(
         it.numel, f, OffsetCalculator<kN>(it), data);
   }
   EMBER_CUDA_LAUNCH_CHECK("elementwise kernel");

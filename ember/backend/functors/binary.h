@@ -3,7 +3,11 @@
 #pragma once
 
 #include "ember/backend/functors/math.h"
+#include <type_traits>
+#include <utility>
+
 #include "ember/backend/functors/unary.h"
+#include "ember/core/dtype.h"
 
 namespace ember {
 
@@ -79,6 +83,12 @@ enum class BinaryOp {
 const char* binary_op_name(BinaryOp op);
 OpKind binary_op_kind(BinaryOp op);
 
+/// The element type a binary functor writes for inputs of type T: bool for comparisons, else T.
+template <typename F, typename T>
+using binary_result_t = std::conditional_t<
+    std::is_same_v<decltype(std::declval<F>()(std::declval<opmath_t<T>>(), std::declval<opmath_t<T>>())), bool>,
+    bool, T>;
+
 /// A binary functor with its right operand fixed: `x + 2` runs as a unary loop.
 template <typename F, typename T>
 struct BindRight {
@@ -107,6 +117,12 @@ template <typename T>
 struct LerpFn {  // self + weight * (end - self), weight a tensor
   explicit EMBER_HOST_DEVICE LerpFn(const TernaryParams&) {}
   EMBER_HOST_DEVICE T operator()(T s, T e, T w) const { return s + w * (e - s); }
+};
+
+/// cond ? a : b.
+template <typename T>
+struct WhereFn {
+  EMBER_HOST_DEVICE T operator()(bool c, T a, T b) const { return c ? a : b; }
 };
 
 #define EMBER_TERNARY_OPS(_) \

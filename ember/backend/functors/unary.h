@@ -70,6 +70,20 @@ struct PowScalarFn {
   }
 };
 
+/// Conversion to `To` (copies between dtypes); the loop passes the source in its opmath type.
+template <typename To>
+struct ConvertFn {
+  template <typename From>
+  EMBER_HOST_DEVICE To operator()(From x) const { return static_cast<To>(x); }
+};
+
+/// A constant (fill_).
+template <typename T>
+struct FillFn {
+  T value;
+  EMBER_HOST_DEVICE T operator()() const { return value; }
+};
+
 /// (Name, functor, kind): the one table both backends expand.
 #define EMBER_UNARY_OPS(_)             \
   _(Neg, NegFn, Numeric)               \

@@ -4,6 +4,8 @@
 
 #include "ember/backend/cuda/cuda_backend.h"
 #include "ember/backend/cuda/device.h"
+#include "ember/backend/cuda/memory.h"
+#include "ember/backend/cuda/stream.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -56,6 +58,45 @@ DeviceGuard::DeviceGuard(Device device) {
   if (device.is_cuda()) not_built("DeviceGuard");
 }
 DeviceGuard::~DeviceGuard() = default;
+
+bool Stream::query() const { not_built("Stream::query"); }
+void Stream::synchronize() const { not_built("Stream::synchronize"); }
+void Stream::wait_stream(const Stream&) const { not_built("Stream::wait_stream"); }
+void Stream::wait_event(const Event&) const { not_built("Stream::wait_event"); }
+Stream current_stream(int) { not_built("current_stream"); }
+Stream default_stream(int) { not_built("default_stream"); }
+void set_current_stream(const Stream&) { not_built("set_current_stream"); }
+Stream get_stream_from_pool(bool, int) { not_built("get_stream_from_pool"); }
+StreamGuard::StreamGuard(const Stream& s) : previous_(s), previous_device_(0) { not_built("StreamGuard"); }
+StreamGuard::~StreamGuard() = default;
+Event::Event(bool, bool) { not_built("Event"); }
+Event::~Event() = default;
+Event::Event(Event&&) noexcept {}
+Event& Event::operator=(Event&&) noexcept { return *this; }
+void Event::record(const Stream&) { not_built("Event::record"); }
+void Event::record() { not_built("Event::record"); }
+void Event::wait(const Stream&) const { not_built("Event::wait"); }
+void Event::wait() const { not_built("Event::wait"); }
+bool Event::query() const { not_built("Event::query"); }
+void Event::synchronize() const { not_built("Event::synchronize"); }
+float Event::elapsed_time(const Event&) const { not_built("Event::elapsed_time"); }
+
+size_t memory_allocated(int) { not_built("memory_allocated"); }
+size_t max_memory_allocated(int) { not_built("max_memory_allocated"); }
+size_t memory_reserved(int) { not_built("memory_reserved"); }
+size_t memory_cached(int) { not_built("memory_cached"); }
+size_t max_memory_reserved(int) { not_built("max_memory_reserved"); }
+void reset_peak_memory_stats(int) { not_built("reset_peak_memory_stats"); }
+std::map<std::string, int64_t> memory_stats(int) { not_built("memory_stats"); }
+std::vector<SegmentInfo> memory_snapshot(int) { not_built("memory_snapshot"); }
+std::string memory_summary(int) { not_built("memory_summary"); }
+void empty_cache() {}
+void set_per_process_memory_fraction(double, int) { not_built("set_per_process_memory_fraction"); }
+namespace {
+bool g_allow_tf32 = false;
+}
+void set_allow_tf32(bool allow) { g_allow_tf32 = allow; }
+bool allow_tf32() { return g_allow_tf32; }
 
 }  // namespace cuda
 

@@ -1,12 +1,13 @@
-// Expands an op table entry into typed cpu_kernel calls for the dtypes its kind allows.
+// Turns an op table entry's kind into the dtypes its kernels are instantiated for; both backends
+// expand their tables through it.
 #pragma once
 
 #include <type_traits>
 
-#include "ember/backend/cpu/loops.h"
 #include "ember/backend/functors/unary.h"
+#include "ember/core/dtype.h"
 
-namespace ember::cpu {
+namespace ember {
 
 template <OpKind kind, typename F>
 void dispatch_kind(DType t, const char* op, F&& f) {
@@ -20,4 +21,4 @@ void dispatch_kind(DType t, const char* op, F&& f) {
   }
 }
 
-}  // namespace ember::cpu
+}  // namespace ember

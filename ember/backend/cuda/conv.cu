@@ -1,0 +1,167 @@
+// CUDA 2-D convolution as im2col + cuBLAS: per chunk of samples, columns (K x P per sample) are
+// built by a kernel and multiplied by the weights in one strided-batched GEMM; backward uses the
+// transposed products and a gather-style col2im (each input element sums what it fed, no atomics).
+// K = C/groups * kH * kW, P = oH * oW.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "ember/backend/cuda/blas.h"
+#include "ember/backend/cuda/loops.cuh"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+struct Geom {
+  int64_t N, C, H, W, O, kh, kw, oH, oW, groups, Cg, Og, K, P;
+  int64_t sh, sw, ph, pw, dh, dw;
+};
+
+Geom geom(const Tensor& x, const Tensor& w, const Tensor& out, const Conv2dParams& p) {
+  Geom g{};
+  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
+  g.O = w.size(0), g.kh = w.size(2), g.kw = w.size(3), g.oH = out.size(2), g.oW = out.size(3);
+  g.groups = p.groups, g.Cg = g.C / g.groups, g.Og = g.O / g.groups;
+  g.K = g.Cg * g.kh * g.kw, g.P = g.oH * g.oW;
+  g.sh = p.stride[0], g.sw = p.stride[1], g.ph = p.padding[0], g.pw = p.padding[1];
+  g.dh = p.dilation[0], g.dw = p.dilation[1];
+  return g;
+}
+
+// cols[s][r][q] (s < nb, r < K, q < P): the input value at kernel position r of output q.
+template <typename T>
+__global__ void im2col_kernel(const T* x, T* cols, Geom g, int64_t n0, int64_t nb, int64_t group) {
+  int64_t total = nb * g.K * g.P;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t q = i % g.P, r = i / g.P % g.K, s = i / (g.P * g.K);
+    int64_t kj = r % g.kw, ki = r / g.kw % g.kh, c = r / (g.kw * g.kh);
+    int64_t oh = q / g.oW, ow = q % g.oW;
+    int64_t ih = oh * g.sh - g.ph + ki * g.dh, iw = ow * g.sw - g.pw + kj * g.dw;
+    T v = T(0.0f);
+    if (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W)
+      v = x[(((n0 + s) * g.C + group * g.Cg + c) * g.H + ih) * g.W + iw];
+    cols[i] = v;
+  }
+}
+
+// The transpose of im2col: grad_x[n][c][ih][iw] = sum of dcols over the positions it fed.
+template <typename T>
+__global__ void col2im_kernel(const T* dcols, T* gx, Geom g, int64_t n0, int64_t nb, int64_t group) {
+  using A = opmath_t<T>;
+  int64_t total = nb * g.Cg * g.H * g.W;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t iw = i % g.W, ih = i / g.W % g.H, c = i / (g.W * g.H) % g.Cg, s = i / (g.W * g.H * g.Cg);
+    A acc = 0;
+    for (int64_t ki = 0; ki < g.kh; ++ki) {
+      int64_t th = ih + g.ph - ki * g.dh;
+      if (th < 0 || th % g.sh) continue;
+      int64_t oh = th / g.sh;
+      if (oh >= g.oH) continue;
+      for (int64_t kj = 0; kj < g.kw; ++kj) {
+        int64_t tw = iw + g.pw - kj * g.dw;
+        if (tw < 0 || tw % g.sw) continue;
+        int64_t ow = tw / g.sw;
+        if (ow >= g.oW) continue;
+        int64_t r = (c * g.kh + ki) * g.kw + kj;
+        acc += static_cast<A>(dcols[(s * g.K + r) * g.P + oh * g.oW + ow]);
+      }
+    }
+    gx[(((n0 + s) * g.C + group * g.Cg + c) * g.H + ih) * g.W + iw] = static_cast<T>(acc);
+  }
+}
+
+// Samples per chunk: the columns of a chunk stay within ~256 MiB.
+int64_t chunk(const Geom& g, size_t item) {
+  int64_t per = std::max<int64_t>(1, g.K * g.P * static_cast<int64_t>(item));
+  return std::clamp<int64_t>((int64_t{256} << 20) / per, 1, std::max<int64_t>(g.N, 1));
+}
+
+}  // namespace
+
+void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out, const Conv2dParams& p) {
+  if (out.numel() == 0) return;
+  Geom g = geom(x, w, out, p);
+  int device = x.device().index();
+  cudaStream_t stream = cuda::raw_stream(device);
+  int64_t nb = chunk(g, x.element_size());
+  Tensor cols = empty({nb, g.K, g.P}, x.options());
+  dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
+      int64_t n = std::min(nb, g.N - n0);
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        im2col_kernel<T><<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+            static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n, grp);
+        EMBER_CUDA_LAUNCH_CHECK("im2col");
+        // out[s][grp] (Og x P) = W[grp] (Og x K) @ cols[s] (K x P)
+        cuda::gemm_strided_batched(device, x.dtype(), false, false, g.Og, g.P, g.K, 1.0,
+                                   static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0, cols.data_ptr(),
+                                   g.P, g.K * g.P, 0.0,
+                                   static_cast<T*>(out.data_ptr()) + (n0 * g.O + grp * g.Og) * g.P, g.P, g.O * g.P, n);
+      }
+    }
+  });
+  if (bias.defined()) {
+    Tensor b = Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                                   bias.storage_offset(), bias.dtype(), bias.device()));
+    TensorIter it(out, {out, b});
+    binary_cuda(BinaryOp::Add, it, {});
+  }
+}
+
+void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx, const Tensor& gw,
+                          const Tensor& gb, const Conv2dParams& p) {
+  Geom g = geom(x, w, gout, p);
+  int device = x.device().index();
+  cudaStream_t stream = cuda::raw_stream(device);
+  if (gb.defined()) {
+    Tensor view = Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                                      gb.storage_offset(), gb.dtype(), gb.device()));
+    reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
+  }
+  if (!gx.defined() && !gw.defined()) return;
+  int64_t nb = chunk(g, x.element_size());
+  Tensor cols = empty({nb, g.K, g.P}, x.options());
+  Tensor partial = gw.defined() ? empty({nb, g.Og, g.K}, x.options()) : Tensor();
+  if (gw.defined()) EMBER_CUDA_CHECK(cudaMemsetAsync(gw.data_ptr(), 0, gw.nbytes(), stream));
+  dispatch_floating(x.dtype(), "conv2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
+      int64_t n = std::min(nb, g.N - n0);
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const T* G = static_cast<const T*>(gout.data_ptr()) + (n0 * g.O + grp * g.Og) * g.P;
+        if (gw.defined()) {
+          im2col_kernel<T><<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+              static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n, grp);
+          EMBER_CUDA_LAUNCH_CHECK("im2col");
+          // partial[s] (Og x K) = G[s] (Og x P) @ cols[s]^T (P x K)
+          cuda::gemm_strided_batched(device, x.dtype(), false, true, g.Og, g.K, g.P, 1.0, G, g.P, g.O * g.P,
+                                     cols.data_ptr(), g.P, g.K * g.P, 0.0, partial.data_ptr(), g.K, g.Og * g.K, n);
+          // gw[grp] += sum over s of partial[s]
+          Tensor part = Tensor(std::make_shared<TensorImpl>(partial.storage(), Shape{n, g.Og, g.K}, partial.strides(),
+                                                            0, partial.dtype(), partial.device()));
+          Tensor sum = empty({1, g.Og, g.K}, x.options());
+          reduce_cuda(ReduceOp::Sum, part, {0}, sum, Tensor());
+          Tensor dst = Tensor(std::make_shared<TensorImpl>(gw.storage(), Shape{1, g.Og, g.K}, Shape{0, g.K, 1},
+                                                           gw.storage_offset() + grp * g.Og * g.K, gw.dtype(), gw.device()));
+          TensorIter it(dst, {dst, sum});
+          binary_cuda(BinaryOp::Add, it, {});
+        }
+        if (gx.defined()) {
+          // dcols[s] (K x P) = W[grp]^T (K x Og) @ G[s] (Og x P)
+          cuda::gemm_strided_batched(device, x.dtype(), true, false, g.K, g.P, g.Og, 1.0,
+                                     static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0, G, g.P,
+                                     g.O * g.P, 0.0, cols.data_ptr(), g.P, g.K * g.P, n);
+          col2im_kernel<T><<<cuda::grid_for(n * g.Cg * g.H * g.W, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+              static_cast<const T*>(cols.data_ptr()), static_cast<T*>(gx.data_ptr()), g, n0, n, grp);
+          EMBER_CUDA_LAUNCH_CHECK("col2im");
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ember

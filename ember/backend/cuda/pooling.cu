@@ -1,0 +1,173 @@
+// CUDA max and average pooling over (N, C, H, W): a thread per output element forward; backward
+// a thread per output (max: atomically adds into the input gradient, windows may overlap) or per
+// input element (average: gathers from the windows that cover it, deterministic).
+#include <cuda_runtime.h>
+
+#include <limits>
+
+#include "ember/backend/cuda/atomics.cuh"
+#include "ember/backend/cuda/loops.cuh"
+#include "ember/backend/functors/math.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+constexpr int kBlock = 256;
+
+struct PoolGeom {
+  int64_t planes, H, W, oH, oW;
+  Pool2dParams p;
+};
+
+template <typename T>
+__global__ void max_pool_kernel(const T* x, T* out, int64_t* indices, PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.oH * g.oW;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t ow = k % g.oW, oh = k / g.oW % g.oH, pl = k / (g.oW * g.oH);
+    const T* in = x + pl * g.H * g.W;
+    A best = std::numeric_limits<A>::lowest();
+    if constexpr (std::is_floating_point_v<A>) best = -std::numeric_limits<A>::infinity();
+    int64_t bi = -1;
+    for (int64_t ki = 0; ki < g.p.kernel[0]; ++ki) {
+      int64_t ih = oh * g.p.stride[0] - g.p.padding[0] + ki * g.p.dilation[0];
+      if (ih < 0 || ih >= g.H) continue;
+      for (int64_t kj = 0; kj < g.p.kernel[1]; ++kj) {
+        int64_t iw = ow * g.p.stride[1] - g.p.padding[1] + kj * g.p.dilation[1];
+        if (iw < 0 || iw >= g.W) continue;
+        A v = static_cast<A>(in[ih * g.W + iw]);
+        if (bi < 0 || v > best || math::isnan(v)) {
+          best = v;
+          bi = ih * g.W + iw;
+        }
+      }
+    }
+    out[k] = static_cast<T>(best);
+    indices[k] = bi;
+  }
+}
+
+template <typename T>
+__global__ void max_pool_backward_kernel(const T* grad_out, const int64_t* indices, T* grad_x, int64_t planes,
+                                         int64_t HW, int64_t oHW) {
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < planes * oHW;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t i = indices[k];
+    if (i >= 0) cuda::atomic_add(grad_x + (k / oHW) * HW + i, grad_out[k]);
+  }
+}
+
+__device__ void window(int64_t oh, int64_t ow, const PoolGeom& g, int64_t& h0, int64_t& h1, int64_t& w0,
+                       int64_t& w1, int64_t& divisor) {
+  h0 = oh * g.p.stride[0] - g.p.padding[0];
+  w0 = ow * g.p.stride[1] - g.p.padding[1];
+  h1 = min(h0 + g.p.kernel[0], g.H + g.p.padding[0]);
+  w1 = min(w0 + g.p.kernel[1], g.W + g.p.padding[1]);
+  int64_t padded = (h1 - h0) * (w1 - w0);
+  h0 = max(h0, int64_t{0});
+  w0 = max(w0, int64_t{0});
+  h1 = min(h1, g.H);
+  w1 = min(w1, g.W);
+  divisor = g.p.count_include_pad ? padded : (h1 - h0) * (w1 - w0);
+  if (divisor < 1) divisor = 1;
+}
+
+template <typename T>
+__global__ void avg_pool_kernel(const T* x, T* out, PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.oH * g.oW;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t ow = k % g.oW, oh = k / g.oW % g.oH, pl = k / (g.oW * g.oH);
+    int64_t h0, h1, w0, w1, divisor;
+    window(oh, ow, g, h0, h1, w0, w1, divisor);
+    const T* in = x + pl * g.H * g.W;
+    A acc = 0;
+    for (int64_t ih = h0; ih < h1; ++ih)
+      for (int64_t iw = w0; iw < w1; ++iw) acc += static_cast<A>(in[ih * g.W + iw]);
+    out[k] = static_cast<T>(acc / static_cast<A>(divisor));
+  }
+}
+
+// Each input element sums the gradients of the windows that contain it.
+template <typename T>
+__global__ void avg_pool_backward_kernel(const T* grad_out, T* grad_x, PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.H * g.W;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t iw = k % g.W, ih = k / g.W % g.H, pl = k / (g.W * g.H);
+    // Windows oh with oh*s - pad <= ih < oh*s - pad + kernel.
+    int64_t oh_lo = max(int64_t{0}, (ih + g.p.padding[0] - g.p.kernel[0] + g.p.stride[0]) / g.p.stride[0]);
+    int64_t oh_hi = min(g.oH - 1, (ih + g.p.padding[0]) / g.p.stride[0]);
+    int64_t ow_lo = max(int64_t{0}, (iw + g.p.padding[1] - g.p.kernel[1] + g.p.stride[1]) / g.p.stride[1]);
+    int64_t ow_hi = min(g.oW - 1, (iw + g.p.padding[1]) / g.p.stride[1]);
+    A acc = 0;
+    for (int64_t oh = oh_lo; oh <= oh_hi; ++oh)
+      for (int64_t ow = ow_lo; ow <= ow_hi; ++ow) {
+        int64_t h0, h1, w0, w1, divisor;
+        window(oh, ow, g, h0, h1, w0, w1, divisor);
+        if (ih < h0 || ih >= h1 || iw < w0 || iw >= w1) continue;
+        acc += static_cast<A>(grad_out[(pl * g.oH + oh) * g.oW + ow]) / static_cast<A>(divisor);
+      }
+    grad_x[k] = static_cast<T>(acc);
+  }
+}
+
+PoolGeom geom(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
+  return {x.size(0) * x.size(1), x.size(2), x.size(3), out.size(2), out.size(3), p};
+}
+
+}  // namespace
+
+void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
+  if (out.numel() == 0) return;
+  PoolGeom g = geom(x, out, p);
+  dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    max_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), static_cast<int64_t*>(indices.data_ptr()), g);
+    EMBER_CUDA_LAUNCH_CHECK("max_pool2d");
+  });
+}
+
+void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x) {
+  cudaStream_t stream = cuda::raw_stream(grad_x.device().index());
+  EMBER_CUDA_CHECK(cudaMemsetAsync(grad_x.data_ptr(), 0, grad_x.nbytes(), stream));
+  if (grad_out.numel() == 0) return;
+  dispatch_floating(grad_x.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    max_pool_backward_kernel<T><<<cuda::grid_for(grad_out.numel(), kBlock), kBlock, 0, stream>>>(
+        static_cast<const T*>(grad_out.data_ptr()), static_cast<const int64_t*>(indices.data_ptr()),
+        static_cast<T*>(grad_x.data_ptr()), grad_x.size(0) * grad_x.size(1), grad_x.size(2) * grad_x.size(3),
+        grad_out.size(2) * grad_out.size(3));
+    EMBER_CUDA_LAUNCH_CHECK("max_pool2d_backward");
+  });
+}
+
+void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
+  if (out.numel() == 0) return;
+  PoolGeom g = geom(x, out, p);
+  dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    avg_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
+    EMBER_CUDA_LAUNCH_CHECK("avg_pool2d");
+  });
+}
+
+void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p) {
+  if (grad_x.numel() == 0) return;
+  PoolGeom g = geom(grad_x, grad_out, p);
+  dispatch_floating(grad_x.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    avg_pool_backward_kernel<T><<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0,
+                                  cuda::raw_stream(grad_x.device().index())>>>(
+        static_cast<const T*>(grad_out.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
+    EMBER_CUDA_LAUNCH_CHECK("avg_pool2d_backward");
+  });
+}
+
+}  // namespace ember

@@ -1,0 +1,146 @@
+// CUDA softmax and log_softmax over one dim of a contiguous tensor seen as (outer, D, inner): a
+// block per row when inner == 1 (three passes over a row that stays in L1/L2), else a thread per
+// (outer, inner) column.
+#include <cuda_runtime.h>
+
+#include <limits>
+
+#include "ember/backend/cuda/loops.cuh"
+#include "ember/backend/functors/math.h"
+#include "ember/backend/functors/reduce.h"
+#include "ember/backend/kernels.h"
+
+namespace ember {
+namespace {
+
+constexpr int kBlock = 256;
+
+struct Geometry {
+  int64_t outer = 1, D = 1, inner = 1;
+};
+Geometry geometry(const Tensor& t, int64_t dim) {
+  Geometry g;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim) g.outer *= t.size(d);
+    else if (d == dim) g.D = t.size(d);
+    else g.inner *= t.size(d);
+  }
+  return g;
+}
+
+template <typename A, typename R>
+__device__ A block_all_reduce(A v, R r, A* shared) {
+  for (int o = 16; o > 0; o /= 2) v = r(v, __shfl_down_sync(0xffffffffu, v, o));
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    A acc = shared[0];
+    for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) acc = r(acc, shared[w]);
+    shared[0] = acc;
+  }
+  __syncthreads();
+  A result = shared[0];
+  __syncthreads();
+  return result;
+}
+
+template <typename T>
+__global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log) {
+  using A = opmath_t<T>;
+  __shared__ A shared[kBlock / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * D;
+    T* yr = y + row * D;
+    A m = -std::numeric_limits<A>::infinity();
+    for (int64_t i = threadIdx.x; i < D; i += blockDim.x) m = math::max(m, static_cast<A>(xr[i]));
+    m = block_all_reduce(m, MaxReducer<A>{}, shared);
+    if (m == -std::numeric_limits<A>::infinity()) {  // all -inf: NaN like PyTorch
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(std::numeric_limits<A>::quiet_NaN());
+      continue;
+    }
+    A s = 0;
+    for (int64_t i = threadIdx.x; i < D; i += blockDim.x) s += math::exp(static_cast<A>(xr[i]) - m);
+    s = block_all_reduce(s, SumReducer<A>{}, shared);
+    if (log) {
+      A shift = m + math::log(s);
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(static_cast<A>(xr[i]) - shift);
+    } else {
+      A inv = A(1) / s;
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(math::exp(static_cast<A>(xr[i]) - m) * inv);
+    }
+  }
+}
+
+template <typename T>
+__global__ void softmax_columns(const T* x, T* y, Geometry g, bool log) {
+  using A = opmath_t<T>;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.outer * g.inner;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t o = c / g.inner, i = c % g.inner;
+    const T* xc = x + o * g.D * g.inner + i;
+    T* yc = y + o * g.D * g.inner + i;
+    A m = -std::numeric_limits<A>::infinity();
+    for (int64_t d = 0; d < g.D; ++d) m = math::max(m, static_cast<A>(xc[d * g.inner]));
+    if (m == -std::numeric_limits<A>::infinity()) m = std::numeric_limits<A>::quiet_NaN();
+    A s = 0;
+    for (int64_t d = 0; d < g.D; ++d) s += math::exp(static_cast<A>(xc[d * g.inner]) - m);
+    for (int64_t d = 0; d < g.D; ++d) {
+      A v = static_cast<A>(xc[d * g.inner]) - m;
+      yc[d * g.inner] = static_cast<T>(log ? v - math::log(s) : math::exp(v) / s);
+    }
+  }
+}
+
+template <typename T>
+__global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, Geometry g, bool log) {
+  using A = opmath_t<T>;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.outer * g.inner;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t o = c / g.inner, i = c % g.inner, base = o * g.D * g.inner + i;
+    A s = 0;
+    for (int64_t d = 0; d < g.D; ++d) {
+      int64_t k = base + d * g.inner;
+      s += log ? static_cast<A>(grad[k]) : static_cast<A>(grad[k]) * static_cast<A>(y[k]);
+    }
+    for (int64_t d = 0; d < g.D; ++d) {
+      int64_t k = base + d * g.inner;
+      A gv = static_cast<A>(grad[k]), yv = static_cast<A>(y[k]);
+      gi[k] = static_cast<T>(log ? gv - math::exp(yv) * s : yv * (gv - s));
+    }
+  }
+}
+
+}  // namespace
+
+void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
+  if (x.numel() == 0) return;
+  Geometry g = geometry(x, dim);
+  cudaStream_t stream = cuda::raw_stream(x.device().index());
+  dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    T* yp = static_cast<T*>(out.data_ptr());
+    if (g.inner == 1) {
+      softmax_rows<T><<<cuda::grid_for(g.outer, 1), kBlock, 0, stream>>>(xp, yp, g.outer, g.D, log);
+    } else {
+      softmax_columns<T><<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, stream>>>(xp, yp, g, log);
+    }
+    EMBER_CUDA_LAUNCH_CHECK("softmax");
+  });
+}
+
+void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, bool log, const Tensor& grad_in) {
+  if (out.numel() == 0) return;
+  Geometry g = geometry(out, dim);
+  dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    softmax_backward_kernel<T><<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0,
+                                 cuda::raw_stream(out.device().index())>>>(
+        static_cast<const T*>(grad.data_ptr()), static_cast<const T*>(out.data_ptr()),
+        static_cast<T*>(grad_in.data_ptr()), g, log);
+    EMBER_CUDA_LAUNCH_CHECK("softmax_backward");
+  });
+}
+
+}  // namespace ember
