@@ -29,3 +29,5 @@
 #include "ember/io/io.h"
 #include "ember/models/lenet.h"
 #include "ember/backend/cuda/device.h"
+#include "ember/backend/cuda/memory.h"
+#include "ember/backend/cuda/stream.h"

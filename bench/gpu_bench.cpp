@@ -1,0 +1,109 @@
+// ember on one GPU, timed with CUDA events: the workloads of bench/pytorch_gpu.py, which times
+// PyTorch on the same GPU. scripts/gpu-check merges both into ember-vs-libtorch's JSON format.
+// Prints one JSON object per line: {"name", "ember", "unit"} (unit: ms, or us per op).
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace {
+
+using namespace ember;
+
+// Median over `repeats` of the mean time of `iters` calls, in ms, measured with CUDA events.
+double time_ms(const std::function<void()>& f, int iters, int repeats = 7) {
+  for (int i = 0; i < 3; ++i) f();
+  cuda::synchronize();
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    cuda::Event start(true), end(true);
+    start.record();
+    for (int i = 0; i < iters; ++i) f();
+    end.record();
+    end.synchronize();
+    t.push_back(static_cast<double>(start.elapsed_time(end)) / iters);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void print(const std::string& name, double value, const char* unit, double rate = 0, const char* rate_unit = "") {
+  std::printf("{\"name\": \"%s\", \"ember\": %.6g, \"unit\": \"%s\"", name.c_str(), value, unit);
+  if (rate > 0) std::printf(", \"ember_rate\": %.6g, \"rate_unit\": \"%s\"", rate, rate_unit);
+  std::printf("}\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string filter = argc > 1 ? argv[1] : "";
+  auto want = [&](const std::string& n) { return filter.empty() || n.find(filter) != std::string::npos; };
+  if (!cuda::is_available()) {
+    std::fprintf(stderr, "ember-gpu-bench: no GPU: %s\n", cuda::unavailable_reason().c_str());
+    return 1;
+  }
+  Device gpu("cuda:0");
+  TensorOptions f32 = TensorOptions(kFloat32).with_device(gpu);
+  NoGradGuard no_grad;
+  const int64_t N = int64_t{256} << 20;
+  if (want("copy_256M") || want("add_256M") || want("sum_256M")) {
+    Tensor a = randn({N}, f32), b = randn({N}, f32), c = empty({N}, f32);
+    double gb = 1e-9 * static_cast<double>(N) * 4;
+    if (want("copy_256M")) {
+      double ms = time_ms([&] { c.copy_(a); }, 10);
+      print("copy_256M", ms, "ms", 2 * gb / (ms * 1e-3), "GB/s");
+    }
+    if (want("add_256M")) {
+      double ms = time_ms([&] { add_out(c, a, b); }, 10);
+      print("add_256M", ms, "ms", 3 * gb / (ms * 1e-3), "GB/s");
+      double ms2 = time_ms([&] { Tensor d = a + b; }, 10);
+      print("add_out_of_place_256M", ms2, "ms", 3 * gb / (ms2 * 1e-3), "GB/s");
+    }
+    if (want("sum_256M")) {
+      double ms = time_ms([&] { Tensor s = a.sum(); }, 10);
+      print("sum_256M", ms, "ms", gb / (ms * 1e-3), "GB/s");
+    }
+  }
+  if (want("softmax")) {
+    Tensor x = randn({32768, 1024}, f32);
+    double ms = time_ms([&] { softmax(x, -1); }, 20);
+    print("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
+  }
+  for (int64_t n : {4096, 8192}) {
+    for (std::string kind : {"f32", "tf32", "bf16"}) {
+      std::string name = "matmul_" + kind + "_" + std::to_string(n);
+      if (!want(name)) continue;
+      DType dt = kind == "bf16" ? kBFloat16 : kFloat32;
+      cuda::set_allow_tf32(kind == "tf32");
+      Tensor a = randn({n, n}, f32).to(dt), b = randn({n, n}, f32).to(dt);
+      double ms = time_ms([&] { mm(a, b); }, n == 8192 ? 5 : 20);
+      print(name, ms, "ms", 2e-12 * static_cast<double>(n) * n * n / (ms * 1e-3), "TFLOP/s");
+    }
+  }
+  cuda::set_allow_tf32(false);
+  if (want("overhead_add_1")) {
+    Tensor x = randn({1}, f32), y = randn({1}, f32);
+    print("overhead_add_1", 1e3 * time_ms([&] { Tensor z = x + y; }, 10000), "us");
+  }
+  if (want("alloc_free")) {
+    print("alloc_free_1M", 1e3 * time_ms([&] { Tensor t = empty({1 << 18}, f32); }, 10000), "us");
+  }
+  if (want("lenet_train_step_256")) {
+    AutoGradMode grad(true);
+    auto model = nn::make<models::LeNet>();
+    model->to(gpu);
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
+    Tensor x = randn({256, 1, 28, 28}, f32), y = randint(0, 10, {256}).to(gpu);
+    print("lenet_train_step_256", time_ms([&] {
+            Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+            opt.zero_grad();
+            loss.backward();
+            opt.step();
+          }, 20), "ms");
+  }
+  return 0;
+}

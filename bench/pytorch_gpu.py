@@ -1,0 +1,106 @@
+"""PyTorch on one GPU, timed with CUDA events: the workloads of bench/gpu_bench.cpp, same names.
+
+Prints one JSON object per line: {"name", "torch", "unit"[, "torch_rate", "rate_unit"]}.
+  python3 bench/pytorch_gpu.py [FILTER]
+"""
+import json
+import statistics
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def time_ms(f, iters, repeats=7):
+    for _ in range(3):
+        f()
+    torch.cuda.synchronize()
+    t = []
+    for _ in range(repeats):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(iters):
+            f()
+        e.record()
+        e.synchronize()
+        t.append(s.elapsed_time(e) / iters)
+    return statistics.median(t)
+
+
+def emit(name, value, unit, rate=0.0, rate_unit=""):
+    d = {"name": name, "torch": value, "unit": unit}
+    if rate:
+        d.update({"torch_rate": rate, "rate_unit": rate_unit})
+    print(json.dumps(d), flush=True)
+
+
+class LeNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1, self.conv2 = nn.Conv2d(1, 6, 5), nn.Conv2d(6, 16, 5)
+        self.fc1, self.fc2, self.fc3 = nn.Linear(256, 120), nn.Linear(120, 84), nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x.flatten(1))))))
+
+
+def main():
+    flt = sys.argv[1] if len(sys.argv) > 1 else ""
+    want = lambda n: flt in n
+    dev = torch.device("cuda:0")
+    n = 256 << 20
+    with torch.no_grad():
+        if want("copy_256M") or want("add_256M") or want("sum_256M"):
+            a, b, c = torch.randn(n, device=dev), torch.randn(n, device=dev), torch.empty(n, device=dev)
+            gb = 1e-9 * n * 4
+            if want("copy_256M"):
+                ms = time_ms(lambda: c.copy_(a), 10)
+                emit("copy_256M", ms, "ms", 2 * gb / (ms * 1e-3), "GB/s")
+            if want("add_256M"):
+                ms = time_ms(lambda: torch.add(a, b, out=c), 10)
+                emit("add_256M", ms, "ms", 3 * gb / (ms * 1e-3), "GB/s")
+                ms = time_ms(lambda: a + b, 10)
+                emit("add_out_of_place_256M", ms, "ms", 3 * gb / (ms * 1e-3), "GB/s")
+            if want("sum_256M"):
+                ms = time_ms(lambda: a.sum(), 10)
+                emit("sum_256M", ms, "ms", gb / (ms * 1e-3), "GB/s")
+            del a, b, c
+        if want("softmax"):
+            x = torch.randn(32768, 1024, device=dev)
+            ms = time_ms(lambda: torch.softmax(x, -1), 20)
+            emit("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s")
+        for size in (4096, 8192):
+            for kind in ("f32", "tf32", "bf16"):
+                name = "matmul_%s_%d" % (kind, size)
+                if not want(name):
+                    continue
+                torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
+                dt = torch.bfloat16 if kind == "bf16" else torch.float32
+                a, b = torch.randn(size, size, device=dev, dtype=dt), torch.randn(size, size, device=dev, dtype=dt)
+                ms = time_ms(lambda: torch.mm(a, b), 5 if size == 8192 else 20)
+                emit(name, ms, "ms", 2e-12 * size ** 3 / (ms * 1e-3), "TFLOP/s")
+        torch.backends.cuda.matmul.allow_tf32 = False
+        if want("overhead_add_1"):
+            x, y = torch.randn(1, device=dev), torch.randn(1, device=dev)
+            emit("overhead_add_1", 1e3 * time_ms(lambda: x + y, 10000), "us")
+        if want("alloc_free"):
+            emit("alloc_free_1M", 1e3 * time_ms(lambda: torch.empty(1 << 18, device=dev), 10000), "us")
+    if want("lenet_train_step_256"):
+        model = LeNet().to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        x, y = torch.randn(256, 1, 28, 28, device=dev), torch.randint(0, 10, (256,), device=dev)
+
+        def step():
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        emit("lenet_train_step_256", time_ms(step, 20), "ms")
+
+
+if __name__ == "__main__":
+    main()
