@@ -31,3 +31,4 @@
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/stream.h"
+#include "ember/parallel/data_parallel.h"

@@ -31,6 +31,8 @@ const char* kHelp = R"(usage: ember train [options]
   --lr F                  SGD learning rate (default 0.01)
   --momentum F            SGD momentum (default 0.9)
   --seed N                initialisation and shuffling (default 0)
+  --devices LIST          data parallelism over several devices, e.g. cuda:0,cuda:1 or cpu:0,cpu:1
+                          (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
   --threads N             CPU threads (default: all cores)
   --workers N             DataLoader threads preparing batches (default 1)
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
@@ -96,12 +98,20 @@ int train(int argc, char** argv) {
   if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1)));
   std::filesystem::create_directories(out);
 
-  Device device = pick_device(cfg.device);
+  std::vector<Device> devices;
+  if (args.has("devices")) {
+    EMBER_CHECK(!args.has("device"), "use either --device or --devices, not both");
+    devices = parallel::parse_devices(args.str("devices", ""));
+  }
+  Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
   auto train_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
   auto test_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
   std::shared_ptr<nn::Module> model = make_model(cfg.model);
   model->to(device);
+  // Training goes through DataParallel; the checkpoint holds the plain model's state.
+  std::shared_ptr<nn::Module> trained = model;
+  if (devices.size() > 1) trained = nn::make<nn::DataParallel>(model, devices);
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(cfg.lr).with_momentum(cfg.momentum));
   data::DataLoader loader(train_set, data::DataLoaderOptions()
                                          .with_batch_size(static_cast<size_t>(cfg.batch_size))
@@ -109,7 +119,12 @@ int train(int argc, char** argv) {
                                          .with_seed(cfg.seed)
                                          .with_workers(static_cast<size_t>(cfg.workers))
                                          .with_pin_memory(device.is_cuda()));
-  std::cerr << "ember train: " << model->name() << " on " << device << ", " << train_set->size()
+  std::string where = device.str();
+  if (devices.size() > 1) {
+    where = "DataParallel over";
+    for (const Device& d : devices) where += " " + d.str();
+  }
+  std::cerr << "ember train: " << model->name() << " on " << where << ", " << train_set->size()
             << " training and " << test_set->size() << " test images, batch " << cfg.batch_size
             << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", " << get_num_threads()
             << " CPU threads\n";
@@ -122,7 +137,7 @@ int train(int argc, char** argv) {
   const size_t steps = loader.size();
   const size_t update_every = std::max<size_t>(1, steps / 100);
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    model->train();
+    trained->train();
     Progress progress(static_cast<int>(epoch), static_cast<int>(cfg.epochs), steps);
     // Loss and hits accumulate on the device; reading them back waits for it, so only now and then.
     Tensor loss_sum = zeros({}, TensorOptions(kFloat32).with_device(device));
@@ -134,7 +149,7 @@ int train(int argc, char** argv) {
     for (const data::Example& batch : loader) {
       Tensor x = batch.data.to(device, /*non_blocking=*/true);
       Tensor y = batch.target.to(device, /*non_blocking=*/true);
-      Tensor logits = model->forward(x);
+      Tensor logits = trained->forward(x);
       Tensor loss = F::cross_entropy(logits, y);
       optimizer.zero_grad();
       loss.backward();
@@ -194,7 +209,7 @@ int train(int argc, char** argv) {
                 {"samples per second", rate}, {"test accuracy", acc}, {"checkpoint", model_path}},
                {svg_chart("Training loss", "epoch", {loss_curve}),
                 svg_chart("Accuracy", "epoch", {train_acc, test_acc})});
-  json result = {{"device", device.str()}, {"epochs", cfg.epochs}, {"train_seconds", train_seconds},
+  json result = {{"device", devices.size() > 1 ? where : device.str()}, {"epochs", cfg.epochs}, {"train_seconds", train_seconds},
                  {"samples_per_second", samples_per_second}, {"test_accuracy", last.accuracy}};
   std::cout << result.dump() << std::endl;
   return 0;
