@@ -18,7 +18,7 @@ namespace {
 
 struct Workload {
   std::string name;
-  std::string unit;  // "ms" or "us" per call (per op for the *_per_op workloads)
+  std::string unit;       // "ms" or "us" per call (per op for the *_per_op workloads)
   double per_call_scale;  // seconds -> unit, divided by ops per call
   std::function<void()> ember;
   std::function<void()> torch;
@@ -66,7 +66,8 @@ void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const 
   opt.step();
 }
 
-void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::Tensor& x, const ember::Tensor& y) {
+void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::Tensor& x,
+                const ember::Tensor& y) {
   ember::AutoGradMode grad(true);
   ember::Tensor loss = ember::nn::functional::cross_entropy(model.forward(x), y);
   opt.zero_grad();
@@ -76,7 +77,9 @@ void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::T
 
 std::vector<Workload> make_workloads(const std::string& filter) {
   std::vector<Workload> w;
-  auto want = [&](const std::string& name) { return filter.empty() || name.find(filter) != std::string::npos; };
+  auto want = [&](const std::string& name) {
+    return filter.empty() || name.find(filter) != std::string::npos;
+  };
 
   for (int64_t n : {256, 1024, 2048}) {
     std::string name = "matmul_" + std::to_string(n);
@@ -111,7 +114,8 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     if (!want(name)) continue;
     auto ex = ember::randn({n}), ey = ember::randn({n});
     auto tx = torch::randn({n}), ty = torch::randn({n});
-    w.push_back({name, "us", 1e6, [=] { ember::Tensor z = ex + ey; }, [=] { torch::Tensor z = tx + ty; }});
+    w.push_back(
+        {name, "us", 1e6, [=] { ember::Tensor z = ex + ey; }, [=] { torch::Tensor z = tx + ty; }});
   }
   if (want("sum_16M")) {
     auto ex = ember::randn({N});
@@ -126,35 +130,41 @@ std::vector<Workload> make_workloads(const std::string& filter) {
                  [=] { torch::softmax(tx, -1); }});
   }
   if (want("conv2d_lenet2_fwd")) {
-    auto ex = ember::randn({256, 6, 12, 12}), ew = ember::randn({16, 6, 5, 5}), eb = ember::randn({16});
-    auto tx = torch::randn({256, 6, 12, 12}), tw = torch::randn({16, 6, 5, 5}), tb = torch::randn({16});
+    auto ex = ember::randn({256, 6, 12, 12}), ew = ember::randn({16, 6, 5, 5}),
+         eb = ember::randn({16});
+    auto tx = torch::randn({256, 6, 12, 12}), tw = torch::randn({16, 6, 5, 5}),
+         tb = torch::randn({16});
     w.push_back({"conv2d_lenet2_fwd", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
                  [=] { torch::conv2d(tx, tw, tb); }});
   }
   // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256.
   if (want("lenet_train_step_256")) {
     auto em = ember::nn::make<ember::models::LeNet>();
-    auto eopt = std::make_shared<ember::optim::SGD>(em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+    auto eopt = std::make_shared<ember::optim::SGD>(
+        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
     auto ex = ember::randn({256, 1, 28, 28});
     auto ey = ember::randint(0, 10, {256});
     auto tm = std::make_shared<TorchLeNet>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
     auto tx = torch::randn({256, 1, 28, 28});
     auto ty = torch::randint(0, 10, {256});
-    w.push_back({"lenet_train_step_256", "ms", 1e3,
-                 [=] { ember_step(*em, *eopt, ex, ey); }, [=] { torch_step(*tm, *topt, tx, ty); }});
+    w.push_back({"lenet_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
+                 [=] { torch_step(*tm, *topt, tx, ty); }});
   }
   if (want("mlp_train_step_256")) {
     auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
-    auto eopt = std::make_shared<ember::optim::SGD>(em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+    auto eopt = std::make_shared<ember::optim::SGD>(
+        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
     auto ex = ember::randn({256, 784});
     auto ey = ember::randint(0, 10, {256});
     auto tm = std::make_shared<TorchMLP>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
     auto tx = torch::randn({256, 784});
     auto ty = torch::randint(0, 10, {256});
-    w.push_back({"mlp_train_step_256", "ms", 1e3,
-                 [=] { ember_step(*em, *eopt, ex, ey); }, [=] { torch_step(*tm, *topt, tx, ty); }});
+    w.push_back({"mlp_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
+                 [=] { torch_step(*tm, *topt, tx, ty); }});
   }
   // 100 small elementwise ops on 10 elements, forward and backward: autograd's overhead per op.
   if (want("autograd_chain_100")) {
@@ -197,9 +207,12 @@ int main(int argc, char** argv) {
   bench::Options options;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--filter=", 0) == 0) filter = a.substr(9);
-    else if (a.rfind("--threads=", 0) == 0) threads = parse_threads(a.substr(10));
-    else if (a.rfind("--repeats=", 0) == 0) options.repeats = std::stoi(a.substr(10));
+    if (a.rfind("--filter=", 0) == 0)
+      filter = a.substr(9);
+    else if (a.rfind("--threads=", 0) == 0)
+      threads = parse_threads(a.substr(10));
+    else if (a.rfind("--repeats=", 0) == 0)
+      options.repeats = std::stoi(a.substr(10));
     else {
       std::cerr << "usage: ember-vs-libtorch [--filter=SUBSTRING] [--threads=1,2] [--repeats=N]\n";
       return 2;
@@ -215,7 +228,8 @@ int main(int argc, char** argv) {
         bench::Result r = bench::compare(
             w.ember, w.torch, [] { openblas_set_num_threads(1); },
             [t] { openblas_set_num_threads(t); }, options);
-        bench::print_json(w.name, t, r.ember * w.per_call_scale, r.libtorch * w.per_call_scale, w.unit);
+        bench::print_json(w.name, t, r.ember * w.per_call_scale, r.libtorch * w.per_call_scale,
+                          w.unit);
       }
     }
   } catch (const std::exception& e) {

@@ -30,7 +30,8 @@ double time_ms(const std::function<void()>& f, int iters, int repeats = 7) {
   return t[t.size() / 2];
 }
 
-void print(const std::string& name, double value, const char* unit, double rate = 0, const char* rate_unit = "") {
+void print(const std::string& name, double value, const char* unit, double rate = 0,
+           const char* rate_unit = "") {
   std::printf("{\"name\": \"%s\", \"ember\": %.6g, \"unit\": \"%s\"", name.c_str(), value, unit);
   if (rate > 0) std::printf(", \"ember_rate\": %.6g, \"rate_unit\": \"%s\"", rate, rate_unit);
   std::printf("}\n");
@@ -41,7 +42,9 @@ void print(const std::string& name, double value, const char* unit, double rate 
 
 int main(int argc, char** argv) {
   std::string filter = argc > 1 ? argv[1] : "";
-  auto want = [&](const std::string& n) { return filter.empty() || n.find(filter) != std::string::npos; };
+  auto want = [&](const std::string& n) {
+    return filter.empty() || n.find(filter) != std::string::npos;
+  };
   if (!cuda::is_available()) {
     std::fprintf(stderr, "ember-gpu-bench: no GPU: %s\n", cuda::unavailable_reason().c_str());
     return 1;
@@ -98,12 +101,16 @@ int main(int argc, char** argv) {
     model->to(gpu);
     optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
     Tensor x = randn({256, 1, 28, 28}, f32), y = randint(0, 10, {256}).to(gpu);
-    print("lenet_train_step_256", time_ms([&] {
-            Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
-            opt.zero_grad();
-            loss.backward();
-            opt.step();
-          }, 20), "ms");
+    print("lenet_train_step_256",
+          time_ms(
+              [&] {
+                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+                opt.zero_grad();
+                loss.backward();
+                opt.step();
+              },
+              20),
+          "ms");
   }
   return 0;
 }

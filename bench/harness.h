@@ -74,9 +74,10 @@ inline Result compare(const std::function<void()>& ember, const std::function<vo
 
 inline void print_json(const std::string& name, int threads, double ember, double torch,
                        const std::string& unit) {
-  std::printf("{\"name\": \"%s\", \"threads\": %d, \"ember\": %.6g, \"libtorch\": %.6g, "
-              "\"unit\": \"%s\", \"ratio\": %.3f}\n",
-              name.c_str(), threads, ember, torch, unit.c_str(), ember / torch);
+  std::printf(
+      "{\"name\": \"%s\", \"threads\": %d, \"ember\": %.6g, \"libtorch\": %.6g, "
+      "\"unit\": \"%s\", \"ratio\": %.3f}\n",
+      name.c_str(), threads, ember, torch, unit.c_str(), ember / torch);
   std::fflush(stdout);
 }
 

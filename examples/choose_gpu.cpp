@@ -22,7 +22,8 @@ int main() {
   }
   std::cout << "after the guards: cuda:" << cuda::current_device() << "\n";
   Device last(kCUDA, n - 1);
-  std::cout << "the last GPU: " << cuda::get_device_name(n - 1) << " -> " << ones({1}).to(last).device() << "\n";
+  std::cout << "the last GPU: " << cuda::get_device_name(n - 1) << " -> "
+            << ones({1}).to(last).device() << "\n";
   try {
     ones({1}).to(Device(kCUDA, n));
   } catch (const Error& e) {

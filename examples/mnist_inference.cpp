@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     for (size_t i = start; i < start + 64; ++i) idx.push_back(i);
     data::Example b = train.get_batch(idx);
     opt.zero_grad();
-    nn::functional::cross_entropy(model->forward(b.data.to(device)), b.target.to(device)).backward();
+    nn::functional::cross_entropy(model->forward(b.data.to(device)), b.target.to(device))
+        .backward();
     opt.step();
   }
   model->eval();

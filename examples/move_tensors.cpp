@@ -7,8 +7,8 @@ using namespace ember;
 
 int main() {
   Device device = cuda::try_gpu();
-  Tensor x = ones({2, 3});                  // made on the CPU
-  Tensor y = x.to(device);                  // copied to the GPU (or the same tensor on the CPU)
+  Tensor x = ones({2, 3});  // made on the CPU
+  Tensor y = x.to(device);  // copied to the GPU (or the same tensor on the CPU)
   Tensor z = randn({2, 3}, TensorOptions().with_device(device));  // made where it is used
   std::cout << "x on " << x.device() << ", y on " << y.device() << ", z on " << z.device() << "\n";
   std::cout << "y + z on " << (y + z).device() << "\n";
@@ -16,7 +16,8 @@ int main() {
 
   auto model = nn::make<nn::Linear>(3, 2);
   model->to(device);  // parameters move in place
-  std::cout << "model weight on " << model->weight.device() << ", output " << model->forward(z).sizes() << "\n";
+  std::cout << "model weight on " << model->weight.device() << ", output "
+            << model->forward(z).sizes() << "\n";
 
   // Tensors on two devices are never combined implicitly: on a GPU machine y lives on the GPU; on
   // a CPU-only one, EMBER_CPU_DEVICES=2 gives a second (virtual) device to show the same error.

@@ -15,7 +15,7 @@ class SplitModel : public nn::Module {
     second_part->to(second_device);
   }
   Tensor forward(const Tensor& x) override {
-    Tensor h = relu(first->forward(x));               // on the CPU
+    Tensor h = relu(first->forward(x));                // on the CPU
     return second_part->forward(h.to(second_device));  // on the GPU
   }
   std::string name() const override { return "SplitModel"; }
@@ -23,7 +23,9 @@ class SplitModel : public nn::Module {
   Device second_device;
 
  protected:
-  std::shared_ptr<nn::Module> clone_impl() const override { return std::make_shared<SplitModel>(second_device); }
+  std::shared_ptr<nn::Module> clone_impl() const override {
+    return std::make_shared<SplitModel>(second_device);
+  }
 };
 
 int main() {

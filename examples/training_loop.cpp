@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   manual_seed(0);
   std::string root = argc > 1 ? argv[1] : data::datasets::kFashionMnistDir;
   auto train = std::make_shared<data::datasets::MNIST>(root, data::datasets::MNISTOptions{true});
-  data::DataLoader loader(train, data::DataLoaderOptions().with_batch_size(128).with_shuffle().with_workers(1));
+  data::DataLoader loader(
+      train, data::DataLoaderOptions().with_batch_size(128).with_shuffle().with_workers(1));
   auto model = nn::make<models::MLP>();
   model->to(device);
   optim::Adam opt(model->parameters(), optim::AdamOptions(1e-3));

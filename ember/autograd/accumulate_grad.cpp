@@ -48,6 +48,8 @@ std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf) {
   return std::make_shared<AccumulateGrad>(leaf);
 }
 
-bool is_grad_accumulator(const Node& node) { return dynamic_cast<const AccumulateGrad*>(&node) != nullptr; }
+bool is_grad_accumulator(const Node& node) {
+  return dynamic_cast<const AccumulateGrad*>(&node) != nullptr;
+}
 
 }  // namespace ember

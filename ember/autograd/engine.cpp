@@ -6,9 +6,9 @@
 #include "ember/core/autograd_meta.h"
 #include "ember/core/device_backend.h"
 #include "ember/core/grad_mode.h"
+#include "ember/ops/autograd_support.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
-#include "ember/ops/autograd_support.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -68,9 +68,7 @@ class StreamScope {
   bool switched_ = false;
 };
 
-void accumulate_into(Tensor& slot, const Tensor& g) {
-  slot = slot.defined() ? slot + g : g;
-}
+void accumulate_into(Tensor& slot, const Tensor& g) { slot = slot.defined() ? slot + g : g; }
 
 std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
                         bool retain_graph, bool create_graph, const std::vector<Tensor>* inputs,
@@ -86,16 +84,20 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
     const Tensor& out = outputs[i];
     EMBER_CHECK(out.defined(), "[backward] output ", i, " is undefined");
     Edge edge = gradient_edge(out);
-    EMBER_CHECK(edge.valid(), "[backward] element ", i, " of tensors does not require grad and "
+    EMBER_CHECK(edge.valid(), "[backward] element ", i,
+                " of tensors does not require grad and "
                 "does not have a grad_fn");
     Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
     if (!g.defined()) {
-      EMBER_CHECK(out.numel() == 1, "[backward] grad can be implicitly created only for scalar "
-                  "outputs, got an output of shape ", out.sizes());
+      EMBER_CHECK(out.numel() == 1,
+                  "[backward] grad can be implicitly created only for scalar "
+                  "outputs, got an output of shape ",
+                  out.sizes());
       g = ones_like(out);
     } else {
       EMBER_CHECK(g.sizes() == out.sizes(), "[backward] mismatch in shape: grad_output[", i,
-                  "] has a shape of ", g.sizes(), " and output[", i, "] has a shape of ", out.sizes());
+                  "] has a shape of ", g.sizes(), " and output[", i, "] has a shape of ",
+                  out.sizes());
     }
     auto& buf = buffers[edge.node.get()];
     buf.resize(edge.node->num_outputs);
@@ -178,8 +180,11 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
 
   if (inputs) {
     for (size_t i = 0; i < captured.size(); ++i)
-      EMBER_CHECK(allow_unused || captured[i].defined(), "[grad] one of the differentiated tensors "
-                  "(input ", i, ") appears to not have been used in the graph; set "
+      EMBER_CHECK(allow_unused || captured[i].defined(),
+                  "[grad] one of the differentiated tensors "
+                  "(input ",
+                  i,
+                  ") appears to not have been used in the graph; set "
                   "allow_unused=true if this is the desired behavior");
   }
   return captured;
@@ -202,7 +207,8 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 }  // namespace autograd
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
-  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
+  autograd::backward({*this},
+                     gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
                      retain_graph, create_graph);
 }
 

@@ -56,7 +56,8 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
     for (size_t c = 0; c < checked.size(); ++c) {
       const Tensor& x = checked[c];
       double* data = static_cast<double*>(x.data_ptr());
-      Tensor a = analytic[c].defined() ? analytic[c].to(kFloat64).contiguous() : zeros(x.sizes(), kFloat64);
+      Tensor a = analytic[c].defined() ? analytic[c].to(kFloat64).contiguous()
+                                       : zeros(x.sizes(), kFloat64);
       const double* ad = static_cast<const double*>(a.data_ptr());
       for (int64_t k = 0; k < x.numel(); ++k) {
         double saved = data[k];
@@ -64,9 +65,11 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
         {
           NoGradGuard no_grad;
           data[k] = saved + o.eps;
-          fp = sum(fn(inputs).to(kFloat64) * directions[static_cast<size_t>(r)].to(kFloat64)).item<double>();
+          fp = sum(fn(inputs).to(kFloat64) * directions[static_cast<size_t>(r)].to(kFloat64))
+                   .item<double>();
           data[k] = saved - o.eps;
-          fm = sum(fn(inputs).to(kFloat64) * directions[static_cast<size_t>(r)].to(kFloat64)).item<double>();
+          fm = sum(fn(inputs).to(kFloat64) * directions[static_cast<size_t>(r)].to(kFloat64))
+                   .item<double>();
           data[k] = saved;
         }
         double numeric = (fp - fm) / (2 * o.eps);

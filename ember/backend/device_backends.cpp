@@ -8,8 +8,10 @@ namespace ember {
 
 DeviceBackend& device_backend(DeviceType type) {
   switch (type) {
-    case DeviceType::CPU: return cpu::backend();
-    case DeviceType::CUDA: return cuda::backend();
+    case DeviceType::CPU:
+      return cpu::backend();
+    case DeviceType::CUDA:
+      return cuda::backend();
   }
   EMBER_FAIL("[device] unknown device type ", static_cast<int>(type));
 }

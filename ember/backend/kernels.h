@@ -16,14 +16,14 @@
 namespace ember {
 
 // Elementwise. Inputs of one op share a dtype; the output has it too (bool for Compare/Bool ops).
-#define EMBER_ELEMENTWISE_KERNELS(dev)                                                        \
-  void unary_##dev(UnaryOp op, const TensorIter& it, const UnaryParams& p);                  \
-  void binary_##dev(BinaryOp op, const TensorIter& it, const BinaryParams& p);               \
+#define EMBER_ELEMENTWISE_KERNELS(dev)                                                          \
+  void unary_##dev(UnaryOp op, const TensorIter& it, const UnaryParams& p);                     \
+  void binary_##dev(BinaryOp op, const TensorIter& it, const BinaryParams& p);                  \
   void binary_scalar_##dev(BinaryOp op, const TensorIter& it, Scalar b, const BinaryParams& p); \
-  void ternary_##dev(TernaryOp op, const TensorIter& it, const TernaryParams& p);            \
-  void where_##dev(const TensorIter& it);         /* (out, cond, a, b) */                    \
-  void copy_##dev(const TensorIter& it);          /* (out, in), any two dtypes */            \
-  void fill_##dev(const TensorIter& it, Scalar v);  /* (out) */
+  void ternary_##dev(TernaryOp op, const TensorIter& it, const TernaryParams& p);               \
+  void where_##dev(const TensorIter& it);          /* (out, cond, a, b) */                      \
+  void copy_##dev(const TensorIter& it);           /* (out, in), any two dtypes */              \
+  void fill_##dev(const TensorIter& it, Scalar v); /* (out) */
 EMBER_ELEMENTWISE_KERNELS(cpu)
 EMBER_ELEMENTWISE_KERNELS(cuda)
 #undef EMBER_ELEMENTWISE_KERNELS
@@ -42,7 +42,8 @@ void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, 
 void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
 
 // Softmax over `dim` of a contiguous x into contiguous out (log_softmax when `log`), and its
-// backward from the saved output: softmax: gx = y * (g - sum(g * y)); log: gx = g - exp(y) * sum(g).
+// backward from the saved output: softmax: gx = y * (g - sum(g * y)); log: gx = g - exp(y) *
+// sum(g).
 void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out);
 void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out);
 void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
@@ -77,8 +78,10 @@ struct Pool2dParams {
   bool count_include_pad = true;  // avg_pool2d
 };
 // x (N, C, H, W) contiguous; out (N, C, oH, oW); indices (int64, flat h * W + w within the plane).
-void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p);
-void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p);
+void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
+                    const Pool2dParams& p);
+void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices,
+                     const Pool2dParams& p);
 void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
 void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
 void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p);

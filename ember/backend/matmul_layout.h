@@ -9,9 +9,9 @@
 namespace ember {
 
 struct MatrixOperand {
-  Tensor t;             // (B, rows, cols), possibly a contiguous copy
-  bool trans = false;   // column-major storage
-  int64_t ld = 0;       // leading dimension
+  Tensor t;            // (B, rows, cols), possibly a contiguous copy
+  bool trans = false;  // column-major storage
+  int64_t ld = 0;      // leading dimension
   int64_t batch_stride = 0;
 };
 

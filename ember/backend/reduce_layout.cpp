@@ -35,13 +35,14 @@ Tensor rows_view(const Tensor& in, const Shape& dims) {
     sizes.push_back(in.sizes()[static_cast<size_t>(d)]);
     strides.push_back(in.strides()[static_cast<size_t>(d)]);
   }
-  return Tensor(std::make_shared<TensorImpl>(in.storage(), sizes, strides, in.storage_offset(), in.dtype(),
-                                             in.device()));
+  return Tensor(std::make_shared<TensorImpl>(in.storage(), sizes, strides, in.storage_offset(),
+                                             in.dtype(), in.device()));
 }
 
 Shape trailing_dims(int64_t ndim, size_t count) {
   Shape out;
-  for (size_t i = 0; i < count; ++i) out.push_back(ndim - static_cast<int64_t>(count) + static_cast<int64_t>(i));
+  for (size_t i = 0; i < count; ++i)
+    out.push_back(ndim - static_cast<int64_t>(count) + static_cast<int64_t>(i));
   return out;
 }
 

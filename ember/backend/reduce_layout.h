@@ -9,7 +9,7 @@ namespace ember {
 
 struct ReduceLayout {
   Shape kept_sizes, kept_strides, red_sizes, red_strides;  // elements
-  int64_t M = 1, N = 1;  // outputs, elements reduced into each
+  int64_t M = 1, N = 1;                                    // outputs, elements reduced into each
   /// Each output's elements are contiguous (a row).
   bool rows() const { return is_contiguous_layout(red_sizes, red_strides); }
   /// The kept dims are contiguous: out[m] reduces x[off(n) + m] over n.

@@ -14,7 +14,8 @@ struct TensorIter {
   static constexpr int kMaxDims = 16;
   static constexpr int kMaxOperands = 4;
 
-  /// Operand 0 is `out`; inputs must broadcast to out's shape (ops/ has checked devices and shapes).
+  /// Operand 0 is `out`; inputs must broadcast to out's shape (ops/ has checked devices and
+  /// shapes).
   TensorIter(const Tensor& out, std::initializer_list<Tensor> inputs);
 
   int ndim = 0;

@@ -57,7 +57,8 @@ class DataPtr {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  /// Memory for `nbytes` bytes (64-byte aligned at least); throws OutOfMemoryError when none is left.
+  /// Memory for `nbytes` bytes (64-byte aligned at least); throws OutOfMemoryError when none is
+  /// left.
   virtual DataPtr allocate(size_t nbytes) = 0;
 };
 

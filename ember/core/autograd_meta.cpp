@@ -46,10 +46,14 @@ bool Tensor::requires_grad() const {
 Tensor& Tensor::requires_grad_(bool requires_grad) {
   if (!requires_grad && !impl_->autograd) return *this;
   AutogradMeta& meta = autograd_meta(*this);
-  EMBER_CHECK(!meta.grad_fn, "[requires_grad_] you can only change requires_grad of leaf tensors; "
-              "use detach() to get a leaf from a tensor made by ", meta.grad_fn->name());
-  EMBER_CHECK(!requires_grad || is_floating_point(), "[requires_grad_] only tensors of floating "
-              "point dtype can require gradients, got ", dtype());
+  EMBER_CHECK(!meta.grad_fn,
+              "[requires_grad_] you can only change requires_grad of leaf tensors; "
+              "use detach() to get a leaf from a tensor made by ",
+              meta.grad_fn->name());
+  EMBER_CHECK(!requires_grad || is_floating_point(),
+              "[requires_grad_] only tensors of floating "
+              "point dtype can require gradients, got ",
+              dtype());
   meta.requires_grad = requires_grad;
   return *this;
 }
@@ -81,7 +85,8 @@ const std::shared_ptr<Node>& Tensor::grad_fn() const {
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 void Tensor::retain_grad() const {
-  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on a tensor that has "
+  EMBER_CHECK(requires_grad(),
+              "[retain_grad] can't retain_grad on a tensor that has "
               "requires_grad=False");
   if (is_leaf()) return;  // leaves keep their gradient anyway
   AutogradMeta& meta = autograd_meta(*this);
@@ -108,8 +113,10 @@ void Tensor::set_data(const Tensor& data) const {
   TensorImpl& dst = *impl_;
   const TensorImpl& src = *data.impl_;
   if (dst.autograd && dst.autograd->requires_grad)
-    EMBER_CHECK(ember::is_floating_point(src.dtype), "[set_data] a tensor that requires grad needs "
-                "floating point data, got ", src.dtype);
+    EMBER_CHECK(ember::is_floating_point(src.dtype),
+                "[set_data] a tensor that requires grad needs "
+                "floating point data, got ",
+                src.dtype);
   dst.storage = src.storage;
   dst.sizes = src.sizes;
   dst.strides = src.strides;
@@ -136,7 +143,8 @@ Tensor& Tensor::detach_() {
 }
 
 void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
-  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't "
+  EMBER_CHECK(requires_grad(),
+              "[register_hook] cannot register a hook on a tensor that doesn't "
               "require gradient");
   AutogradMeta& meta = autograd_meta(*this);
   if (!meta.grad_fn) {  // a leaf: its accumulator runs the hooks before accumulating
@@ -153,7 +161,8 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
 }
 
 void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
-  EMBER_CHECK(is_leaf() && requires_grad(), "[register_post_accumulate_grad_hook] expected a leaf "
+  EMBER_CHECK(is_leaf() && requires_grad(),
+              "[register_post_accumulate_grad_hook] expected a leaf "
               "tensor that requires grad");
   autograd_meta(*this).post_accumulate_hooks.push_back(std::move(hook));
 }

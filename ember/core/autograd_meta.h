@@ -55,11 +55,11 @@ class Node : public std::enable_shared_from_this<Node> {
 };
 
 struct AutogradMeta {
-  bool requires_grad = false;   // set on leaves by the user
+  bool requires_grad = false;  // set on leaves by the user
   bool retains_grad = false;
   Tensor grad;
-  std::shared_ptr<Node> grad_fn;  // null for leaves
-  uint32_t output_nr = 0;          // which output of grad_fn this tensor is
+  std::shared_ptr<Node> grad_fn;         // null for leaves
+  uint32_t output_nr = 0;                // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;  // leaves: the node that accumulates into .grad
   std::vector<std::function<Tensor(const Tensor&)>> hooks;
   std::vector<std::function<void(const Tensor&)>> post_accumulate_hooks;

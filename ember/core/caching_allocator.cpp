@@ -15,10 +15,11 @@ namespace ember {
 
 // Note [Stream-ordered block reuse]
 // A block remembers the stream it was allocated on, and once freed it is handed out again only to
-// requests on that stream: work on one stream runs in order, so the next user's kernels cannot start
-// before the previous user's finished, and no synchronisation is needed. A block that was also used
-// on other streams (record_stream) does not go back to the pool when freed: an event is recorded on
-// each of those streams and the block returns to the pool once all of them have completed.
+// requests on that stream: work on one stream runs in order, so the next user's kernels cannot
+// start before the previous user's finished, and no synchronisation is needed. A block that was
+// also used on other streams (record_stream) does not go back to the pool when freed: an event is
+// recorded on each of those streams and the block returns to the pool once all of them have
+// completed.
 //
 // Note [Allocation ladder]
 // A request first reclaims blocks whose events have completed, then looks for the best-fitting free
@@ -51,7 +52,7 @@ class FreeList {
  private:
   void refill() {
     constexpr size_t kPerChunk = 256;
-    char* chunk = static_cast<char*>(::operator new(size_ * kPerChunk));
+    char* chunk = static_cast<char*>(::operator new(size_* kPerChunk));
     chunks_.push_back(chunk);
     for (size_t i = 0; i < kPerChunk; ++i) put(chunk + i * size_);
   }
@@ -68,19 +69,25 @@ struct NodeAllocator {
   explicit NodeAllocator(FreeList* l) : list(l) {}
   template <typename U>
   NodeAllocator(const NodeAllocator<U>& o) : list(o.list) {}  // NOLINT
-  static constexpr bool kPooled = sizeof(T) <= 64;  // the node size the list hands out
+  static constexpr bool kPooled = sizeof(T) <= 64;            // the node size the list hands out
   T* allocate(size_t n) {
     if (kPooled && n == 1) return static_cast<T*>(list->get());
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) {
-    if (kPooled && n == 1) list->put(p);
-    else ::operator delete(p);
+    if (kPooled && n == 1)
+      list->put(p);
+    else
+      ::operator delete(p);
   }
   template <typename U>
-  bool operator==(const NodeAllocator<U>& o) const { return list == o.list; }
+  bool operator==(const NodeAllocator<U>& o) const {
+    return list == o.list;
+  }
   template <typename U>
-  bool operator!=(const NodeAllocator<U>& o) const { return list != o.list; }
+  bool operator!=(const NodeAllocator<U>& o) const {
+    return list != o.list;
+  }
 };
 }  // namespace
 
@@ -98,7 +105,8 @@ struct CachingAllocator::Impl {
   FreeList nodes{64};
   FreeList block_memory{sizeof(Block)};
   struct Pool {
-    Pool(bool small, FreeList* nodes) : blocks(BySize(), NodeAllocator<Block*>(nodes)), is_small(small) {}
+    Pool(bool small, FreeList* nodes)
+        : blocks(BySize(), NodeAllocator<Block*>(nodes)), is_small(small) {}
     std::set<Block*, BySize, NodeAllocator<Block*>> blocks;
     bool is_small;
   };
@@ -122,10 +130,11 @@ struct CachingAllocator::Impl {
   mutable std::mutex mutex;
   Pool small_pool{true, &nodes};
   Pool large_pool{false, &nodes};
-  Device device{DeviceType::CPU, 0};  // memory->device(), kept to avoid a virtual call per allocation
+  Device device{DeviceType::CPU,
+                0};  // memory->device(), kept to avoid a virtual call per allocation
   std::vector<std::pair<void*, Block*>> pending_events;  // (event, block)
-  std::set<Block*, std::less<Block*>, NodeAllocator<Block*>> segments{std::less<Block*>(),
-                                                                      NodeAllocator<Block*>(&nodes)};  // first block of every live segment
+  std::set<Block*, std::less<Block*>, NodeAllocator<Block*>> segments{
+      std::less<Block*>(), NodeAllocator<Block*>(&nodes)};  // first block of every live segment
 
   Block* new_block() { return new (block_memory.get()) Block(); }
   void delete_block(Block* b) {
@@ -140,7 +149,8 @@ struct CachingAllocator::Impl {
   }
 
   static size_t round_size(size_t n) {
-    return n < kMinBlockSize ? kMinBlockSize : (n + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+    return n < kMinBlockSize ? kMinBlockSize
+                             : (n + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
   }
   static size_t allocation_size(size_t size) {
     if (size <= kSmallSize) return kSmallBuffer;
@@ -150,7 +160,10 @@ struct CachingAllocator::Impl {
   static int pool_index(const Pool* pool) { return pool->is_small ? kSmallPool : kLargePool; }
   void update(StatArray& s, const Pool* pool, int64_t delta) {
     for (int i : {static_cast<int>(kAllPools), pool_index(pool)}) {
-      if (delta >= 0) s[i].increase(delta); else s[i].decrease(-delta);
+      if (delta >= 0)
+        s[i].increase(delta);
+      else
+        s[i].decrease(-delta);
     }
   }
 
@@ -431,8 +444,8 @@ void CachingAllocator::record_stream(const DataPtr& ptr, StreamId stream) {
   EMBER_CHECK(owns(ptr), "[record_stream] memory at ", ptr.get(),
               " was not made by a caching allocator");
   auto* b = static_cast<Impl::Block*>(ptr.context());
-  EMBER_CHECK(b->owner == impl_.get(), "[record_stream] memory belongs to ", b->owner->memory->device(),
-              ", not ", device());
+  EMBER_CHECK(b->owner == impl_.get(), "[record_stream] memory belongs to ",
+              b->owner->memory->device(), ", not ", device());
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (stream == b->stream) return;  // its own stream needs no event
   if (std::find(b->stream_uses.begin(), b->stream_uses.end(), stream) == b->stream_uses.end())
@@ -452,18 +465,18 @@ MemoryStats CachingAllocator::stats() const {
 void CachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   MemoryStats& s = impl_->stats;
-  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                       &s.requested_bytes, &s.reserved_bytes, &s.active_bytes,
-                       &s.inactive_split_bytes})
+  for (StatArray* a :
+       {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+        &s.requested_bytes, &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes})
     for (Stat& st : *a) st.peak = st.current;
 }
 
 void CachingAllocator::reset_accumulated_stats() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   MemoryStats& s = impl_->stats;
-  for (StatArray* a : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                       &s.requested_bytes, &s.reserved_bytes, &s.active_bytes,
-                       &s.inactive_split_bytes})
+  for (StatArray* a :
+       {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+        &s.requested_bytes, &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes})
     for (Stat& st : *a) st.allocated = st.freed = 0;
   s.num_alloc_retries = s.num_ooms = s.num_device_alloc = s.num_device_free = 0;
 }
@@ -560,15 +573,18 @@ std::string format_bytes(size_t bytes) {
     ++u;
   }
   char buf[32];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%zu B", bytes);
-  else std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%zu B", bytes);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
   return buf;
 }
 
 std::string memory_summary(const MemoryStats& s, const Device& device) {
   std::ostringstream os;
   char line[160];
-  const char* rule = "|===========================================================================|\n";
+  const char* rule =
+      "|===========================================================================|\n";
   os << rule;
   std::snprintf(line, sizeof line, "| %-73s |\n",
                 ("ember memory summary, device " + device.str()).c_str());
@@ -598,11 +614,11 @@ std::string memory_summary(const MemoryStats& s, const Device& device) {
   row("Active allocs", s.active, false);
   row("Device reserved segments", s.segment, false);
   row("Non-releasable allocs", s.inactive_split, false);
-  std::snprintf(line, sizeof line, "| %-26s %-46s |\n", "Allocation retries:",
-                std::to_string(s.num_alloc_retries).c_str());
+  std::snprintf(line, sizeof line, "| %-26s %-46s |\n",
+                "Allocation retries:", std::to_string(s.num_alloc_retries).c_str());
   os << line;
-  std::snprintf(line, sizeof line, "| %-26s %-46s |\n", "Out-of-memory errors:",
-                std::to_string(s.num_ooms).c_str());
+  std::snprintf(line, sizeof line, "| %-26s %-46s |\n",
+                "Out-of-memory errors:", std::to_string(s.num_ooms).c_str());
   os << line << rule;
   return os.str();
 }

@@ -56,13 +56,13 @@ using StatArray = Stat[3];
 /// torch.cuda.memory_stats, per device. Bytes are rounded to the allocator's 512-byte unit,
 /// except requested_bytes which is what callers asked for.
 struct MemoryStats {
-  StatArray allocation;            // live allocations (count)
-  StatArray segment;               // segments obtained from the device (count)
-  StatArray active;                // blocks allocated or waiting for other streams (count)
-  StatArray inactive_split;        // free blocks inside split segments (count)
+  StatArray allocation;      // live allocations (count)
+  StatArray segment;         // segments obtained from the device (count)
+  StatArray active;          // blocks allocated or waiting for other streams (count)
+  StatArray inactive_split;  // free blocks inside split segments (count)
   StatArray allocated_bytes;
   StatArray requested_bytes;
-  StatArray reserved_bytes;        // all segments held
+  StatArray reserved_bytes;  // all segments held
   StatArray active_bytes;
   StatArray inactive_split_bytes;  // fragmentation: cached but only reusable by smaller requests
   int64_t num_alloc_retries = 0;   // times the cache was released to satisfy an allocation

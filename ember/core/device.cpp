@@ -8,8 +8,10 @@ namespace ember {
 
 const char* device_type_name(DeviceType t) {
   switch (t) {
-    case DeviceType::CPU: return "cpu";
-    case DeviceType::CUDA: return "cuda";
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::CUDA:
+      return "cuda";
   }
   return "unknown";
 }

@@ -22,7 +22,7 @@ class Device {
   /// index -1 means "the current device of that type" (for the CPU: cpu:0).
   Device(DeviceType type, int index = -1);  // NOLINT: Device(kCUDA) reads naturally
   /// Parses "cpu", "cuda", "cuda:1", ...; a malformed string throws ember::Error quoting it.
-  Device(std::string_view s);  // NOLINT: tensor.to("cuda") like PyTorch
+  Device(std::string_view s);                             // NOLINT: tensor.to("cuda") like PyTorch
   Device(const char* s) : Device(std::string_view(s)) {}  // NOLINT
   Device(const std::string& s) : Device(std::string_view(s)) {}  // NOLINT
 
@@ -37,8 +37,9 @@ class Device {
 
   // `cpu` and `cpu:0` are the same device; `cuda` (current) and `cuda:0` are different values.
   bool operator==(const Device& o) const {
-    return type_ == o.type_ && (type_ == DeviceType::CPU ? std::max(index_, 0) == std::max(o.index_, 0)
-                                                         : index_ == o.index_);
+    return type_ == o.type_ &&
+           (type_ == DeviceType::CPU ? std::max(index_, 0) == std::max(o.index_, 0)
+                                     : index_ == o.index_);
   }
   bool operator!=(const Device& o) const { return !(*this == o); }
 

@@ -1,4 +1,5 @@
-// Element types, PyTorch's type promotion, and the switch that turns a run-time dtype into a C++ type.
+// Element types, PyTorch's type promotion, and the switch that turns a run-time dtype into a C++
+// type.
 #pragma once
 
 #include <cstddef>
@@ -31,13 +32,17 @@ inline constexpr DType kInt = DType::Int32;
 constexpr size_t itemsize(DType t) {
   switch (t) {
     case DType::Bool:
-    case DType::UInt8: return 1;
+    case DType::UInt8:
+      return 1;
     case DType::Float16:
-    case DType::BFloat16: return 2;
+    case DType::BFloat16:
+      return 2;
     case DType::Int32:
-    case DType::Float32: return 4;
+    case DType::Float32:
+      return 4;
     case DType::Int64:
-    case DType::Float64: return 8;
+    case DType::Float64:
+      return 8;
   }
   return 0;
 }
@@ -61,27 +66,65 @@ DType promote_types(DType a, DType b);
 inline constexpr DType kDefaultFloat = DType::Float32;
 
 // C++ type <-> DType.
-template <typename T> struct DTypeOf;
-template <> struct DTypeOf<bool> { static constexpr DType value = DType::Bool; };
-template <> struct DTypeOf<uint8_t> { static constexpr DType value = DType::UInt8; };
-template <> struct DTypeOf<int32_t> { static constexpr DType value = DType::Int32; };
-template <> struct DTypeOf<int64_t> { static constexpr DType value = DType::Int64; };
-template <> struct DTypeOf<Half> { static constexpr DType value = DType::Float16; };
-template <> struct DTypeOf<BFloat16> { static constexpr DType value = DType::BFloat16; };
-template <> struct DTypeOf<float> { static constexpr DType value = DType::Float32; };
-template <> struct DTypeOf<double> { static constexpr DType value = DType::Float64; };
+template <typename T>
+struct DTypeOf;
+template <>
+struct DTypeOf<bool> {
+  static constexpr DType value = DType::Bool;
+};
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::UInt8;
+};
+template <>
+struct DTypeOf<int32_t> {
+  static constexpr DType value = DType::Int32;
+};
+template <>
+struct DTypeOf<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
+template <>
+struct DTypeOf<Half> {
+  static constexpr DType value = DType::Float16;
+};
+template <>
+struct DTypeOf<BFloat16> {
+  static constexpr DType value = DType::BFloat16;
+};
+template <>
+struct DTypeOf<float> {
+  static constexpr DType value = DType::Float32;
+};
+template <>
+struct DTypeOf<double> {
+  static constexpr DType value = DType::Float64;
+};
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
 /// The type elementwise math runs in: float for the 16-bit floats, the type itself otherwise.
-template <typename T> struct OpMath { using type = T; };
-template <> struct OpMath<Half> { using type = float; };
-template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T>
+struct OpMath {
+  using type = T;
+};
+template <>
+struct OpMath<Half> {
+  using type = float;
+};
+template <>
+struct OpMath<BFloat16> {
+  using type = float;
+};
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
 
-/// A value carrying a C++ type through a generic lambda: `[&](auto tag) { using T = EMBER_TYPE(tag); }`.
-template <typename T> struct TypeTag { using type = T; };
+/// A value carrying a C++ type through a generic lambda: `[&](auto tag) { using T =
+/// EMBER_TYPE(tag); }`.
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
 #define EMBER_TYPE(tag) typename decltype(tag)::type
 
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType t);
@@ -90,14 +133,22 @@ template <typename T> struct TypeTag { using type = T; };
 template <typename F>
 decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
   switch (t) {
-    case DType::Bool: return f(TypeTag<bool>{});
-    case DType::UInt8: return f(TypeTag<uint8_t>{});
-    case DType::Int32: return f(TypeTag<int32_t>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::Float16: return f(TypeTag<Half>{});
-    case DType::BFloat16: return f(TypeTag<BFloat16>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
+    case DType::Bool:
+      return f(TypeTag<bool>{});
+    case DType::UInt8:
+      return f(TypeTag<uint8_t>{});
+    case DType::Int32:
+      return f(TypeTag<int32_t>{});
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    case DType::Float16:
+      return f(TypeTag<Half>{});
+    case DType::BFloat16:
+      return f(TypeTag<BFloat16>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
   }
   throw_unsupported_dtype(op, t);
 }
@@ -106,11 +157,16 @@ decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_floating(DType t, const char* op, F&& f) {
   switch (t) {
-    case DType::Float16: return f(TypeTag<Half>{});
-    case DType::BFloat16: return f(TypeTag<BFloat16>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    default: throw_unsupported_dtype(op, t);
+    case DType::Float16:
+      return f(TypeTag<Half>{});
+    case DType::BFloat16:
+      return f(TypeTag<BFloat16>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
+    default:
+      throw_unsupported_dtype(op, t);
   }
 }
 
@@ -118,14 +174,22 @@ decltype(auto) dispatch_floating(DType t, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {
   switch (t) {
-    case DType::UInt8: return f(TypeTag<uint8_t>{});
-    case DType::Int32: return f(TypeTag<int32_t>{});
-    case DType::Int64: return f(TypeTag<int64_t>{});
-    case DType::Float16: return f(TypeTag<Half>{});
-    case DType::BFloat16: return f(TypeTag<BFloat16>{});
-    case DType::Float32: return f(TypeTag<float>{});
-    case DType::Float64: return f(TypeTag<double>{});
-    default: throw_unsupported_dtype(op, t);
+    case DType::UInt8:
+      return f(TypeTag<uint8_t>{});
+    case DType::Int32:
+      return f(TypeTag<int32_t>{});
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    case DType::Float16:
+      return f(TypeTag<Half>{});
+    case DType::BFloat16:
+      return f(TypeTag<BFloat16>{});
+    case DType::Float32:
+      return f(TypeTag<float>{});
+    case DType::Float64:
+      return f(TypeTag<double>{});
+    default:
+      throw_unsupported_dtype(op, t);
   }
 }
 

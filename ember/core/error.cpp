@@ -5,8 +5,8 @@ namespace ember::detail {
 void throw_error(std::string message) { throw Error(std::move(message)); }
 
 void throw_internal(const char* file, int line, const char* cond, std::string message) {
-  throw InternalError(str_cat("internal error (a bug in ember, please report it): ", message,
-                              " [", cond, " failed at ", file, ":", line, "]"));
+  throw InternalError(str_cat("internal error (a bug in ember, please report it): ", message, " [",
+                              cond, " failed at ", file, ":", line, "]"));
 }
 
 }  // namespace ember::detail

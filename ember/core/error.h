@@ -52,38 +52,38 @@ inline std::string str_cat() { return {}; }
 [[noreturn]] void throw_error(std::string message);
 [[noreturn]] void throw_internal(const char* file, int line, const char* cond, std::string message);
 // Defined by the CUDA backend; `code` is the library's status, `library` is "CUDA", "cuBLAS", ...
-[[noreturn]] void throw_cuda_error(const char* library, int code, const char* call, const char* file,
-                                   int line);
+[[noreturn]] void throw_cuda_error(const char* library, int code, const char* call,
+                                   const char* file, int line);
 }  // namespace detail
 
 }  // namespace ember
 
 /// User error: throws ember::Error with the concatenated message.
-#define EMBER_CHECK(cond, ...)                                              \
-  do {                                                                      \
-    if (EMBER_UNLIKELY(!(cond))) {                                          \
+#define EMBER_CHECK(cond, ...)                                             \
+  do {                                                                     \
+    if (EMBER_UNLIKELY(!(cond))) {                                         \
       ::ember::detail::throw_error(::ember::detail::str_cat(__VA_ARGS__)); \
-    }                                                                       \
+    }                                                                      \
   } while (0)
 
 /// Unconditional user error.
 #define EMBER_FAIL(...) ::ember::detail::throw_error(::ember::detail::str_cat(__VA_ARGS__))
 
 /// Bug check: throws ember::InternalError naming the condition and file:line.
-#define EMBER_ASSERT(cond, ...)                                                       \
-  do {                                                                                \
-    if (EMBER_UNLIKELY(!(cond))) {                                                    \
-      ::ember::detail::throw_internal(__FILE__, __LINE__, #cond,                      \
-                                      ::ember::detail::str_cat(__VA_ARGS__));         \
-    }                                                                                 \
+#define EMBER_ASSERT(cond, ...)                                               \
+  do {                                                                        \
+    if (EMBER_UNLIKELY(!(cond))) {                                            \
+      ::ember::detail::throw_internal(__FILE__, __LINE__, #cond,              \
+                                      ::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                         \
   } while (0)
 
 /// Checks a CUDA runtime call; the error names the call, the reason and file:line.
-#define EMBER_CUDA_CHECK(expr)                                                            \
-  do {                                                                                    \
-    auto ember_status_ = (expr);                                                          \
-    if (EMBER_UNLIKELY(ember_status_ != 0)) {                                             \
-      ::ember::detail::throw_cuda_error("CUDA", static_cast<int>(ember_status_), #expr,   \
-                                        __FILE__, __LINE__);                              \
-    }                                                                                     \
+#define EMBER_CUDA_CHECK(expr)                                                                    \
+  do {                                                                                            \
+    auto ember_status_ = (expr);                                                                  \
+    if (EMBER_UNLIKELY(ember_status_ != 0)) {                                                     \
+      ::ember::detail::throw_cuda_error("CUDA", static_cast<int>(ember_status_), #expr, __FILE__, \
+                                        __LINE__);                                                \
+    }                                                                                             \
   } while (0)

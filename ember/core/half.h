@@ -68,7 +68,7 @@ EMBER_HOST_DEVICE inline float half_bits_to_float(uint16_t h) {
 EMBER_HOST_DEVICE inline uint16_t float_to_bfloat16_bits(float f) {
   uint32_t u = float_bits(f);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;  // NaN stays a quiet NaN
-  u += 0x7FFFu + ((u >> 16) & 1u);                        // round to nearest even
+  u += 0x7FFFu + ((u >> 16) & 1u);                     // round to nearest even
   return static_cast<uint16_t>(u >> 16);
 }
 
@@ -80,7 +80,7 @@ EMBER_HOST_DEVICE inline float bfloat16_bits_to_float(uint16_t b) {
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  EMBER_HOST_DEVICE Half(float f) : bits(detail::float_to_half_bits(f)) {}  // NOLINT
+  EMBER_HOST_DEVICE Half(float f) : bits(detail::float_to_half_bits(f)) {}               // NOLINT
   EMBER_HOST_DEVICE operator float() const { return detail::half_bits_to_float(bits); }  // NOLINT
   EMBER_HOST_DEVICE static Half from_bits(uint16_t b) {
     Half h;
@@ -93,7 +93,9 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   EMBER_HOST_DEVICE BFloat16(float f) : bits(detail::float_to_bfloat16_bits(f)) {}  // NOLINT
-  EMBER_HOST_DEVICE operator float() const { return detail::bfloat16_bits_to_float(bits); }  // NOLINT
+  EMBER_HOST_DEVICE operator float() const {
+    return detail::bfloat16_bits_to_float(bits);
+  }  // NOLINT
   EMBER_HOST_DEVICE static BFloat16 from_bits(uint16_t b) {
     BFloat16 h;
     h.bits = b;
@@ -102,6 +104,8 @@ struct BFloat16 {
 };
 
 inline std::ostream& operator<<(std::ostream& os, Half h) { return os << static_cast<float>(h); }
-inline std::ostream& operator<<(std::ostream& os, BFloat16 h) { return os << static_cast<float>(h); }
+inline std::ostream& operator<<(std::ostream& os, BFloat16 h) {
+  return os << static_cast<float>(h);
+}
 
 }  // namespace ember

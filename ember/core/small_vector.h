@@ -22,9 +22,7 @@ class SmallVector {
 
   SmallVector() = default;
   SmallVector(std::initializer_list<T> values) { assign(values.begin(), values.end()); }
-  explicit SmallVector(size_t n, T value = T()) {
-    resize(n, value);
-  }
+  explicit SmallVector(size_t n, T value = T()) { resize(n, value); }
   template <typename It, typename = decltype(*std::declval<It>())>
   SmallVector(It first, It last) {
     assign(first, last);

@@ -7,8 +7,8 @@
 
 namespace ember {
 
-TensorImpl::TensorImpl(Storage storage_, const Shape& sizes_, const Shape& strides_, int64_t offset_,
-                       DType dtype_, Device device_)
+TensorImpl::TensorImpl(Storage storage_, const Shape& sizes_, const Shape& strides_,
+                       int64_t offset_, DType dtype_, Device device_)
     : storage(std::move(storage_)),
       sizes(sizes_),
       strides(strides_),
@@ -64,11 +64,11 @@ Device resolve_device(Device device) {
   int count = backend.device_count();
   if (count == 0) {
     std::string reason = backend.unavailable_reason();
-    EMBER_FAIL("[device] no ", device.type(), " device is available",
-               reason.empty() ? "" : ": ", reason);
+    EMBER_FAIL("[device] no ", device.type(), " device is available", reason.empty() ? "" : ": ",
+               reason);
   }
-  int index = device.has_index() ? device.index()
-                                 : (device.is_cpu() ? 0 : backend.current_device());
+  int index =
+      device.has_index() ? device.index() : (device.is_cpu() ? 0 : backend.current_device());
   if (index >= count) {
     std::ostringstream devices;
     for (int i = 0; i < count; ++i) devices << (i ? ", " : "") << device.type() << ":" << i;
@@ -95,8 +95,8 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptio
   size_t nbytes = static_cast<size_t>(extent) * itemsize(options.dtype);
   CachingAllocator& alloc = device_backend(device.type()).allocator(device.index());
   auto storage = std::make_shared<StorageImpl>(alloc.allocate(nbytes), nbytes);
-  auto impl = std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype,
-                                           device);
+  auto impl =
+      std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype, device);
   Tensor t(std::move(impl));
   if (options.requires_grad) t.requires_grad_(true);
   return t;
@@ -108,6 +108,8 @@ Tensor empty(const Shape& sizes, const TensorOptions& options) {
 }
 
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
-Tensor empty_like(const Tensor& t, const TensorOptions& options) { return empty(t.sizes(), options); }
+Tensor empty_like(const Tensor& t, const TensorOptions& options) {
+  return empty(t.sizes(), options);
+}
 
 }  // namespace ember

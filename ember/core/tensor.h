@@ -34,7 +34,7 @@ struct TensorImpl {
 
   Storage storage;
   Shape sizes;
-  Shape strides;  // in elements
+  Shape strides;   // in elements
   int64_t offset;  // in elements
   int64_t numel = 0;
   DType dtype;
@@ -50,13 +50,22 @@ struct TensorOptions {
   bool requires_grad = false;
 
   TensorOptions() = default;
-  TensorOptions(DType d) : dtype(d) {}  // NOLINT
-  TensorOptions(Device d) : device(d) {}  // NOLINT
+  TensorOptions(DType d) : dtype(d) {}         // NOLINT
+  TensorOptions(Device d) : device(d) {}       // NOLINT
   TensorOptions(const char* d) : device(d) {}  // NOLINT
-  TensorOptions(DeviceType d) : device(d) {}  // NOLINT
-  TensorOptions& with_dtype(DType d) { dtype = d; return *this; }
-  TensorOptions& with_device(Device d) { device = d; return *this; }
-  TensorOptions& with_requires_grad(bool r = true) { requires_grad = r; return *this; }
+  TensorOptions(DeviceType d) : device(d) {}   // NOLINT
+  TensorOptions& with_dtype(DType d) {
+    dtype = d;
+    return *this;
+  }
+  TensorOptions& with_device(Device d) {
+    device = d;
+    return *this;
+  }
+  TensorOptions& with_requires_grad(bool r = true) {
+    requires_grad = r;
+    return *this;
+  }
 };
 
 class Tensor {
@@ -265,7 +274,8 @@ class Tensor {
 
   // --- reductions (ops/reduce.cpp) ---
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
-  Tensor sum(const Shape& dims, bool keepdim = false, std::optional<DType> dtype = std::nullopt) const;
+  Tensor sum(const Shape& dims, bool keepdim = false,
+             std::optional<DType> dtype = std::nullopt) const;
   Tensor mean() const;
   Tensor mean(const Shape& dims, bool keepdim = false) const;
   Tensor prod() const;

@@ -77,7 +77,8 @@ DataLoader::Iterator DataLoader::begin() {
   size_t batches = size();
   for (size_t b = 0; b < batches; ++b) {
     size_t lo = b * options_.batch_size, hi = std::min(n, lo + options_.batch_size);
-    epoch->batches.emplace_back(order.begin() + static_cast<long>(lo), order.begin() + static_cast<long>(hi));
+    epoch->batches.emplace_back(order.begin() + static_cast<long>(lo),
+                                order.begin() + static_cast<long>(hi));
   }
   epoch->ready.resize(batches);
   epoch->errors.resize(batches);
@@ -89,7 +90,8 @@ DataLoader::Iterator DataLoader::begin() {
       for (size_t b = k; b < e->batches.size(); b += workers) {
         {
           std::unique_lock<std::mutex> lock(e->mutex);
-          e->cv.wait(lock, [&] { return e->stop || b < e->consumed + workers * options_.prefetch; });
+          e->cv.wait(lock,
+                     [&] { return e->stop || b < e->consumed + workers * options_.prefetch; });
           if (e->stop) return;
         }
         Example ex;

@@ -17,12 +17,30 @@ struct DataLoaderOptions {
   size_t num_workers = 0;   // 0: batches are made on the calling thread when asked for
   size_t prefetch = 2;      // batches each worker may run ahead
   bool pin_memory = false;  // page-locked batches (only when a CUDA device is present)
-  DataLoaderOptions& with_batch_size(size_t b) { batch_size = b; return *this; }
-  DataLoaderOptions& with_shuffle(bool s = true) { shuffle = s; return *this; }
-  DataLoaderOptions& with_seed(uint64_t s) { seed = s; return *this; }
-  DataLoaderOptions& with_drop_last(bool d = true) { drop_last = d; return *this; }
-  DataLoaderOptions& with_workers(size_t n) { num_workers = n; return *this; }
-  DataLoaderOptions& with_pin_memory(bool p = true) { pin_memory = p; return *this; }
+  DataLoaderOptions& with_batch_size(size_t b) {
+    batch_size = b;
+    return *this;
+  }
+  DataLoaderOptions& with_shuffle(bool s = true) {
+    shuffle = s;
+    return *this;
+  }
+  DataLoaderOptions& with_seed(uint64_t s) {
+    seed = s;
+    return *this;
+  }
+  DataLoaderOptions& with_drop_last(bool d = true) {
+    drop_last = d;
+    return *this;
+  }
+  DataLoaderOptions& with_workers(size_t n) {
+    num_workers = n;
+    return *this;
+  }
+  DataLoaderOptions& with_pin_memory(bool p = true) {
+    pin_memory = p;
+    return *this;
+  }
 };
 
 class DataLoader {

@@ -25,7 +25,8 @@ TensorDataset::TensorDataset(Tensor data, Tensor targets)
 }
 
 Example TensorDataset::get(size_t index) const {
-  EMBER_CHECK(index < size(), "[TensorDataset] index ", index, " out of range for ", size(), " samples");
+  EMBER_CHECK(index < size(), "[TensorDataset] index ", index, " out of range for ", size(),
+              " samples");
   auto i = static_cast<int64_t>(index);
   return {data_[i], targets_.defined() ? targets_[i] : Tensor()};
 }
@@ -33,7 +34,8 @@ Example TensorDataset::get(size_t index) const {
 Example TensorDataset::get_batch(const std::vector<size_t>& indices) const {
   std::vector<int64_t> idx(indices.begin(), indices.end());
   Tensor index = from_vector(idx, {static_cast<int64_t>(idx.size())}).to(data_.device());
-  return {index_select(data_, 0, index), targets_.defined() ? index_select(targets_, 0, index) : Tensor()};
+  return {index_select(data_, 0, index),
+          targets_.defined() ? index_select(targets_, 0, index) : Tensor()};
 }
 
 }  // namespace ember::data

@@ -33,7 +33,8 @@ void read_exact(GzFile& gz, const std::string& path, void* dst, size_t n, size_t
       int code = 0;
       const char* msg = gzerror(gz.f, &code);
       // A truncated .gz reads as a clean end of file: only gzerror tells the two apart.
-      std::string why = code != Z_OK && code != Z_STREAM_END && msg ? msg : "unexpected end of file";
+      std::string why =
+          code != Z_OK && code != Z_STREAM_END && msg ? msg : "unexpected end of file";
       EMBER_FAIL("[idx] ", path, ": ", field, " at offset ", offset + got, ": expected ", n,
                  " bytes, got ", got, " (", why, ")");
     }
@@ -62,16 +63,22 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
   EMBER_CHECK(gz.f != nullptr, "[idx] cannot open ", path);
   unsigned char magic[4];
   read_exact(gz, path, magic, 4, 0, "magic number");
-  EMBER_CHECK(magic[0] == 0 && magic[1] == 0, "[idx] ", path, ": magic number at offset 0: expected "
-              "two zero bytes, got ", int(magic[0]), " ", int(magic[1]), " (not an IDX file)");
-  EMBER_CHECK(magic[2] == 0x08, "[idx] ", path, ": data type at offset 2: expected 0x08 (unsigned "
-              "byte), got 0x", std::hex, int(magic[2]));
+  EMBER_CHECK(magic[0] == 0 && magic[1] == 0, "[idx] ", path,
+              ": magic number at offset 0: expected "
+              "two zero bytes, got ",
+              int(magic[0]), " ", int(magic[1]), " (not an IDX file)");
+  EMBER_CHECK(magic[2] == 0x08, "[idx] ", path,
+              ": data type at offset 2: expected 0x08 (unsigned "
+              "byte), got 0x",
+              std::hex, int(magic[2]));
   int ndim = magic[3];
-  EMBER_CHECK(ndim >= 1 && ndim <= 4, "[idx] ", path, ": number of dimensions at offset 3: expected "
-              "1 to 4, got ", ndim);
+  EMBER_CHECK(ndim >= 1 && ndim <= 4, "[idx] ", path,
+              ": number of dimensions at offset 3: expected "
+              "1 to 4, got ",
+              ndim);
   if (expected_dims)
-    EMBER_CHECK(ndim == *expected_dims, "[idx] ", path, ": number of dimensions at offset 3: expected ",
-                *expected_dims, ", got ", ndim);
+    EMBER_CHECK(ndim == *expected_dims, "[idx] ", path,
+                ": number of dimensions at offset 3: expected ", *expected_dims, ", got ", ndim);
   Shape shape;
   int64_t total = 1;
   for (int d = 0; d < ndim; ++d) {
@@ -89,7 +96,8 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
   }
   Tensor t = empty(shape, kUInt8);
   // Decompress exactly what the header implies and stop there.
-  read_exact(gz, path, t.data_ptr(), static_cast<size_t>(total), 4 + 4 * static_cast<size_t>(ndim), "data");
+  read_exact(gz, path, t.data_ptr(), static_cast<size_t>(total), 4 + 4 * static_cast<size_t>(ndim),
+             "data");
   return t;
 }
 
@@ -106,7 +114,8 @@ MNIST::MNIST(const std::string& root, MNISTOptions options) : options_(options) 
               " images but ", labels_path, " has ", labels.size(0), " labels");
   NoGradGuard no_grad;
   int64_t max_label = labels.numel() ? labels.max().item<int64_t>() : 0;
-  EMBER_CHECK(max_label <= 9, "[MNIST] ", labels_path, ": labels must be 0 to 9, found ", max_label);
+  EMBER_CHECK(max_label <= 9, "[MNIST] ", labels_path, ": labels must be 0 to 9, found ",
+              max_label);
   labels_ = labels.to(kInt64);
 }
 

@@ -40,8 +40,8 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
   std::string bytes = std::move(buffer).str();
 
   std::random_device rd;
-  fs::path tmp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()) + "." +
-                        std::to_string(rd()));
+  fs::path tmp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(getpid()) +
+                        "." + std::to_string(rd()));
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   EMBER_CHECK(fd >= 0, "[save] cannot create ", tmp.string(), ": ", errno_text());
   try {
@@ -49,8 +49,8 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
     EMBER_CHECK(::fsync(fd) == 0, "[save] fsync of ", tmp.string(), " failed: ", errno_text());
     EMBER_CHECK(::close(fd) == 0, "[save] closing ", tmp.string(), " failed: ", errno_text());
     fd = -1;
-    EMBER_CHECK(::rename(tmp.c_str(), target.c_str()) == 0, "[save] renaming ", tmp.string(), " to ",
-                path, " failed: ", errno_text());
+    EMBER_CHECK(::rename(tmp.c_str(), target.c_str()) == 0, "[save] renaming ", tmp.string(),
+                " to ", path, " failed: ", errno_text());
   } catch (...) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());

@@ -9,8 +9,8 @@
 
 namespace ember::io {
 
-void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer& optimizer,
-                     const Metadata& metadata = {});
+void save_checkpoint(const std::string& path, const nn::Module& model,
+                     const optim::Optimizer& optimizer, const Metadata& metadata = {});
 /// Restores model and optimizer; returns the checkpoint's metadata.
 Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer);
 

@@ -19,14 +19,22 @@ constexpr uint64_t kMaxHeader = 100000000;
 
 const char* dtype_code(DType t) {
   switch (t) {
-    case kBool: return "BOOL";
-    case kUInt8: return "U8";
-    case kInt32: return "I32";
-    case kInt64: return "I64";
-    case kFloat16: return "F16";
-    case kBFloat16: return "BF16";
-    case kFloat32: return "F32";
-    case kFloat64: return "F64";
+    case kBool:
+      return "BOOL";
+    case kUInt8:
+      return "U8";
+    case kInt32:
+      return "I32";
+    case kInt64:
+      return "I64";
+    case kFloat16:
+      return "F16";
+    case kBFloat16:
+      return "BF16";
+    case kFloat32:
+      return "F32";
+    case kFloat64:
+      return "F64";
   }
   return "?";
 }
@@ -80,12 +88,15 @@ std::string to_safetensors(const nn::NamedTensors& tensors, const Metadata& meta
   return out;
 }
 
-SafetensorsFile from_safetensors(const std::string& bytes, Device device, const std::string& source) {
+SafetensorsFile from_safetensors(const std::string& bytes, Device device,
+                                 const std::string& source) {
   auto fail = [&](const std::string& what) { EMBER_FAIL("[safetensors] ", source, ": ", what); };
-  if (bytes.size() < 8) fail("file is too small (" + std::to_string(bytes.size()) + " bytes) to hold a header");
+  if (bytes.size() < 8)
+    fail("file is too small (" + std::to_string(bytes.size()) + " bytes) to hold a header");
   uint64_t n;
   std::memcpy(&n, bytes.data(), 8);
-  if (n > kMaxHeader) fail("header length " + std::to_string(n) + " exceeds the limit of 100000000");
+  if (n > kMaxHeader)
+    fail("header length " + std::to_string(n) + " exceeds the limit of 100000000");
   if (n > bytes.size() - 8)
     fail("header length " + std::to_string(n) + " exceeds the file size minus 8 (" +
          std::to_string(bytes.size() - 8) + ")");
@@ -130,19 +141,22 @@ SafetensorsFile from_safetensors(const std::string& bytes, Device device, const 
       fail("tensor '" + name + "' needs dtype, shape and data_offsets");
     if (!info["dtype"].is_string()) fail("tensor '" + name + "': dtype is not a string");
     std::optional<DType> dt = dtype_from_code(info["dtype"].get<std::string>());
-    if (!dt) fail("tensor '" + name + "' has unsupported dtype " + info["dtype"].get<std::string>());
+    if (!dt)
+      fail("tensor '" + name + "' has unsupported dtype " + info["dtype"].get<std::string>());
     if (!info["shape"].is_array()) fail("tensor '" + name + "': shape is not an array");
     Shape shape;
     uint64_t numel = 1;
     for (auto& d : info["shape"]) {
-      if (!d.is_number_unsigned()) fail("tensor '" + name + "': shape entries must be non-negative integers");
+      if (!d.is_number_unsigned())
+        fail("tensor '" + name + "': shape entries must be non-negative integers");
       uint64_t v = d.get<uint64_t>();
       if (v > (uint64_t{1} << 62) || __builtin_mul_overflow(numel, v, &numel))
         fail("tensor '" + name + "': shape overflows");
       shape.push_back(static_cast<int64_t>(v));
     }
     auto& off = info["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned())
       fail("tensor '" + name + "': data_offsets must be two non-negative integers");
     uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
     if (begin > end) fail("tensor '" + name + "': data_offsets begin > end");
@@ -156,17 +170,19 @@ SafetensorsFile from_safetensors(const std::string& bytes, Device device, const 
     entries.emplace_back(name, *dt, shape, begin);
   }
   // The data must be covered exactly once, without holes, to the end of the file.
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  std::sort(spans.begin(), spans.end(),
+            [](const Span& a, const Span& b) { return a.begin < b.begin; });
   uint64_t expect = 0;
   for (const Span& s : spans) {
     if (s.begin != expect)
-      fail("tensor '" + s.name + "' starts at " + std::to_string(s.begin) + " but the previous data ends at " +
-           std::to_string(expect) + " (offsets must be contiguous, without overlap or holes)");
+      fail("tensor '" + s.name + "' starts at " + std::to_string(s.begin) +
+           " but the previous data ends at " + std::to_string(expect) +
+           " (offsets must be contiguous, without overlap or holes)");
     expect = s.end;
   }
   if (expect != data_size)
-    fail("the data ends at " + std::to_string(expect) + " but the file holds " + std::to_string(data_size) +
-         " bytes of data");
+    fail("the data ends at " + std::to_string(expect) + " but the file holds " +
+         std::to_string(data_size) + " bytes of data");
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return std::get<3>(a) < std::get<3>(b); });
   const char* base = bytes.data() + 8 + n;
@@ -179,9 +195,12 @@ SafetensorsFile from_safetensors(const std::string& bytes, Device device, const 
   return out;
 }
 
-void save_safetensors(const std::string& path, const nn::NamedTensors& tensors, const Metadata& metadata) {
+void save_safetensors(const std::string& path, const nn::NamedTensors& tensors,
+                      const Metadata& metadata) {
   std::string bytes = to_safetensors(tensors, metadata);
-  write_atomically(path, [&](std::ostream& os) { os.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
+  write_atomically(path, [&](std::ostream& os) {
+    os.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  });
 }
 
 SafetensorsFile load_safetensors(const std::string& path, Device device) {

@@ -22,7 +22,9 @@ Tensor LeNet::forward(const Tensor& x) {
   return fc3->forward(h);
 }
 
-std::shared_ptr<nn::Module> LeNet::clone_impl() const { return std::make_shared<LeNet>(num_classes_); }
+std::shared_ptr<nn::Module> LeNet::clone_impl() const {
+  return std::make_shared<LeNet>(num_classes_);
+}
 
 MLP::MLP(std::vector<int64_t> sizes) : sizes_(std::move(sizes)) {
   EMBER_CHECK(sizes_.size() >= 2, "[MLP] needs at least an input and an output size");

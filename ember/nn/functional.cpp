@@ -9,7 +9,8 @@
 namespace ember::nn::functional {
 
 Tensor dropout(const Tensor& x, double p, bool training) {
-  EMBER_CHECK(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ",
+              p);
   if (!training || p == 0) return x;
   if (p == 1) return x * 0.0;
   Tensor keep = bernoulli(x, 1 - p);
@@ -33,8 +34,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   Tensor mean, var;
   if (training) {
     int64_t n = x.numel() / std::max<int64_t>(C, 1);
-    EMBER_CHECK(n > 1, "[batch_norm] expected more than 1 value per channel when training, got "
-                "input size ", x.sizes());
+    EMBER_CHECK(n > 1,
+                "[batch_norm] expected more than 1 value per channel when training, got "
+                "input size ",
+                x.sizes());
     mean = x.mean(dims);
     var = x.var(dims, /*unbiased=*/false);
     if (running_mean.defined() && running_var.defined()) {
@@ -44,7 +47,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       rv.mul_(1 - momentum).add_(var.detach() * (momentum * static_cast<double>(n) / (n - 1)));
     }
   } else {
-    EMBER_CHECK(running_mean.defined() && running_var.defined(), "[batch_norm] running_mean and "
+    EMBER_CHECK(running_mean.defined() && running_var.defined(),
+                "[batch_norm] running_mean and "
                 "running_var must be defined in evaluation mode");
     mean = running_mean;
     var = running_var;
@@ -58,9 +62,12 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 namespace {
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return loss.sum();
-    case Reduction::Mean: return loss.mean();
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return loss.sum();
+    case Reduction::Mean:
+      return loss.mean();
   }
   return loss;
 }
@@ -68,15 +75,17 @@ Tensor reduce(const Tensor& loss, Reduction r) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
-  EMBER_CHECK(input.dim() == 1 || input.dim() == 2, "[nll_loss] expected a 1-D (C) or 2-D (N, C) "
-              "input, got ", input.sizes());
-  EMBER_CHECK(target.dtype() == kInt64, "[nll_loss] expected an int64 target of class indices, got ",
-              target.dtype());
+  EMBER_CHECK(input.dim() == 1 || input.dim() == 2,
+              "[nll_loss] expected a 1-D (C) or 2-D (N, C) "
+              "input, got ",
+              input.sizes());
+  EMBER_CHECK(target.dtype() == kInt64,
+              "[nll_loss] expected an int64 target of class indices, got ", target.dtype());
   bool batched = input.dim() == 2;
   Tensor logp = batched ? input : input.unsqueeze(0);
   Tensor tgt = batched ? target : target.reshape({1});
-  EMBER_CHECK(tgt.dim() == 1 && tgt.size(0) == logp.size(0), "[nll_loss] expected a target of shape [",
-              logp.size(0), "], got ", target.sizes());
+  EMBER_CHECK(tgt.dim() == 1 && tgt.size(0) == logp.size(0),
+              "[nll_loss] expected a target of shape [", logp.size(0), "], got ", target.sizes());
   check_same_device("nll_loss", {&input, &target, &weight});
   int64_t C = logp.size(1);
   Tensor valid = ne(tgt, ignore_index);
@@ -101,14 +110,18 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
-  EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "[cross_entropy] label_smoothing must "
-              "be between 0.0 and 1.0, got ", label_smoothing);
+  EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
+              "[cross_entropy] label_smoothing must "
+              "be between 0.0 and 1.0, got ",
+              label_smoothing);
   int64_t class_dim = input.dim() == 1 ? 0 : 1;
   Tensor logp = log_softmax(input, class_dim);
   int64_t C = input.size(class_dim);
   if (target.is_floating_point()) {
-    EMBER_CHECK(target.sizes() == input.sizes(), "[cross_entropy] class-probability targets must "
-                "have the input's shape ", input.sizes(), ", got ", target.sizes());
+    EMBER_CHECK(target.sizes() == input.sizes(),
+                "[cross_entropy] class-probability targets must "
+                "have the input's shape ",
+                input.sizes(), ", got ", target.sizes());
     Tensor t = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / C : target;
     Tensor per = -(logp * t);
     if (weight.defined()) per = per * weight.view(class_dim == 1 ? Shape{1, C} : Shape{C});
@@ -122,7 +135,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor valid = ne(tgt, ignore_index).to(logp.dtype());
   Tensor smooth = -batched.sum({1}) * valid;
   if (weight.defined()) smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
-  Tensor smooth_loss = reduction == Reduction::Mean ? smooth.sum() / valid.sum() : reduce(smooth, reduction);
+  Tensor smooth_loss =
+      reduction == Reduction::Mean ? smooth.sum() / valid.sum() : reduce(smooth, reduction);
   if (input.dim() == 1 && reduction == Reduction::None) smooth_loss = smooth_loss.squeeze(0);
   return nll * (1 - label_smoothing) + smooth_loss * (label_smoothing / C);
 }

@@ -15,12 +15,12 @@ namespace ember::nn::functional {
 
 enum class Reduction { None, Mean, Sum };
 
+using ember::avg_pool2d;
 using ember::conv2d;
 using ember::embedding;
 using ember::linear;
 using ember::log_softmax;
 using ember::max_pool2d;
-using ember::avg_pool2d;
 using ember::one_hot;
 using ember::relu;
 using ember::sigmoid;

@@ -8,8 +8,10 @@
 namespace ember::nn::init {
 
 std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
-  EMBER_CHECK(t.dim() >= 2, "[init] fan in and fan out can not be computed for tensor with fewer "
-              "than 2 dimensions, got ", t.sizes());
+  EMBER_CHECK(t.dim() >= 2,
+              "[init] fan in and fan out can not be computed for tensor with fewer "
+              "than 2 dimensions, got ",
+              t.sizes());
   int64_t receptive = 1;
   for (int64_t d = 2; d < t.dim(); ++d) receptive *= t.size(d);
   return {t.size(1) * receptive, t.size(0) * receptive};
@@ -18,10 +20,14 @@ std::pair<int64_t, int64_t> calculate_fan_in_and_fan_out(const Tensor& t) {
 double calculate_gain(Nonlinearity n, double param) {
   switch (n) {
     case Nonlinearity::Linear:
-    case Nonlinearity::Sigmoid: return 1.0;
-    case Nonlinearity::Tanh: return 5.0 / 3;
-    case Nonlinearity::ReLU: return std::sqrt(2.0);
-    case Nonlinearity::LeakyReLU: return std::sqrt(2.0 / (1 + param * param));
+    case Nonlinearity::Sigmoid:
+      return 1.0;
+    case Nonlinearity::Tanh:
+      return 5.0 / 3;
+    case Nonlinearity::ReLU:
+      return std::sqrt(2.0);
+    case Nonlinearity::LeakyReLU:
+      return std::sqrt(2.0 / (1 + param * param));
   }
   return 1.0;
 }

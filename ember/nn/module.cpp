@@ -20,8 +20,10 @@ Tensor Module::forward(const Tensor&) {
 }
 
 Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
-  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos, "[register_parameter] invalid "
-              "parameter name '", name, "' (it must be non-empty and contain no '.')");
+  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
+              "[register_parameter] invalid "
+              "parameter name '",
+              name, "' (it must be non-empty and contain no '.')");
   for (const Slot& s : parameters_)
     EMBER_CHECK(s.name != name, "[register_parameter] ", this->name(), " already has a parameter '",
                 name, "'");
@@ -31,8 +33,10 @@ Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requi
 }
 
 Tensor& Module::register_buffer(const std::string& name, Tensor t) {
-  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos, "[register_buffer] invalid "
-              "buffer name '", name, "'");
+  EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
+              "[register_buffer] invalid "
+              "buffer name '",
+              name, "'");
   buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
   return *buffers_.back().tensor;
 }
@@ -40,11 +44,13 @@ Tensor& Module::register_buffer(const std::string& name, Tensor t) {
 void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
   EMBER_CHECK(m != nullptr, "[register_module] module '", name, "' is null");
   for (auto& [n, c] : children_)
-    EMBER_CHECK(n != name, "[register_module] ", this->name(), " already has a submodule '", name, "'");
+    EMBER_CHECK(n != name, "[register_module] ", this->name(), " already has a submodule '", name,
+                "'");
   children_.emplace_back(name, std::move(m));
 }
 
-void Module::collect(const std::string& prefix, bool params, bool recurse, NamedTensors& out) const {
+void Module::collect(const std::string& prefix, bool params, bool recurse,
+                     NamedTensors& out) const {
   for (const Slot& s : params ? parameters_ : buffers_)
     if (s.tensor->defined()) out.emplace_back(prefix + s.name, *s.tensor);
   if (!recurse) return;
@@ -184,7 +190,8 @@ NamedTensors Module::state_dict() const {
 
 void Module::load_state_dict(const NamedTensors& state, bool strict) {
   std::map<std::string, Tensor*> mine;
-  std::function<void(Module&, const std::string&)> walk = [&](Module& m, const std::string& prefix) {
+  std::function<void(Module&, const std::string&)> walk = [&](Module& m,
+                                                              const std::string& prefix) {
     for (Slot& s : m.parameters_)
       if (s.tensor->defined()) mine[prefix + s.name] = s.tensor.get();
     for (Slot& s : m.buffers_)
@@ -214,9 +221,10 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
   std::ostringstream err;
   if (!mismatched.empty()) err << " size mismatch for " << join(mismatched) << ".";
   if (strict && !missing.empty()) err << " Missing key(s) in state_dict: " << join(missing) << ".";
-  if (strict && !unexpected.empty()) err << " Unexpected key(s) in state_dict: " << join(unexpected) << ".";
-  EMBER_CHECK(err.str().empty(), "[load_state_dict] error(s) in loading state_dict for ", name(), ":",
-              err.str());
+  if (strict && !unexpected.empty())
+    err << " Unexpected key(s) in state_dict: " << join(unexpected) << ".";
+  EMBER_CHECK(err.str().empty(), "[load_state_dict] error(s) in loading state_dict for ", name(),
+              ":", err.str());
   NoGradGuard no_grad;
   for (auto& [name, t] : state) {
     auto it = mine.find(name);

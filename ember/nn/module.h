@@ -74,7 +74,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// tensors that stay connected to the original's parameters in the autograd graph.
   std::vector<Tensor*> parameter_slots(bool recurse = true);
   std::vector<Tensor*> buffer_slots(bool recurse = true);
-  /// A copy of the structure whose slots the caller fills (clone() copies, DataParallel replicates).
+  /// A copy of the structure whose slots the caller fills (clone() copies, DataParallel
+  /// replicates).
   std::shared_ptr<Module> clone_structure() const;
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {

@@ -7,9 +7,11 @@ namespace ember {
 
 const Tensor& SavedTensor::get() const {
   if (tensor_.defined() && tensor_._version() != version_) {
-    EMBER_FAIL("[backward] one of the tensors needed for gradient computation has been modified by "
-               "an inplace operation: ", tensor_.toString(), " is at version ", tensor_._version(),
-               "; expected version ", version_, " instead");
+    EMBER_FAIL(
+        "[backward] one of the tensors needed for gradient computation has been modified by "
+        "an inplace operation: ",
+        tensor_.toString(), " is at version ", tensor_._version(), "; expected version ", version_,
+        " instead");
   }
   return tensor_;
 }
@@ -42,7 +44,8 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
 
 void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
-  EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", op, "] a leaf tensor that requires "
+  EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", op,
+              "] a leaf tensor that requires "
               "grad is being used in an in-place operation; wrap it in NoGradGuard or use the "
               "out-of-place op");
 }

@@ -36,7 +36,8 @@ class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t, bool is_output = false)
-      : tensor_(is_output && t.defined() ? t.detach() : t), version_(t.defined() ? t._version() : 0) {}
+      : tensor_(is_output && t.defined() ? t.detach() : t),
+        version_(t.defined() ? t._version() : 0) {}
   const Tensor& get() const;
 
  private:
@@ -65,9 +66,10 @@ class FunctionNode final : public Node {
 
  private:
   [[noreturn]] void throw_released() const {
-    EMBER_FAIL("[backward] trying to backward through the graph a second time (or to access saved "
-               "tensors after they have been freed) in ", name_,
-               ": specify retain_graph=true on the first backward call");
+    EMBER_FAIL(
+        "[backward] trying to backward through the graph a second time (or to access saved "
+        "tensors after they have been freed) in ",
+        name_, ": specify retain_graph=true on the first backward call");
   }
   const char* name_;
   std::optional<F> f_;
@@ -83,7 +85,8 @@ template <typename F>
 std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> outputs,
                              std::initializer_list<const Tensor*> inputs, F backward) {
   auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward));
-  detail::attach_node(node, std::vector<const Tensor*>(inputs), std::vector<const Tensor*>(outputs));
+  detail::attach_node(node, std::vector<const Tensor*>(inputs),
+                      std::vector<const Tensor*>(outputs));
   return node;
 }
 

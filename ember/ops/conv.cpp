@@ -11,13 +11,17 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   check_defined("conv2d", w, "weight");
   check_same_device("conv2d", {&x_in, &w, &bias});
   bool batched = x_in.dim() == 4;
-  EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4, "[conv2d] expected 3-D (unbatched) or 4-D "
-              "(batched) input, but got input of size ", x_in.sizes());
-  EMBER_CHECK(w.dim() == 4, "[conv2d] expected a 4-D weight (O, C/groups, kH, kW), got ", w.sizes());
+  EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4,
+              "[conv2d] expected 3-D (unbatched) or 4-D "
+              "(batched) input, but got input of size ",
+              x_in.sizes());
+  EMBER_CHECK(w.dim() == 4, "[conv2d] expected a 4-D weight (O, C/groups, kH, kW), got ",
+              w.sizes());
   EMBER_CHECK(groups > 0, "[conv2d] non-positive groups is not supported, got ", groups);
   EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv2d] input type (", x_in.dtype(),
               ") and weight type (", w.dtype(), ") should be the same");
-  EMBER_CHECK(x_in.is_floating_point(), "[conv2d] expected a floating point input, got ", x_in.dtype());
+  EMBER_CHECK(x_in.is_floating_point(), "[conv2d] expected a floating point input, got ",
+              x_in.dtype());
   Tensor x = batched ? x_in : x_in.unsqueeze(0);
   int64_t C = x.size(1), O = w.size(0);
   EMBER_CHECK(C == w.size(1) * groups, "[conv2d] given groups=", groups, ", weight of size ",
@@ -31,17 +35,18 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   Conv2dParams p;
   int64_t out_hw[2];
   for (int i = 0; i < 2; ++i) {
-    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0, "[conv2d] expected positive "
-                "stride and dilation and non-negative padding, got stride ", stride[i],
-                ", dilation ", dilation[i], ", padding ", padding[i]);
+    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0,
+                "[conv2d] expected positive "
+                "stride and dilation and non-negative padding, got stride ",
+                stride[i], ", dilation ", dilation[i], ", padding ", padding[i]);
     p.stride[i] = stride[i];
     p.padding[i] = padding[i];
     p.dilation[i] = dilation[i];
     int64_t in = x.size(2 + i), k = w.size(2 + i);
     int64_t span = dilation[i] * (k - 1) + 1;
     EMBER_CHECK(in + 2 * padding[i] >= span, "[conv2d] calculated padded input size per channel: (",
-                x.size(2) + 2 * padding[0], " x ", x.size(3) + 2 * padding[1],
-                "). Kernel size: (", w.size(2), " x ", w.size(3),
+                x.size(2) + 2 * padding[0], " x ", x.size(3) + 2 * padding[1], "). Kernel size: (",
+                w.size(2), " x ", w.size(3),
                 "). Kernel size can't be greater than actual input size");
     out_hw[i] = (in + 2 * padding[i] - span) / stride[i] + 1;
   }
@@ -51,7 +56,8 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   DType kt = widen ? kFloat32 : x.dtype();
   Tensor xc = x.to(kt).contiguous(), wc = w.to(kt).contiguous();
   Tensor bc = bias.defined() ? bias.to(kt).contiguous() : Tensor();
-  Tensor out = empty({x.size(0), O, out_hw[0], out_hw[1]}, TensorOptions(kt).with_device(x.device()));
+  Tensor out =
+      empty({x.size(0), O, out_hw[0], out_hw[1]}, TensorOptions(kt).with_device(x.device()));
   EMBER_DISPATCH_DEVICE(x.device(), conv2d, xc, wc, bc, out, p);
   if (widen) out = out.to(x.dtype());
   if (any_requires_grad({&x, &w, &bias})) {
@@ -61,9 +67,12 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
              const Tensor& x = sx.get();
              const Tensor& w = sw.get();
              Tensor gx, gw, gb;
-             if (n.needs_input_grad(0)) gx = empty(x.sizes(), TensorOptions(kt).with_device(x.device()));
-             if (n.needs_input_grad(1)) gw = empty(w.sizes(), TensorOptions(kt).with_device(w.device()));
-             if (has_bias && n.needs_input_grad(2)) gb = empty({w.size(0)}, TensorOptions(kt).with_device(w.device()));
+             if (n.needs_input_grad(0))
+               gx = empty(x.sizes(), TensorOptions(kt).with_device(x.device()));
+             if (n.needs_input_grad(1))
+               gw = empty(w.sizes(), TensorOptions(kt).with_device(w.device()));
+             if (has_bias && n.needs_input_grad(2))
+               gb = empty({w.size(0)}, TensorOptions(kt).with_device(w.device()));
              EMBER_DISPATCH_DEVICE(x.device(), conv2d_backward, x.to(kt).contiguous(),
                                    w.to(kt).contiguous(), g.to(kt).contiguous(), gx, gw, gb, p);
              auto back = [&](const Tensor& t, DType d) { return t.defined() ? t.to(d) : t; };

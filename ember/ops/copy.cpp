@@ -21,14 +21,15 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
       TensorIter it(*this, {src});
       copy_cuda(it);
     } else {
-      copy_between_devices_cuda(*this, src.sizes() == sizes() ? src : src.expand(sizes()), non_blocking);
+      copy_between_devices_cuda(*this, src.sizes() == sizes() ? src : src.expand(sizes()),
+                                non_blocking);
     }
   }
   bump_version();
   if (grad) {
     record("CopyBackwards", {this}, {this, &src},
            [ss = src.sizes(), sd = src.device(), st = src.dtype()](const Tensor& g,
-                                                                  const Node& n) -> TensorList {
+                                                                   const Node& n) -> TensorList {
              Tensor gsrc;
              if (n.needs_input_grad(1)) gsrc = sum_to(g, ss).to(sd, st);
              return {Tensor(), gsrc};  // the overwritten values get no gradient

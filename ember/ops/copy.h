@@ -9,7 +9,8 @@
 namespace ember {
 
 /// Converts (and moves) a tensor; differentiable.
-Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false, bool copy = false);
+Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking = false,
+          bool copy = false);
 
 template <typename T>
 std::vector<T> Tensor::tolist() const {

@@ -9,8 +9,10 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
     if (!first) {
       first = t;
     } else if (t->device() != first->device()) {
-      EMBER_FAIL("[", op, "] expected all tensors to be on the same device, but found at least two "
-                 "devices, ", first->device(), " and ", t->device(),
+      EMBER_FAIL("[", op,
+                 "] expected all tensors to be on the same device, but found at least two "
+                 "devices, ",
+                 first->device(), " and ", t->device(),
                  " (ember never moves data implicitly: call .to(device) first)");
     }
   }
@@ -38,7 +40,7 @@ DType result_type(const Tensor& a, const Tensor& b) {
   const Tensor& dim = za ? b : a;
   const Tensor& zero = za ? a : b;
   return category(zero.dtype()) > category(dim.dtype()) ? combine(dim.dtype(), zero.dtype())
-                                                         : dim.dtype();
+                                                        : dim.dtype();
 }
 
 DType result_type(const Tensor& a, const Scalar& b) {

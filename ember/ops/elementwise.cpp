@@ -16,9 +16,12 @@ Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : t.to(d); }
 // The dtype the op's kernel runs in, given the promoted dtype of its operands.
 DType compute_dtype(OpKind kind, DType common) {
   switch (kind) {
-    case OpKind::Floating: return floating_of(common);
-    case OpKind::Bool: return DType::Bool;
-    default: return common;
+    case OpKind::Floating:
+      return floating_of(common);
+    case OpKind::Bool:
+      return DType::Bool;
+    default:
+      return common;
   }
 }
 DType output_dtype(OpKind kind, DType compute) {
@@ -37,7 +40,8 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams&
   OpKind kind = binary_op_kind(op);
   DType ct = compute_dtype(kind, result_type(a, b));
   Tensor ac = cast(a, ct), bc = cast(b, ct);
-  const Shape& shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
+  const Shape& shape =
+      a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac, bc});
   EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
@@ -56,7 +60,8 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams&
   return out;
 }
 
-void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, const BinaryParams& p) {
+void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
+                 const BinaryParams& p) {
   const char* name = binary_op_name(op);
   check_same_device(name, {&out, &a, &b});
   OpKind kind = binary_op_kind(op);
@@ -64,13 +69,16 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, con
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   EMBER_CHECK(shape == out.sizes(), "[", name, "_] output with shape ", out.sizes(),
               " doesn't match the broadcast shape ", shape);
-  EMBER_CHECK(output_dtype(kind, ct) == out.dtype() || (kind != OpKind::Compare && kind != OpKind::Bool),
-              "[", name, "_] result type ", output_dtype(kind, ct), " can't be written to ", out.dtype());
+  EMBER_CHECK(
+      output_dtype(kind, ct) == out.dtype() || (kind != OpKind::Compare && kind != OpKind::Bool),
+      "[", name, "_] result type ", output_dtype(kind, ct), " can't be written to ", out.dtype());
   if (out.dtype() != output_dtype(kind, ct)) {
     // e.g. float32.add_(float64): compute in the wider type, then store.
     bool can_cast = is_floating_point(out.dtype()) || !is_floating_point(ct);
-    EMBER_CHECK(can_cast, "[", name, "_] result type ", ct, " can't be cast to the desired output "
-                "type ", out.dtype());
+    EMBER_CHECK(can_cast, "[", name, "_] result type ", ct,
+                " can't be cast to the desired output "
+                "type ",
+                out.dtype());
     Tensor tmp = binary(op, a, b, p);
     TensorIter it(out, {tmp});
     EMBER_DISPATCH_DEVICE(out.device(), copy, it);
@@ -99,7 +107,6 @@ Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
   return self;
 }
 
-
 }  // namespace
 
 // --- add / sub ---------------------------------------------------------------------------------
@@ -110,8 +117,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
     record("AddBackward0", {&out}, {&a, &b},
            [alpha, sa = a.sizes(), sb = b.sizes()](const Tensor& g, const Node& n) -> TensorList {
              Tensor gb;
-             if (n.needs_input_grad(1))
-               gb = sum_to(alpha.to_double() == 1.0 ? g : g * alpha, sb);
+             if (n.needs_input_grad(1)) gb = sum_to(alpha.to_double() == 1.0 ? g : g * alpha, sb);
              return {n.needs_input_grad(0) ? sum_to(g, sa) : Tensor(), gb};
            });
   }
@@ -123,7 +129,8 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
   Tensor out = b.is_floating_point() || alpha.is_floating_point()
                    ? detail::binary_scalar(BinaryOp::Add, a, Scalar(ab))
                    : detail::binary_scalar(BinaryOp::Add, a, Scalar(b.to_int() * alpha.to_int()));
-  if (any_requires_grad({&a})) record("AddBackward1", {&out}, {&a}, [](const Tensor& g) -> TensorList { return {g}; });
+  if (any_requires_grad({&a}))
+    record("AddBackward1", {&out}, {&a}, [](const Tensor& g) -> TensorList { return {g}; });
   return out;
 }
 
@@ -153,15 +160,16 @@ Tensor operator-(Scalar a, const Tensor& b) { return add(neg(b), a); }
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = detail::binary(BinaryOp::Mul, a, b);
   if (any_requires_grad({&a, &b})) {
-    record("MulBackward0", {&out}, {&a, &b},
-           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
-             const Tensor& a = sa.get();
-             const Tensor& b = sb.get();
-             Tensor ga, gb;
-             if (n.needs_input_grad(0)) ga = sum_to(g * b, a.sizes());
-             if (n.needs_input_grad(1)) gb = sum_to(g * a, b.sizes());
-             return {ga, gb};
-           });
+    record(
+        "MulBackward0", {&out}, {&a, &b},
+        [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+          const Tensor& a = sa.get();
+          const Tensor& b = sb.get();
+          Tensor ga, gb;
+          if (n.needs_input_grad(0)) ga = sum_to(g * b, a.sizes());
+          if (n.needs_input_grad(1)) gb = sum_to(g * a, b.sizes());
+          return {ga, gb};
+        });
   }
   return out;
 }
@@ -176,15 +184,16 @@ Tensor mul(const Tensor& a, Scalar b) {
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = detail::binary(BinaryOp::Div, a, b);
   if (any_requires_grad({&a, &b})) {
-    record("DivBackward0", {&out}, {&a, &b},
-           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
-             const Tensor& a = sa.get();
-             const Tensor& b = sb.get();
-             Tensor ga, gb;
-             if (n.needs_input_grad(0)) ga = sum_to(g / b, a.sizes());
-             if (n.needs_input_grad(1)) gb = sum_to(-g * a / (b * b), b.sizes());
-             return {ga, gb};
-           });
+    record(
+        "DivBackward0", {&out}, {&a, &b},
+        [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+          const Tensor& a = sa.get();
+          const Tensor& b = sb.get();
+          Tensor ga, gb;
+          if (n.needs_input_grad(0)) ga = sum_to(g / b, a.sizes());
+          if (n.needs_input_grad(1)) gb = sum_to(-g * a / (b * b), b.sizes());
+          return {ga, gb};
+        });
   }
   return out;
 }
@@ -213,7 +222,8 @@ Tensor pow(const Tensor& a, const Tensor& e) {
              if (n.needs_input_grad(1)) {
                // d/de a^e = a^e log a, taken as 0 where a == 0 and e >= 0 (PyTorch's convention).
                Tensor mask = logical_and(eq(a, 0.0), ge(e, 0.0));
-               gexp = sum_to(where(mask, scalar_tensor(0, g.options()), g * so.get() * log(a)), e.sizes());
+               gexp = sum_to(where(mask, scalar_tensor(0, g.options()), g * so.get() * log(a)),
+                             e.sizes());
              }
              return {ga, gexp};
            });
@@ -278,11 +288,13 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-// --- out= variants --------------------------------------------------------------------------------
+// --- out= variants
+// --------------------------------------------------------------------------------
 
 namespace {
 Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
-  EMBER_CHECK(!any_requires_grad({&a, &b, &out}), "[", binary_op_name(op), "_out] functions with "
+  EMBER_CHECK(!any_requires_grad({&a, &b, &out}), "[", binary_op_name(op),
+              "_out] functions with "
               "out=... arguments don't support automatic differentiation");
   check_defined(binary_op_name(op), out, "out");
   detail::binary_into(op, out, a, b, {alpha});
@@ -297,12 +309,16 @@ Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   return binary_out(BinaryOp::Sub, out, a, b, alpha.to_double());
 }
-Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Mul, out, a, b, 1); }
-Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) { return binary_out(BinaryOp::Div, out, a, b, 1); }
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::Mul, out, a, b, 1);
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::Div, out, a, b, 1);
+}
 
 // --- comparisons and logic (no gradient) --------------------------------------------------------
 
-#define EMBER_COMPARE(name, Op)                                                        \
+#define EMBER_COMPARE(name, Op)                                                                \
   Tensor name(const Tensor& a, const Tensor& b) { return detail::binary(BinaryOp::Op, a, b); } \
   Tensor name(const Tensor& a, Scalar b) { return detail::binary_scalar(BinaryOp::Op, a, b); }
 EMBER_COMPARE(eq, Eq)
@@ -326,7 +342,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_defined("where", cond, "condition");
   check_same_device("where", {&cond, &a, &b});
   DType t = result_type(a, b);
-  Shape shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Shape shape =
+      broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
   Tensor out = empty(shape, TensorOptions(t).with_device(a.device()));
   TensorIter it(out, {cast(cond, kBool), cast(a, t), cast(b, t)});
   EMBER_DISPATCH_DEVICE(out.device(), where, it);
@@ -450,8 +467,8 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
     return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
   DType ct = result_type(self, other);
   bool can_cast = is_floating_point(self.dtype()) || !is_floating_point(ct);
-  EMBER_CHECK(can_cast, "[", name, "] result type ", ct, " can't be cast to the desired output type ",
-              self.dtype());
+  EMBER_CHECK(can_cast, "[", name, "] result type ", ct,
+              " can't be cast to the desired output type ", self.dtype());
   if (ct == self.dtype()) {
     TensorIter it(self, {self});
     EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, op, it, other, BinaryParams{});
@@ -516,7 +533,8 @@ Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tens
   EMBER_CHECK(self.is_floating_point(), "[", name, "] expected a floating point tensor, got ",
               self.dtype());
   check_same_device(name, {&self, &t1, &t2});
-  Shape shape = broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), name), t2.sizes(), name);
+  Shape shape =
+      broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), name), t2.sizes(), name);
   EMBER_CHECK(shape == self.sizes(), "[", name, "] output with shape ", self.sizes(),
               " doesn't match the broadcast shape ", shape);
   TensorIter it(self, {self, cast(t1, self.dtype()), cast(t2, self.dtype())});
@@ -540,7 +558,8 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value) {
 }
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   if (any_requires_grad({this, &end}))
-    return inplace_with_grad(*this, "lerp_", [&](const Tensor& s) { return ember::lerp(s, end, weight); });
+    return inplace_with_grad(*this, "lerp_",
+                             [&](const Tensor& s) { return ember::lerp(s, end, weight); });
   Tensor w = scalar_tensor(weight, TensorOptions(dtype()).with_device(device()));
   return inplace_ternary(*this, TernaryOp::Lerp, end, w, 0, "lerp_");
 }

@@ -27,7 +27,9 @@ Tensor ones_like(const Tensor& t, DType dtype) {
 Tensor full_like(const Tensor& t, Scalar value) { return full(t.sizes(), value, t.options()); }
 Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
 Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
-Tensor scalar_tensor(Scalar value, const TensorOptions& options) { return full({}, value, options); }
+Tensor scalar_tensor(Scalar value, const TensorOptions& options) {
+  return full({}, value, options);
+}
 
 Tensor arange(Scalar end) { return arange(0, end, 1); }
 Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
@@ -38,8 +40,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step) {
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
   double s = start.to_double(), e = end.to_double(), d = step.to_double();
   EMBER_CHECK(d != 0, "[arange] step must be nonzero");
-  EMBER_CHECK((d > 0 && e >= s) || (d < 0 && e <= s), "[arange] upper bound and larger bound "
-              "inconsistent with step sign: start=", start, ", end=", end, ", step=", step);
+  EMBER_CHECK((d > 0 && e >= s) || (d < 0 && e <= s),
+              "[arange] upper bound and larger bound "
+              "inconsistent with step sign: start=",
+              start, ", end=", end, ", step=", step);
   auto n = static_cast<int64_t>(std::ceil((e - s) / d));
   // Computed in double on the host, then converted: exact for every integer range.
   std::vector<double> values(static_cast<size_t>(n));
@@ -53,9 +57,9 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
   // Symmetric like PyTorch: the second half counts back from `end`.
   for (int64_t i = 0; i < steps; ++i)
-    values[static_cast<size_t>(i)] =
-        i < steps / 2 ? start + step * static_cast<double>(i)
-                      : end - step * static_cast<double>(steps - 1 - i);
+    values[static_cast<size_t>(i)] = i < steps / 2
+                                         ? start + step * static_cast<double>(i)
+                                         : end - step * static_cast<double>(steps - 1 - i);
   return from_vector(values, {steps}, TensorOptions(kFloat64)).to(options);
 }
 
@@ -98,18 +102,21 @@ void fill_random(Tensor& t, RandomParams p, Generator* gen) {
 }  // namespace
 
 Tensor rand(const Shape& sizes, const TensorOptions& options, Generator* gen) {
-  EMBER_CHECK(is_floating_point(options.dtype), "[rand] expected a floating dtype, got ", options.dtype);
+  EMBER_CHECK(is_floating_point(options.dtype), "[rand] expected a floating dtype, got ",
+              options.dtype);
   return random_tensor(sizes, options, {RandomKind::Uniform, 0, 1}, gen);
 }
 Tensor randn(const Shape& sizes, const TensorOptions& options, Generator* gen) {
-  EMBER_CHECK(is_floating_point(options.dtype), "[randn] expected a floating dtype, got ", options.dtype);
+  EMBER_CHECK(is_floating_point(options.dtype), "[randn] expected a floating dtype, got ",
+              options.dtype);
   return random_tensor(sizes, options, {RandomKind::Normal, 0, 1}, gen);
 }
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOptions& options,
                Generator* gen) {
   EMBER_CHECK(high > low, "[randint] expected low < high, got low=", low, ", high=", high);
   return random_tensor(sizes, options,
-                       {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)}, gen);
+                       {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)},
+                       gen);
 }
 Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
@@ -120,7 +127,8 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   for (int64_t i = n - 1; i > 0; --i) {  // Fisher-Yates
     Philox r(seed, offset, static_cast<uint64_t>(i));
     uint64_t w = (static_cast<uint64_t>(r.c[0]) << 32) | r.c[1];
-    std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(w % static_cast<uint64_t>(i + 1))]);
+    std::swap(perm[static_cast<size_t>(i)],
+              perm[static_cast<size_t>(w % static_cast<uint64_t>(i + 1))]);
   }
   return from_vector(perm, {n}, kInt64).to(options);
 }

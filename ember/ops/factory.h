@@ -13,7 +13,8 @@ namespace ember {
 Tensor zeros(const Shape& sizes, const TensorOptions& options = {});
 Tensor ones(const Shape& sizes, const TensorOptions& options = {});
 Tensor full(const Shape& sizes, Scalar value, const TensorOptions& options);
-/// full() whose dtype follows the value, as PyTorch's: int -> int64, float -> float32, bool -> bool.
+/// full() whose dtype follows the value, as PyTorch's: int -> int64, float -> float32, bool ->
+/// bool.
 Tensor full(const Shape& sizes, Scalar value);
 Tensor zeros_like(const Tensor& t);
 Tensor zeros_like(const Tensor& t, DType dtype);
@@ -48,10 +49,13 @@ Tensor& normal_(Tensor& t, double mean = 0, double std = 1, Generator* gen = nul
 /// 1 with probability p, else 0, in t's dtype.
 Tensor bernoulli(const Tensor& like, double p, Generator* gen = nullptr);
 
-/// A tensor holding a copy of `values` with shape `sizes` (empty: 1-D; use scalar_tensor for 0-dim).
+/// A tensor holding a copy of `values` with shape `sizes` (empty: 1-D; use scalar_tensor for
+/// 0-dim).
 template <typename T>
-Tensor from_vector(const std::vector<T>& values, Shape sizes = {}, const TensorOptions& options = dtype_of<T>);
-/// torch.tensor({1.0, 2.0}) and {{1, 2}, {3, 4}}: floats give float32, integers int64, like PyTorch.
+Tensor from_vector(const std::vector<T>& values, Shape sizes = {},
+                   const TensorOptions& options = dtype_of<T>);
+/// torch.tensor({1.0, 2.0}) and {{1, 2}, {3, 4}}: floats give float32, integers int64, like
+/// PyTorch.
 Tensor tensor(std::initializer_list<double> values, const TensorOptions& options = kFloat32);
 Tensor tensor(std::initializer_list<std::initializer_list<double>> values,
               const TensorOptions& options = kFloat32);

@@ -9,7 +9,8 @@
 namespace ember {
 namespace {
 
-void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& index, const Tensor* src) {
+void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+                 const Tensor* src) {
   check_defined(op, index, "index");
   check_same_device(op, {&x, &index, src ? src : &x});
   EMBER_CHECK(index.dtype() == kInt64, "[", op, "] expected an int64 index, got ", index.dtype());
@@ -50,13 +51,16 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   check_defined("scatter_add", x);
   int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
   check_index("scatter_add", x, d, index, &src);
-  EMBER_CHECK(src.dtype() == x.dtype(), "[scatter_add] expected self and src to have the same "
-              "dtype, got ", x.dtype(), " and ", src.dtype());
+  EMBER_CHECK(src.dtype() == x.dtype(),
+              "[scatter_add] expected self and src to have the same "
+              "dtype, got ",
+              x.dtype(), " and ", src.dtype());
   Tensor out = x.clone();
   {
     NoGradGuard no_grad;
     Tensor ov = out.dim() == 0 ? out.reshape({1}) : out;
-    EMBER_DISPATCH_DEVICE(x.device(), scatter_add, ov, d, index.dim() == 0 ? index.reshape({1}) : index,
+    EMBER_DISPATCH_DEVICE(x.device(), scatter_add, ov, d,
+                          index.dim() == 0 ? index.reshape({1}) : index,
                           src.dim() == 0 ? src.reshape({1}) : src);
   }
   if (any_requires_grad({&x, &src})) {
@@ -73,8 +77,10 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   check_defined("index_select", x);
   EMBER_CHECK(index.dim() <= 1, "[index_select] index must be 0-D or 1-D, got ", index.sizes());
-  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, "[index_select] expected an "
-              "integer index, got ", index.dtype());
+  EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
+              "[index_select] expected an "
+              "integer index, got ",
+              index.dtype());
   int64_t d = wrap_dim(dim, x.dim(), "index_select");
   Tensor idx = index.to(kInt64).reshape({-1});
   // out[.., i, ..] = x[.., idx[i], ..]: a gather with the index broadcast over the other dims.
@@ -89,17 +95,22 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
-  EMBER_CHECK(indices.dtype() == kInt64, "[one_hot] one_hot is only applicable to index tensor "
-              "(int64), got ", indices.dtype());
+  EMBER_CHECK(indices.dtype() == kInt64,
+              "[one_hot] one_hot is only applicable to index tensor "
+              "(int64), got ",
+              indices.dtype());
   if (num_classes < 0) {
-    EMBER_CHECK(indices.numel() > 0, "[one_hot] can not infer total number of classes from an "
+    EMBER_CHECK(indices.numel() > 0,
+                "[one_hot] can not infer total number of classes from an "
                 "empty tensor");
     num_classes = max(indices).item<int64_t>() + 1;
   }
   if (indices.numel() > 0) {
     EMBER_CHECK(min(indices).item<int64_t>() >= 0, "[one_hot] class values must be non-negative");
-    EMBER_CHECK(max(indices).item<int64_t>() < num_classes, "[one_hot] class values must be smaller "
-                "than num_classes (", num_classes, ")");
+    EMBER_CHECK(max(indices).item<int64_t>() < num_classes,
+                "[one_hot] class values must be smaller "
+                "than num_classes (",
+                num_classes, ")");
   }
   Tensor classes = arange(num_classes, TensorOptions(kInt64).with_device(indices.device()));
   return eq(indices.unsqueeze(-1), classes).to(kInt64);
@@ -107,14 +118,18 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   EMBER_CHECK(weight.dim() == 2, "[embedding] expected a 2-D weight, got ", weight.sizes());
-  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32, "[embedding] expected an "
-              "integer index tensor, got ", indices.dtype());
+  EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
+              "[embedding] expected an "
+              "integer index tensor, got ",
+              indices.dtype());
   Shape out_sizes = indices.sizes();
   out_sizes.push_back(weight.size(1));
   return index_select(weight, 0, indices.reshape({-1})).view(out_sizes);
 }
 
-Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return ember::gather(*this, dim, index); }
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  return ember::gather(*this, dim, index);
+}
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter_add(*this, dim, index, src);
 }

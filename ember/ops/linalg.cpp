@@ -12,8 +12,10 @@ void check_matmul_args(const char* op, const Tensor& a, const Tensor& b) {
   check_defined(op, a, "self");
   check_defined(op, b, "mat2");
   check_same_device(op, {&a, &b});
-  EMBER_CHECK(a.dtype() == b.dtype(), "[", op, "] expected both operands to have the same dtype, "
-              "but got ", a.dtype(), " != ", b.dtype());
+  EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
+              "] expected both operands to have the same dtype, "
+              "but got ",
+              a.dtype(), " != ", b.dtype());
 }
 
 // The raw product of 3-D operands: out = beta * out + alpha * a @ b.
@@ -33,13 +35,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   Tensor out = empty({a.size(0), a.size(1), b.size(2)}, a.options());
   bmm_raw(a, b, out, 1.0, 0.0);
   if (any_requires_grad({&a, &b})) {
-    record("BmmBackward0", {&out}, {&a, &b},
-           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
-             Tensor ga, gb;
-             if (n.needs_input_grad(0)) ga = bmm(g, sb.get().transpose(1, 2));
-             if (n.needs_input_grad(1)) gb = bmm(sa.get().transpose(1, 2), g);
-             return {ga, gb};
-           });
+    record(
+        "BmmBackward0", {&out}, {&a, &b},
+        [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+          Tensor ga, gb;
+          if (n.needs_input_grad(0)) ga = bmm(g, sb.get().transpose(1, 2));
+          if (n.needs_input_grad(1)) gb = bmm(sa.get().transpose(1, 2), g);
+          return {ga, gb};
+        });
   }
   return out;
 }
@@ -56,13 +59,14 @@ Tensor mm(const Tensor& a, const Tensor& b) {
     bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), 1.0, 0.0);
   }
   if (any_requires_grad({&a, &b})) {
-    record("MmBackward0", {&out}, {&a, &b},
-           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
-             Tensor ga, gb;
-             if (n.needs_input_grad(0)) ga = mm(g, sb.get().t());
-             if (n.needs_input_grad(1)) gb = mm(sa.get().t(), g);
-             return {ga, gb};
-           });
+    record(
+        "MmBackward0", {&out}, {&a, &b},
+        [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
+          Tensor ga, gb;
+          if (n.needs_input_grad(0)) ga = mm(g, sb.get().t());
+          if (n.needs_input_grad(1)) gb = mm(sa.get().t(), g);
+          return {ga, gb};
+        });
   }
   return out;
 }
@@ -70,8 +74,10 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
-  EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0), "[addmm] mat1 and mat2 "
-              "shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(), ")");
+  EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
+              "[addmm] mat1 and mat2 "
+              "shapes cannot be multiplied (",
+              a.sizes(), " and ", b.sizes(), ")");
   Tensor out = empty({a.size(0), b.size(1)}, a.options());
   double be = beta.to_double(), al = alpha.to_double();
   {

@@ -18,14 +18,19 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 
 Pool2dParams make_params(const char* op, const Tensor& x, Pair k, std::optional<Pair> s, Pair pad,
                          Pair dil, bool ceil, int64_t out_hw[2]) {
-  EMBER_CHECK(x.dim() == 3 || x.dim() == 4, "[", op, "] expected 3-D or 4-D input, got ", x.sizes());
+  EMBER_CHECK(x.dim() == 3 || x.dim() == 4, "[", op, "] expected 3-D or 4-D input, got ",
+              x.sizes());
   Pool2dParams p;
   Pair st = s ? *s : k;
   for (int i = 0; i < 2; ++i) {
-    EMBER_CHECK(k[i] > 0 && st[i] > 0 && dil[i] > 0, "[", op, "] kernel_size, stride and dilation "
-                "must be positive, got ", k[i], ", ", st[i], ", ", dil[i]);
-    EMBER_CHECK(pad[i] >= 0 && pad[i] * 2 <= k[i], "[", op, "] pad should be at most half of "
-                "effective kernel size, but got pad=", pad[i], ", kernel_size=", k[i]);
+    EMBER_CHECK(k[i] > 0 && st[i] > 0 && dil[i] > 0, "[", op,
+                "] kernel_size, stride and dilation "
+                "must be positive, got ",
+                k[i], ", ", st[i], ", ", dil[i]);
+    EMBER_CHECK(pad[i] >= 0 && pad[i] * 2 <= k[i], "[", op,
+                "] pad should be at most half of "
+                "effective kernel size, but got pad=",
+                pad[i], ", kernel_size=", k[i]);
     p.kernel[i] = k[i];
     p.stride[i] = st[i];
     p.padding[i] = pad[i];
@@ -39,7 +44,8 @@ Pool2dParams make_params(const char* op, const Tensor& x, Pair k, std::optional<
 
 }  // namespace
 
-Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, Pair dil, bool ceil) {
+Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, Pair dil,
+                  bool ceil) {
   check_defined("max_pool2d", x_in);
   int64_t out_hw[2];
   Pool2dParams p = make_params("max_pool2d", x_in, k, s, pad, dil, ceil, out_hw);
@@ -67,7 +73,8 @@ Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, b
   p.count_include_pad = count_include_pad;
   bool batched = x_in.dim() == 4;
   Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
-  EMBER_CHECK(x.is_floating_point(), "[avg_pool2d] expected a floating point input, got ", x.dtype());
+  EMBER_CHECK(x.is_floating_point(), "[avg_pool2d] expected a floating point input, got ",
+              x.dtype());
   Tensor out = empty({x.size(0), x.size(1), out_hw[0], out_hw[1]}, x.options());
   EMBER_DISPATCH_DEVICE(x.device(), avg_pool2d, x, out, p);
   if (any_requires_grad({&x})) {

@@ -62,11 +62,14 @@ Formatter make_formatter(const std::vector<double>& values, bool floating, bool 
       }
     }
     if (any) {
-      if (f.int_mode) f.sci = hi > 1e8;
-      else f.sci = hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4;
+      if (f.int_mode)
+        f.sci = hi > 1e8;
+      else
+        f.sci = hi / lo > 1000.0 || hi > 1e8 || lo < 1e-4;
     }
   }
-  for (double v : values) f.width = std::max(f.width, is_bool ? (v != 0 ? 4 : 5) : f.format(v).size());
+  for (double v : values)
+    f.width = std::max(f.width, is_bool ? (v != 0 ? 4 : 5) : f.format(v).size());
   return f;
 }
 
@@ -161,8 +164,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     suffixes.push_back("device='" + t.device().str() + "'");
   if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool)
     suffixes.push_back(std::string("dtype=ember.") + dtype_name(t.dtype()));
-  if (t.grad_fn()) suffixes.push_back("grad_fn=<" + t.grad_fn()->name() + ">");
-  else if (t.requires_grad()) suffixes.push_back("requires_grad=True");
+  if (t.grad_fn())
+    suffixes.push_back("grad_fn=<" + t.grad_fn()->name() + ">");
+  else if (t.requires_grad())
+    suffixes.push_back("requires_grad=True");
   os << "tensor(" << body;
   for (const std::string& s : suffixes) os << ", " << s;
   return os << ")";

@@ -105,8 +105,10 @@ Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{},
 
 Tensor mean(const Tensor& x, const Shape& dims_in, bool keepdim) {
   check_defined("mean", x);
-  EMBER_CHECK(x.is_floating_point(), "[mean] could not infer output dtype: input dtype must be "
-              "floating point, got ", x.dtype());
+  EMBER_CHECK(x.is_floating_point(),
+              "[mean] could not infer output dtype: input dtype must be "
+              "floating point, got ",
+              x.dtype());
   Shape dims = normalize_dims(x, dims_in, "mean");
   int64_t n = count(x, dims);
   Tensor s;
@@ -135,7 +137,8 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   if (any_requires_grad({&x})) {
     // d prod / d x_i = prod / x_i; exact when x has no zeros.
     record("ProdBackward1", {&out}, {&x},
-           [sx = SavedTensor(x), so = SavedTensor(out, true), dims, keepdim](const Tensor& g) -> TensorList {
+           [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
+            keepdim](const Tensor& g) -> TensorList {
              const Tensor& x = sx.get();
              return {expand_grad(g * so.get(), x.sizes(), dims, keepdim) / x};
            });
@@ -159,7 +162,8 @@ Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_ma
                       dims, keepdim);
   if (any_requires_grad({&x})) {
     record(is_max ? "AmaxBackward0" : "AminBackward0", {&out}, {&x},
-           [sx = SavedTensor(x), so = SavedTensor(out, true), dims, keepdim](const Tensor& g) -> TensorList {
+           [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
+            keepdim](const Tensor& g) -> TensorList {
              const Tensor& x = sx.get();
              Tensor hit = eq(x, expand_grad(so.get(), x.sizes(), dims, keepdim)).to(g.dtype());
              Tensor ties = sum(hit, dims, true);
@@ -193,8 +197,12 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdi
 }
 }  // namespace
 
-Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) { return amax_amin(x, dims, keepdim, true); }
-Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) { return amax_amin(x, dims, keepdim, false); }
+Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+  return amax_amin(x, dims, keepdim, true);
+}
+Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+  return amax_amin(x, dims, keepdim, false);
+}
 Tensor max(const Tensor& x) { return amax(x); }
 Tensor min(const Tensor& x) { return amin(x); }
 std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
@@ -221,8 +229,12 @@ Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_ma
 }
 }  // namespace
 
-Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg(x, dim, keepdim, true); }
-Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) { return arg(x, dim, keepdim, false); }
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg(x, dim, keepdim, true);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg(x, dim, keepdim, false);
+}
 
 Tensor var(const Tensor& x, const Shape& dims_in, bool unbiased, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());

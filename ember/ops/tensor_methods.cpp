@@ -50,7 +50,9 @@ Tensor Tensor::sum(const Shape& dims, bool keepdim, std::optional<DType> dtype) 
   return ember::sum(*this, dims, keepdim, dtype);
 }
 Tensor Tensor::mean() const { return ember::mean(*this); }
-Tensor Tensor::mean(const Shape& dims, bool keepdim) const { return ember::mean(*this, dims, keepdim); }
+Tensor Tensor::mean(const Shape& dims, bool keepdim) const {
+  return ember::mean(*this, dims, keepdim);
+}
 Tensor Tensor::prod() const { return ember::prod(*this); }
 Tensor Tensor::prod(int64_t dim, bool keepdim) const { return ember::prod(*this, dim, keepdim); }
 Tensor Tensor::max() const { return ember::max(*this); }
@@ -61,8 +63,12 @@ Tensor Tensor::min() const { return ember::min(*this); }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   return ember::min(*this, dim, keepdim);
 }
-Tensor Tensor::amax(const Shape& dims, bool keepdim) const { return ember::amax(*this, dims, keepdim); }
-Tensor Tensor::amin(const Shape& dims, bool keepdim) const { return ember::amin(*this, dims, keepdim); }
+Tensor Tensor::amax(const Shape& dims, bool keepdim) const {
+  return ember::amax(*this, dims, keepdim);
+}
+Tensor Tensor::amin(const Shape& dims, bool keepdim) const {
+  return ember::amin(*this, dims, keepdim);
+}
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return ember::argmax(*this, dim, keepdim);
 }

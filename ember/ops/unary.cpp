@@ -54,54 +54,56 @@ Tensor& unary_inplace_grad(Tensor& self, const char* name, F f) {
 }
 
 // Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad.
-#define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                         \
-  Tensor fname(const Tensor& x) {                                                           \
-    Tensor out = detail::unary(UnaryOp::Op, x);                                             \
-    if (any_requires_grad({&x})) {                                                          \
-      record(NodeName, {&out}, {&x},                                                        \
-             [sx = SavedTensor(saves_input ? x : Tensor()),                                 \
-              so = SavedTensor(saves_input ? Tensor() : out, true)](const Tensor& g) -> TensorList { \
-               const Tensor& x = sx.get();                                                  \
-               const Tensor& out = so.get();                                                \
-               (void)x;                                                                     \
-               (void)out;                                                                   \
-               return {__VA_ARGS__};                                                        \
-             });                                                                            \
-    }                                                                                       \
-    return out;                                                                             \
+#define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                              \
+  Tensor fname(const Tensor& x) {                                                                 \
+    Tensor out = detail::unary(UnaryOp::Op, x);                                                   \
+    if (any_requires_grad({&x})) {                                                                \
+      record(                                                                                     \
+          NodeName, {&out}, {&x},                                                                 \
+          [sx = SavedTensor(saves_input ? x : Tensor()),                                          \
+           so = SavedTensor(saves_input ? Tensor() : out, true)](const Tensor& g) -> TensorList { \
+            const Tensor& x = sx.get();                                                           \
+            const Tensor& out = so.get();                                                         \
+            (void)x;                                                                              \
+            (void)out;                                                                            \
+            return {__VA_ARGS__};                                                                 \
+          });                                                                                     \
+    }                                                                                             \
+    return out;                                                                                   \
   }
 
 }  // namespace
 
 EMBER_UNARY_WITH_GRAD(neg, Neg, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
-EMBER_UNARY_WITH_GRAD(abs, Abs, "AbsBackward0", true, g * sign(x))
-EMBER_UNARY_WITH_GRAD(exp, Exp, "ExpBackward0", false, g * out)
+EMBER_UNARY_WITH_GRAD(abs, Abs, "AbsBackward0", true, g* sign(x))
+EMBER_UNARY_WITH_GRAD(exp, Exp, "ExpBackward0", false, g* out)
 EMBER_UNARY_WITH_GRAD(log, Log, "LogBackward0", true, g / x)
 EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, "SqrtBackward0", false, g / (out * 2.0))
-EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, "RsqrtBackward0", false, g * out * out * out * -0.5)
+EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, "RsqrtBackward0", false, g* out* out* out * -0.5)
 EMBER_UNARY_WITH_GRAD(tanh, Tanh, "TanhBackward0", false,
                       detail::binary(BinaryOp::TanhBackward, g, out))
 EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, "SigmoidBackward0", false,
                       detail::binary(BinaryOp::SigmoidBackward, g, out))
 EMBER_UNARY_WITH_GRAD(relu, Relu, "ReluBackward0", false,
                       detail::binary(BinaryOp::ReluBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sin, Sin, "SinBackward0", true, g * cos(x))
-EMBER_UNARY_WITH_GRAD(cos, Cos, "CosBackward0", true, -g * sin(x))
-EMBER_UNARY_WITH_GRAD(square, Square, "PowBackward0", true, g * x * 2.0)
-EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, "ReciprocalBackward0", false, -g * out * out)
+EMBER_UNARY_WITH_GRAD(sin, Sin, "SinBackward0", true, g* cos(x))
+EMBER_UNARY_WITH_GRAD(cos, Cos, "CosBackward0", true, -g* sin(x))
+EMBER_UNARY_WITH_GRAD(square, Square, "PowBackward0", true, g* x * 2.0)
+EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, "ReciprocalBackward0", false, -g* out* out)
 EMBER_UNARY_WITH_GRAD(sign, Sign, "SignBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(floor, Floor, "FloorBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(ceil, Ceil, "CeilBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(round, Round, "RoundBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(log1p, Log1p, "Log1PBackward0", true, g / (x + 1.0))
-EMBER_UNARY_WITH_GRAD(expm1, Expm1, "Expm1Backward0", false, g * (out + 1.0))
+EMBER_UNARY_WITH_GRAD(expm1, Expm1, "Expm1Backward0", false, g*(out + 1.0))
 #undef EMBER_UNARY_WITH_GRAD
 
 Tensor logical_not(const Tensor& x) { return detail::unary(UnaryOp::LogicalNot, x); }
 
 namespace {
 UnaryParams clamp_params(DType t, std::optional<Scalar> min, std::optional<Scalar> max) {
-  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  double lo = -std::numeric_limits<double>::infinity(),
+         hi = std::numeric_limits<double>::infinity();
   if (!is_floating_point(t)) {  // integer bounds must stay representable
     lo = t == kUInt8 ? 0.0 : (t == kInt32 ? -2147483648.0 : -9.2233720368547758e18);
     hi = t == kUInt8 ? 255.0 : (t == kInt32 ? 2147483647.0 : 9.2233720368547748e18);
@@ -134,12 +136,12 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 
 // --- Tensor methods -----------------------------------------------------------------------------
 
-#define EMBER_UNARY_METHODS(name, Op)                                                     \
-  Tensor Tensor::name() const { return ember::name(*this); }                              \
-  Tensor& Tensor::name##_() {                                                             \
-    if (any_requires_grad({this}))                                                        \
+#define EMBER_UNARY_METHODS(name, Op)                                                              \
+  Tensor Tensor::name() const { return ember::name(*this); }                                       \
+  Tensor& Tensor::name##_() {                                                                      \
+    if (any_requires_grad({this}))                                                                 \
       return unary_inplace_grad(*this, #name "_", [](const Tensor& s) { return ember::name(s); }); \
-    return unary_inplace(UnaryOp::Op, *this);                                             \
+    return unary_inplace(UnaryOp::Op, *this);                                                      \
   }
 EMBER_UNARY_METHODS(neg, Neg)
 EMBER_UNARY_METHODS(abs, Abs)

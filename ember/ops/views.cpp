@@ -32,7 +32,8 @@ std::optional<Shape> view_strides(const Shape& old_sizes, const Shape& old_strid
     auto t = static_cast<size_t>(td);
     tensor_numel *= old_sizes[t];
     if (td == 0 || (old_sizes[t - 1] != 1 && old_strides[t - 1] != tensor_numel * chunk_base)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || sizes[static_cast<size_t>(view_d)] == 1)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || sizes[static_cast<size_t>(view_d)] == 1)) {
         strides[static_cast<size_t>(view_d)] = view_numel * chunk_base;
         view_numel *= sizes[static_cast<size_t>(view_d)];
         --view_d;
@@ -60,8 +61,11 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
   check_defined(op, t);
   Shape sizes = infer_size(shape, t.numel(), op);
   std::optional<Shape> strides = view_strides(t.sizes(), t.strides(), sizes);
-  EMBER_CHECK(strides.has_value(), "[", op, "] view size ", sizes, " is not compatible with input "
-              "tensor's size ", t.sizes(), " and stride ", t.strides(), " (at least one dimension "
+  EMBER_CHECK(strides.has_value(), "[", op, "] view size ", sizes,
+              " is not compatible with input "
+              "tensor's size ",
+              t.sizes(), " and stride ", t.strides(),
+              " (at least one dimension "
               "spans across two contiguous subspaces); use .reshape(...) instead");
   return with_grad(make_view(t, sizes, *strides, t.storage_offset()), t, "ViewBackward0",
                    [xs = t.sizes()](const Tensor& g) -> TensorList { return {g.reshape(xs)}; });
@@ -103,9 +107,12 @@ Tensor Tensor::t() const {
 
 Tensor Tensor::permute(const Shape& dims) const {
   int64_t n = dim();
-  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n, "[permute] number of dims don't match in "
-              "permute: the tensor has ", n, " dims, the permutation ", dims);
-  Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n)), inverse(static_cast<size_t>(n));
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
+              "[permute] number of dims don't match in "
+              "permute: the tensor has ",
+              n, " dims, the permutation ", dims);
+  Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n)),
+      inverse(static_cast<size_t>(n));
   std::vector<bool> seen(static_cast<size_t>(n), false);
   for (int64_t i = 0; i < n; ++i) {
     int64_t d = wrap_dim(dims[static_cast<size_t>(i)], n, "permute");
@@ -206,8 +213,10 @@ Tensor Tensor::unsqueeze(int64_t dim_) const {
 
 Tensor Tensor::expand(const Shape& shape) const {
   int64_t n = static_cast<int64_t>(shape.size());
-  EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n, ") must be greater or "
-              "equal to the number of dimensions in the tensor (", dim(), ")");
+  EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n,
+              ") must be greater or "
+              "equal to the number of dimensions in the tensor (",
+              dim(), ")");
   Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t ti = i - (n - dim());
@@ -264,8 +273,10 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
   int64_t d = wrap_dim(dim_, dim(), "split");
   int64_t total = 0;
   for (int64_t s : split_sizes) total += s;
-  EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes, " must sum to the size of "
-              "dimension ", d, " (", size(d), ")");
+  EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes,
+              " must sum to the size of "
+              "dimension ",
+              d, " (", size(d), ")");
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
@@ -277,7 +288,8 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim_) const {
   int64_t d = wrap_dim(dim_, dim(), "split");
-  EMBER_CHECK(split_size > 0 || size(d) == 0, "[split] split_size must be positive, got ", split_size);
+  EMBER_CHECK(split_size > 0 || size(d) == 0, "[split] split_size must be positive, got ",
+              split_size);
   Shape sizes;
   for (int64_t start = 0; start < size(d); start += split_size)
     sizes.push_back(std::min(split_size, size(d) - start));
@@ -309,19 +321,24 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   if (parts.empty()) return tensors[0].clone();
   const Tensor& ref = parts[0];
-  EMBER_CHECK(ref.dim() > 0, "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");
+  EMBER_CHECK(ref.dim() > 0,
+              "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");
   int64_t d = wrap_dim(dim, ref.dim(), "cat");
   DType dt = ref.dtype();
   int64_t total = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Tensor& t = parts[i];
-    EMBER_CHECK(t.device() == ref.device(), "[cat] expected all tensors to be on the same device, "
-                "but found at least two devices, ", ref.device(), " and ", t.device());
+    EMBER_CHECK(t.device() == ref.device(),
+                "[cat] expected all tensors to be on the same device, "
+                "but found at least two devices, ",
+                ref.device(), " and ", t.device());
     EMBER_CHECK(t.dim() == ref.dim(), "[cat] tensors must have same number of dimensions: got ",
                 ref.dim(), " and ", t.dim());
     for (int64_t k = 0; k < ref.dim(); ++k)
-      EMBER_CHECK(k == d || t.size(k) == ref.size(k), "[cat] sizes of tensors must match except "
-                  "in dimension ", d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
+      EMBER_CHECK(k == d || t.size(k) == ref.size(k),
+                  "[cat] sizes of tensors must match except "
+                  "in dimension ",
+                  d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
                   " for tensor number ", i, " in the list");
     dt = promote_types(dt, t.dtype());
     total += t.size(d);
@@ -358,9 +375,10 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "[stack] stack expects each tensor to be "
-                "equal size, but got ", tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(),
-                " at entry ", i);
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
+                "[stack] stack expects each tensor to be "
+                "equal size, but got ",
+                tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
     parts.push_back(tensors[i].unsqueeze(d));
   }
   return cat(parts, d);

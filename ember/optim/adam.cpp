@@ -14,20 +14,26 @@ std::map<std::string, double> defaults(const AdamOptions& o) {
   EMBER_CHECK(o.beta1 >= 0 && o.beta1 < 1, "[Adam] invalid beta parameter at index 0: ", o.beta1);
   EMBER_CHECK(o.beta2 >= 0 && o.beta2 < 1, "[Adam] invalid beta parameter at index 1: ", o.beta2);
   EMBER_CHECK(o.weight_decay >= 0, "[Adam] invalid weight_decay value: ", o.weight_decay);
-  return {{"lr", o.lr}, {"beta1", o.beta1}, {"beta2", o.beta2}, {"eps", o.eps},
-          {"weight_decay", o.weight_decay}, {"amsgrad", o.amsgrad ? 1.0 : 0.0}};
+  return {{"lr", o.lr},
+          {"beta1", o.beta1},
+          {"beta2", o.beta2},
+          {"eps", o.eps},
+          {"weight_decay", o.weight_decay},
+          {"amsgrad", o.amsgrad ? 1.0 : 0.0}};
 }
 }  // namespace
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& o)
     : Adam(std::vector<ParamGroup>{{std::move(params), {}}}, o, false) {}
-Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam(std::move(groups), o, false) {}
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o)
+    : Adam(std::move(groups), o, false) {}
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& o, bool decoupled)
     : Optimizer(std::move(groups), defaults(o)), decoupled_(decoupled) {}
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& o)
     : Adam(std::vector<ParamGroup>{{std::move(params), {}}}, o, true) {}
-AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& o) : Adam(std::move(groups), o, true) {}
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& o)
+    : Adam(std::move(groups), o, true) {}
 
 void Adam::step() {
   NoGradGuard no_grad;
@@ -49,8 +55,10 @@ void Adam::step() {
       double step = step_t.item<double>() + 1;
       step_t.fill_(step);
       if (wd != 0) {
-        if (decoupled_) p.mul_(1 - lr * wd);
-        else grad = grad.add(p, wd);
+        if (decoupled_)
+          p.mul_(1 - lr * wd);
+        else
+          grad = grad.add(p, wd);
       }
       Tensor& m = st["exp_avg"];
       Tensor& v = st["exp_avg_sq"];

@@ -12,10 +12,23 @@ struct AdamOptions {
   double eps = 1e-8;
   double weight_decay = 0;
   bool amsgrad = false;
-  AdamOptions& with_betas(double b1, double b2) { beta1 = b1; beta2 = b2; return *this; }
-  AdamOptions& with_eps(double e) { eps = e; return *this; }
-  AdamOptions& with_weight_decay(double w) { weight_decay = w; return *this; }
-  AdamOptions& with_amsgrad(bool a = true) { amsgrad = a; return *this; }
+  AdamOptions& with_betas(double b1, double b2) {
+    beta1 = b1;
+    beta2 = b2;
+    return *this;
+  }
+  AdamOptions& with_eps(double e) {
+    eps = e;
+    return *this;
+  }
+  AdamOptions& with_weight_decay(double w) {
+    weight_decay = w;
+    return *this;
+  }
+  AdamOptions& with_amsgrad(bool a = true) {
+    amsgrad = a;
+    return *this;
+  }
 };
 
 class Adam : public Optimizer {
@@ -34,8 +47,10 @@ class Adam : public Optimizer {
 /// AdamW's default weight decay is 0.01, as in PyTorch.
 class AdamW : public Adam {
  public:
-  AdamW(std::vector<Tensor> params, const AdamOptions& options = AdamOptions().with_weight_decay(0.01));
-  AdamW(std::vector<ParamGroup> groups, const AdamOptions& options = AdamOptions().with_weight_decay(0.01));
+  AdamW(std::vector<Tensor> params,
+        const AdamOptions& options = AdamOptions().with_weight_decay(0.01));
+  AdamW(std::vector<ParamGroup> groups,
+        const AdamOptions& options = AdamOptions().with_weight_decay(0.01));
 };
 
 }  // namespace ember::optim

@@ -32,7 +32,8 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double
 }
 double CosineAnnealingLR::lr_at(double base, int64_t epoch) const {
   const double pi = 3.14159265358979323846;
-  return eta_min_ + (base - eta_min_) * (1 + std::cos(pi * static_cast<double>(epoch) / t_max_)) / 2;
+  return eta_min_ +
+         (base - eta_min_) * (1 + std::cos(pi * static_cast<double>(epoch) / t_max_)) / 2;
 }
 
 }  // namespace ember::optim

@@ -1,4 +1,5 @@
-// Learning-rate schedules: StepLR and CosineAnnealingLR (closed forms, as torch.optim.lr_scheduler).
+// Learning-rate schedules: StepLR and CosineAnnealingLR (closed forms, as
+// torch.optim.lr_scheduler).
 #pragma once
 
 #include <vector>

@@ -22,7 +22,8 @@ void Optimizer::add_param_group(ParamGroup group) {
     EMBER_CHECK(p.defined(), "[optimizer] can't optimize an undefined tensor");
     EMBER_CHECK(p.is_leaf(), "[optimizer] can't optimize a non-leaf tensor (made by ",
                 p.grad_fn() ? p.grad_fn()->name() : "?", ")");
-    EMBER_CHECK(seen.insert(p.unsafe_impl()).second, "[optimizer] some parameters appear in more "
+    EMBER_CHECK(seen.insert(p.unsafe_impl()).second,
+                "[optimizer] some parameters appear in more "
                 "than one parameter group");
   }
   for (auto& [k, v] : defaults_) group.options.emplace(k, v);  // defaults fill what is unset
@@ -34,8 +35,10 @@ void Optimizer::zero_grad(bool set_to_none) {
   for (ParamGroup& g : groups_)
     for (Tensor& p : g.params) {
       if (!p.grad().defined()) continue;
-      if (set_to_none) p.mutable_grad() = Tensor();
-      else p.mutable_grad().zero_();
+      if (set_to_none)
+        p.mutable_grad() = Tensor();
+      else
+        p.mutable_grad().zero_();
     }
 }
 
@@ -74,8 +77,10 @@ void Optimizer::load_state_dict(const nn::NamedTensors& state) {
   // Validate everything first: a failed load must change nothing.
   for (auto& [key, t] : state) {
     size_t dot = key.find('.'), dot2 = key.find('.', dot + 1);
-    EMBER_CHECK(dot != std::string::npos && dot2 != std::string::npos, "[optimizer.load_state_dict] "
-                "malformed key '", key, "'");
+    EMBER_CHECK(dot != std::string::npos && dot2 != std::string::npos,
+                "[optimizer.load_state_dict] "
+                "malformed key '",
+                key, "'");
     std::string kind = key.substr(0, dot);
     size_t index = std::stoul(key.substr(dot + 1, dot2 - dot - 1));
     if (kind == "state") {
@@ -83,12 +88,14 @@ void Optimizer::load_state_dict(const nn::NamedTensors& state) {
                   " but the optimizer has ", params.size(), " parameters");
       std::string name = key.substr(dot2 + 1);
       bool scalar_state = name == "step";
-      EMBER_CHECK(scalar_state || t.sizes() == params[index]->sizes(), "[optimizer.load_state_dict] ",
-                  key, " has shape ", t.sizes(), " but parameter ", index, " has shape ",
-                  params[index]->sizes());
+      EMBER_CHECK(scalar_state || t.sizes() == params[index]->sizes(),
+                  "[optimizer.load_state_dict] ", key, " has shape ", t.sizes(), " but parameter ",
+                  index, " has shape ", params[index]->sizes());
     } else {
-      EMBER_CHECK(kind == "param_groups" && index < groups_.size(), "[optimizer.load_state_dict] "
-                  "unexpected key '", key, "' (the optimizer has ", groups_.size(), " groups)");
+      EMBER_CHECK(kind == "param_groups" && index < groups_.size(),
+                  "[optimizer.load_state_dict] "
+                  "unexpected key '",
+                  key, "' (the optimizer has ", groups_.size(), " groups)");
     }
   }
   NoGradGuard no_grad;

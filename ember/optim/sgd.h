@@ -1,4 +1,5 @@
-// Stochastic gradient descent with momentum, dampening, Nesterov and weight decay (torch.optim.SGD).
+// Stochastic gradient descent with momentum, dampening, Nesterov and weight decay
+// (torch.optim.SGD).
 #pragma once
 
 #include "ember/optim/optimizer.h"
@@ -12,10 +13,22 @@ struct SGDOptions {
   double dampening = 0;
   double weight_decay = 0;
   bool nesterov = false;
-  SGDOptions& with_momentum(double m) { momentum = m; return *this; }
-  SGDOptions& with_dampening(double d) { dampening = d; return *this; }
-  SGDOptions& with_weight_decay(double w) { weight_decay = w; return *this; }
-  SGDOptions& with_nesterov(bool n = true) { nesterov = n; return *this; }
+  SGDOptions& with_momentum(double m) {
+    momentum = m;
+    return *this;
+  }
+  SGDOptions& with_dampening(double d) {
+    dampening = d;
+    return *this;
+  }
+  SGDOptions& with_weight_decay(double w) {
+    weight_decay = w;
+    return *this;
+  }
+  SGDOptions& with_nesterov(bool n = true) {
+    nesterov = n;
+    return *this;
+  }
 };
 
 class SGD : public Optimizer {

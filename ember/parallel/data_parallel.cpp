@@ -34,8 +34,8 @@ std::vector<Tensor> scatter(const Tensor& input, const std::vector<Device>& devi
   return out;
 }
 
-std::vector<std::vector<Tensor>> scatter(const std::vector<Tensor>& inputs, const std::vector<Device>& devices,
-                                         int64_t dim) {
+std::vector<std::vector<Tensor>> scatter(const std::vector<Tensor>& inputs,
+                                         const std::vector<Device>& devices, int64_t dim) {
   EMBER_CHECK(!inputs.empty(), "[scatter] no inputs");
   std::vector<std::vector<Tensor>> out;
   for (size_t k = 0; k < inputs.size(); ++k) {
@@ -81,9 +81,11 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
 }
 
 std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& replicas,
-                                   const std::vector<Tensor>& inputs, const std::vector<Device>& devices) {
-  EMBER_CHECK(replicas.size() == inputs.size() && inputs.size() <= devices.size(), "[parallel_apply] got ",
-              replicas.size(), " replicas, ", inputs.size(), " inputs and ", devices.size(), " devices");
+                                   const std::vector<Tensor>& inputs,
+                                   const std::vector<Device>& devices) {
+  EMBER_CHECK(replicas.size() == inputs.size() && inputs.size() <= devices.size(),
+              "[parallel_apply] got ", replicas.size(), " replicas, ", inputs.size(),
+              " inputs and ", devices.size(), " devices");
   std::vector<Tensor> outputs(replicas.size());
   std::vector<std::exception_ptr> errors(replicas.size());
   bool grad = GradMode::is_enabled();
@@ -118,7 +120,8 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
 }
 
 Tensor data_parallel(const std::shared_ptr<nn::Module>& module, const Tensor& input,
-                     const std::vector<Device>& devices, std::optional<Device> output_device, int64_t dim) {
+                     const std::vector<Device>& devices, std::optional<Device> output_device,
+                     int64_t dim) {
   EMBER_CHECK(!devices.empty(), "[data_parallel] expected at least one device");
   Device out = output_device ? *output_device : devices[0];
   std::vector<Tensor> chunks = scatter(input, devices, dim);
@@ -132,7 +135,8 @@ std::vector<Device> parse_devices(const std::string& list) {
   std::stringstream ss(list);
   std::string item;
   while (std::getline(ss, item, ',')) out.push_back(resolve_device(Device(item)));
-  EMBER_CHECK(!out.empty(), "[devices] expected a comma-separated list such as cuda:0,cuda:1, got '", list, "'");
+  EMBER_CHECK(!out.empty(),
+              "[devices] expected a comma-separated list such as cuda:0,cuda:1, got '", list, "'");
   for (size_t i = 0; i < out.size(); ++i)
     for (size_t j = i + 1; j < out.size(); ++j)
       EMBER_CHECK(out[i] != out[j], "[devices] ", out[i], " appears twice in '", list, "'");
@@ -157,18 +161,24 @@ DataParallel::DataParallel(std::shared_ptr<Module> module, std::vector<Device> d
 Tensor DataParallel::forward(const Tensor& x) {
   // The module's parameters and buffers must already be on device_ids[0], as in PyTorch.
   for (auto& [name, t] : module_->named_parameters())
-    EMBER_CHECK(t.device() == device_ids_[0], "[DataParallel] module must have its parameters and buffers on "
-                "device ", device_ids_[0], " (device_ids[0]) but found parameter '", name, "' on device ",
+    EMBER_CHECK(t.device() == device_ids_[0],
+                "[DataParallel] module must have its parameters and buffers on "
+                "device ",
+                device_ids_[0], " (device_ids[0]) but found parameter '", name, "' on device ",
                 t.device());
   for (auto& [name, t] : module_->named_buffers())
-    EMBER_CHECK(t.device() == device_ids_[0], "[DataParallel] module must have its parameters and buffers on "
-                "device ", device_ids_[0], " (device_ids[0]) but found buffer '", name, "' on device ", t.device());
+    EMBER_CHECK(t.device() == device_ids_[0],
+                "[DataParallel] module must have its parameters and buffers on "
+                "device ",
+                device_ids_[0], " (device_ids[0]) but found buffer '", name, "' on device ",
+                t.device());
   if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));
   return parallel::data_parallel(module_, x, device_ids_, output_device_, dim_);
 }
 
 std::shared_ptr<Module> DataParallel::clone_impl() const {
-  return std::make_shared<DataParallel>(module_->clone_structure(), device_ids_, output_device_, dim_);
+  return std::make_shared<DataParallel>(module_->clone_structure(), device_ids_, output_device_,
+                                        dim_);
 }
 
 }  // namespace ember::nn

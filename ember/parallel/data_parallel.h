@@ -17,10 +17,11 @@ namespace ember::parallel {
 std::vector<int64_t> chunk_sizes(int64_t n, size_t devices);
 
 /// Splits `input` along `dim` and moves chunk i to devices[i] (differentiably).
-std::vector<Tensor> scatter(const Tensor& input, const std::vector<Device>& devices, int64_t dim = 0);
+std::vector<Tensor> scatter(const Tensor& input, const std::vector<Device>& devices,
+                            int64_t dim = 0);
 /// Splits each tensor the same way: result[i] holds every input's chunk for devices[i].
-std::vector<std::vector<Tensor>> scatter(const std::vector<Tensor>& inputs, const std::vector<Device>& devices,
-                                         int64_t dim = 0);
+std::vector<std::vector<Tensor>> scatter(const std::vector<Tensor>& inputs,
+                                         const std::vector<Device>& devices, int64_t dim = 0);
 /// Concatenates the outputs on `device` along `dim`; 0-dim outputs (losses) become a vector.
 Tensor gather(const std::vector<Tensor>& outputs, Device device, int64_t dim = 0);
 
@@ -33,12 +34,13 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
 /// Runs replicas[i]->forward(inputs[i]) in one thread per replica, each under its device's guard
 /// and current stream and with the caller's grad mode; rethrows the first error once all are done.
 std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& replicas,
-                                   const std::vector<Tensor>& inputs, const std::vector<Device>& devices);
+                                   const std::vector<Tensor>& inputs,
+                                   const std::vector<Device>& devices);
 
 /// scatter, replicate, parallel_apply, gather in one call (torch.nn.parallel.data_parallel).
 Tensor data_parallel(const std::shared_ptr<nn::Module>& module, const Tensor& input,
-                     const std::vector<Device>& devices, std::optional<Device> output_device = std::nullopt,
-                     int64_t dim = 0);
+                     const std::vector<Device>& devices,
+                     std::optional<Device> output_device = std::nullopt, int64_t dim = 0);
 
 /// "cuda:0,cuda:1" or "cpu:0,cpu:1" -> devices (each checked to exist).
 std::vector<Device> parse_devices(const std::string& list);

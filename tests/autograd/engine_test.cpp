@@ -61,7 +61,8 @@ TEST(Autograd, NoGradAndDetach) {
 
 TEST(Autograd, InPlaceRulesAndVersionChecks) {
   Tensor leaf = ones({2}).requires_grad_();
-  EXPECT_THROW_WITH(leaf.add_(1.0), "a leaf tensor that requires grad is being used in an in-place operation");
+  EXPECT_THROW_WITH(leaf.add_(1.0),
+                    "a leaf tensor that requires grad is being used in an in-place operation");
   {
     NoGradGuard guard;
     leaf.add_(1.0);  // allowed (an optimizer step)
@@ -83,7 +84,8 @@ TEST(Autograd, HooksAndRetainGrad) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   x.register_hook([](const Tensor& g) { return g * 10; });
   int post = 0;
-  x.register_post_accumulate_grad_hook([&](const Tensor& t) { post += static_cast<int>(t.grad().sum().item<double>()); });
+  x.register_post_accumulate_grad_hook(
+      [&](const Tensor& t) { post += static_cast<int>(t.grad().sum().item<double>()); });
   Tensor y = x * 3;
   y.retain_grad();
   std::vector<double> seen;
@@ -130,7 +132,8 @@ TEST(Autograd, AccumulatedGradIsNotAliased) {
   Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
   (a + b).sum().backward();
   a.mutable_grad().add_(5.0);
-  EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 1})) << "a.grad and b.grad must not share memory";
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 1}))
+      << "a.grad and b.grad must not share memory";
 }
 
 }  // namespace

@@ -117,7 +117,8 @@ TEST(CachingAllocator, SplitsAndMergesNeighbours) {
   EXPECT_EQ(blocks(), 4u);  // a, b, c and the rest
   b = DataPtr();
   EXPECT_EQ(blocks(), 4u);  // b's block is free but its neighbours are not
-  EXPECT_EQ(f.stats().inactive_split_bytes[kAllPools].current, 1024 + static_cast<int64_t>(2 * kMiB - 3 * 1024));
+  EXPECT_EQ(f.stats().inactive_split_bytes[kAllPools].current,
+            1024 + static_cast<int64_t>(2 * kMiB - 3 * 1024));
   a = DataPtr();
   c = DataPtr();
   EXPECT_EQ(blocks(), 1u);  // merged back into one free block
@@ -161,7 +162,7 @@ TEST(CachingAllocator, RecordStreamDelaysReuseUntilTheEventCompletes) {
 TEST(CachingAllocator, ReleasesCachedSegmentsBeforeGivingUp) {
   Fixture f(100 * kMiB);
   { DataPtr a = f.alloc->allocate(60 * kMiB); }  // cached, not returned
-  DataPtr b = f.alloc->allocate(80 * kMiB);       // needs the cache released
+  DataPtr b = f.alloc->allocate(80 * kMiB);      // needs the cache released
   EXPECT_TRUE(b);
   EXPECT_EQ(f.stats().reserved_bytes[kAllPools].current, static_cast<int64_t>(80 * kMiB));
   EXPECT_EQ(f.stats().num_ooms, 0);
@@ -188,9 +189,9 @@ TEST(CachingAllocator, OutOfMemoryExplainsItself) {
   } catch (const OutOfMemoryError& e) {
     std::string m = e.what();
     EXPECT_EQ(e.requested(), 20 * kMiB);
-    for (const char* part : {"cuda:0 is out of memory", "tried to allocate 20.00 MiB",
-                             "100.00 MiB in total", "10.00 MiB free", "90.00 MiB allocated",
-                             "largest free cached block"})
+    for (const char* part :
+         {"cuda:0 is out of memory", "tried to allocate 20.00 MiB", "100.00 MiB in total",
+          "10.00 MiB free", "90.00 MiB allocated", "largest free cached block"})
       EXPECT_NE(m.find(part), std::string::npos) << part << " missing from: " << m;
   }
   EXPECT_EQ(f.stats().num_ooms, 1);

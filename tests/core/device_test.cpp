@@ -26,8 +26,8 @@ TEST(Device, AcceptsPyTorchGrammar) {
 }
 
 TEST(Device, RejectsMalformedStringsQuotingThem) {
-  const char* rejected[] = {"cuda:", "cuda:01", "cuda:-1", "cuda1", "cuda 0", ":0",
-                            "CUDA", "",        "cpu:",    "cuda:0:1", "cuda:1x", " cuda"};
+  const char* rejected[] = {"cuda:", "cuda:01", "cuda:-1", "cuda1",    "cuda 0",  ":0",
+                            "CUDA",  "",        "cpu:",    "cuda:0:1", "cuda:1x", " cuda"};
   for (const char* s : rejected) {
     EXPECT_THROW_WITH(Device{s}, std::string("Invalid device string: '") + s + "'");
   }

@@ -41,8 +41,7 @@ TEST(DType, PromotionTableMatchesPyTorch) {
   };
   for (int r = 0; r < 8; ++r)
     for (int c = 0; c < 8; ++c)
-      EXPECT_EQ(promote_types(order[r], order[c]), expected[r][c])
-          << order[r] << " + " << order[c];
+      EXPECT_EQ(promote_types(order[r], order[c]), expected[r][c]) << order[r] << " + " << order[c];
 }
 
 TEST(Half, RoundTripsAndRoundsToNearestEven) {
@@ -58,7 +57,7 @@ TEST(BFloat16, RoundTripsAndRounds) {
   EXPECT_EQ(static_cast<float>(BFloat16(1.0f)), 1.0f);
   EXPECT_EQ(BFloat16(3.140625f).bits, 0x4049);
   EXPECT_EQ(static_cast<float>(BFloat16(1.01171875f)), 1.015625f);  // tie to even, upwards
-  EXPECT_EQ(static_cast<float>(BFloat16(1.00390625f)), 1.0f);  // tie to even
+  EXPECT_EQ(static_cast<float>(BFloat16(1.00390625f)), 1.0f);       // tie to even
   EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(NAN))));
 }
 

@@ -46,7 +46,8 @@ TEST(Shape, Contiguity) {
 TEST(Shape, WrapDim) {
   EXPECT_EQ(wrap_dim(-1, 3, "op"), 2);
   EXPECT_EQ(wrap_dim(0, 0, "op"), 0);
-  EXPECT_THROW_WITH(wrap_dim(3, 3, "sum"), "[sum] dimension out of range (expected to be in range of [-3, 2], but got 3)");
+  EXPECT_THROW_WITH(wrap_dim(3, 3, "sum"),
+                    "[sum] dimension out of range (expected to be in range of [-3, 2], but got 3)");
 }
 
 TEST(Shape, OverflowIsAnError) {

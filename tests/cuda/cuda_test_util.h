@@ -5,10 +5,10 @@
 
 #include "tests/util/test_util.h"
 
-#define EMBER_REQUIRE_CUDA()                                                                  \
-  do {                                                                                        \
-    if (!::ember::cuda::is_available())                                                       \
-      GTEST_SKIP() << "needs a CUDA device (" << ::ember::cuda::unavailable_reason() << ")";   \
+#define EMBER_REQUIRE_CUDA()                                                                 \
+  do {                                                                                       \
+    if (!::ember::cuda::is_available())                                                      \
+      GTEST_SKIP() << "needs a CUDA device (" << ::ember::cuda::unavailable_reason() << ")"; \
   } while (0)
 
 namespace ember::testing {
@@ -16,8 +16,9 @@ namespace ember::testing {
 inline Device gpu() { return Device(kCUDA, 0); }
 
 /// f(inputs on the CPU) and f(inputs on cuda:0) agree within `tol` (relative and absolute).
-inline ::testing::AssertionResult same_on_cuda(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-                                               const std::vector<Tensor>& cpu_inputs, double tol) {
+inline ::testing::AssertionResult same_on_cuda(
+    const std::function<Tensor(const std::vector<Tensor>&)>& f,
+    const std::vector<Tensor>& cpu_inputs, double tol) {
   std::vector<Tensor> gpu_inputs;
   for (const Tensor& t : cpu_inputs) gpu_inputs.push_back(t.defined() ? t.to(gpu()) : t);
   Tensor expected = f(cpu_inputs);

@@ -37,12 +37,13 @@ TEST(CudaMemory, OutOfMemoryExplainsItselfAndLosesNothing) {
   Tensor keep = ones({1000}, TensorOptions().with_device("cuda:0"));
   size_t total = cuda::mem_get_info(0).second;
   try {
-    Tensor huge = empty({static_cast<int64_t>(total)}, TensorOptions(kFloat32).with_device("cuda:0"));
+    Tensor huge =
+        empty({static_cast<int64_t>(total)}, TensorOptions(kFloat32).with_device("cuda:0"));
     FAIL() << "expected OutOfMemoryError";
   } catch (const OutOfMemoryError& e) {
     std::string m = e.what();
-    for (const char* part : {"cuda:0 is out of memory", "tried to allocate", "in total", "free", "reserved",
-                             "largest free cached block"})
+    for (const char* part : {"cuda:0 is out of memory", "tried to allocate", "in total", "free",
+                             "reserved", "largest free cached block"})
       EXPECT_NE(m.find(part), std::string::npos) << part << " missing: " << m;
   }
   EXPECT_EQ(keep.sum().item<double>(), 1000) << "the device still works";
@@ -54,9 +55,12 @@ TEST(CudaMemory, FractionCapsTheProcess) {
   cuda::empty_cache();
   size_t total = cuda::mem_get_info(0).second;
   cuda::set_per_process_memory_fraction(0.1, 0);
-  EXPECT_THROW(empty({static_cast<int64_t>(total / 5)}, TensorOptions(kUInt8).with_device("cuda:0")), OutOfMemoryError);
+  EXPECT_THROW(
+      empty({static_cast<int64_t>(total / 5)}, TensorOptions(kUInt8).with_device("cuda:0")),
+      OutOfMemoryError);
   cuda::set_per_process_memory_fraction(1.0, 0);
-  EXPECT_NO_THROW(empty({static_cast<int64_t>(total / 5)}, TensorOptions(kUInt8).with_device("cuda:0")));
+  EXPECT_NO_THROW(
+      empty({static_cast<int64_t>(total / 5)}, TensorOptions(kUInt8).with_device("cuda:0")));
 }
 
 TEST(CudaMemory, PinnedHostMemory) {

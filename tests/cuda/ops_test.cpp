@@ -8,52 +8,73 @@ namespace {
 using namespace ember::testing;
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
 
-double tol(DType t) { return t == kFloat16 ? 2e-3 : (t == kBFloat16 ? 2e-2 : (t == kFloat32 ? 1e-5 : 1e-12)); }
+double tol(DType t) {
+  return t == kFloat16 ? 2e-3 : (t == kBFloat16 ? 2e-2 : (t == kFloat32 ? 1e-5 : 1e-12));
+}
 
-const std::vector<Shape> kShapes = {{}, {1}, {7}, {3, 5}, {0, 4}, {2, 3, 4}, {1000003}, {17, 1, 33}};
+const std::vector<Shape> kShapes = {{},     {1},       {7},       {3, 5},
+                                    {0, 4}, {2, 3, 4}, {1000003}, {17, 1, 33}};
 
 TEST(CudaOps, UnaryTable) {
   EMBER_REQUIRE_CUDA();
   std::vector<std::pair<const char*, Fn>> ops = {
-      {"neg", [](auto& v) { return -v[0]; }},          {"abs", [](auto& v) { return abs(v[0]); }},
-      {"exp", [](auto& v) { return exp(v[0]); }},      {"log", [](auto& v) { return log(abs(v[0]) + 0.1); }},
-      {"sqrt", [](auto& v) { return sqrt(abs(v[0])); }}, {"rsqrt", [](auto& v) { return rsqrt(abs(v[0]) + 0.1); }},
-      {"tanh", [](auto& v) { return tanh(v[0]); }},    {"sigmoid", [](auto& v) { return sigmoid(v[0]); }},
-      {"relu", [](auto& v) { return relu(v[0]); }},    {"sin", [](auto& v) { return sin(v[0]); }},
-      {"square", [](auto& v) { return square(v[0]); }}, {"floor", [](auto& v) { return floor(v[0]); }},
-      {"clamp", [](auto& v) { return clamp(v[0], -0.5, 0.5); }}, {"pow", [](auto& v) { return pow(abs(v[0]), 1.5); }},
-      {"sign", [](auto& v) { return sign(v[0]); }},    {"logical_not", [](auto& v) { return logical_not(v[0]); }},
+      {"neg", [](auto& v) { return -v[0]; }},
+      {"abs", [](auto& v) { return abs(v[0]); }},
+      {"exp", [](auto& v) { return exp(v[0]); }},
+      {"log", [](auto& v) { return log(abs(v[0]) + 0.1); }},
+      {"sqrt", [](auto& v) { return sqrt(abs(v[0])); }},
+      {"rsqrt", [](auto& v) { return rsqrt(abs(v[0]) + 0.1); }},
+      {"tanh", [](auto& v) { return tanh(v[0]); }},
+      {"sigmoid", [](auto& v) { return sigmoid(v[0]); }},
+      {"relu", [](auto& v) { return relu(v[0]); }},
+      {"sin", [](auto& v) { return sin(v[0]); }},
+      {"square", [](auto& v) { return square(v[0]); }},
+      {"floor", [](auto& v) { return floor(v[0]); }},
+      {"clamp", [](auto& v) { return clamp(v[0], -0.5, 0.5); }},
+      {"pow", [](auto& v) { return pow(abs(v[0]), 1.5); }},
+      {"sign", [](auto& v) { return sign(v[0]); }},
+      {"logical_not", [](auto& v) { return logical_not(v[0]); }},
   };
   for (auto& [name, f] : ops)
     for (DType dt : {kFloat32, kFloat64, kFloat16, kBFloat16})
       for (const Shape& s : kShapes) {
         Tensor x = uniform(s, dt, -3, 3);
         EXPECT_TRUE(same_on_cuda(f, {x}, tol(dt) * 10)) << name << " " << dt << " " << s;
-        if (x.dim() > 0 && x.numel() > 0) EXPECT_TRUE(same_on_cuda(f, {noncontiguous(x)}, tol(dt) * 10)) << name << " strided";
+        if (x.dim() > 0 && x.numel() > 0)
+          EXPECT_TRUE(same_on_cuda(f, {noncontiguous(x)}, tol(dt) * 10)) << name << " strided";
       }
 }
 
 TEST(CudaOps, BinaryTableWithBroadcastingAndPromotion) {
   EMBER_REQUIRE_CUDA();
   std::vector<std::pair<const char*, Fn>> ops = {
-      {"add", [](auto& v) { return v[0] + v[1]; }},     {"sub", [](auto& v) { return sub(v[0], v[1], 2); }},
-      {"mul", [](auto& v) { return v[0] * v[1]; }},     {"div", [](auto& v) { return v[0] / (abs(v[1]) + 1); }},
-      {"maximum", [](auto& v) { return maximum(v[0], v[1]); }}, {"lt", [](auto& v) { return v[0] < v[1]; }},
-      {"eq", [](auto& v) { return eq(v[0], v[0]); }},   {"scalar", [](auto& v) { return v[0] * 2.5 + 1; }},
+      {"add", [](auto& v) { return v[0] + v[1]; }},
+      {"sub", [](auto& v) { return sub(v[0], v[1], 2); }},
+      {"mul", [](auto& v) { return v[0] * v[1]; }},
+      {"div", [](auto& v) { return v[0] / (abs(v[1]) + 1); }},
+      {"maximum", [](auto& v) { return maximum(v[0], v[1]); }},
+      {"lt", [](auto& v) { return v[0] < v[1]; }},
+      {"eq", [](auto& v) { return eq(v[0], v[0]); }},
+      {"scalar", [](auto& v) { return v[0] * 2.5 + 1; }},
       {"where", [](auto& v) { return where(v[0] > 0, v[0], v[1]); }},
       {"addcmul", [](auto& v) { return addcmul(v[0], v[1], v[1], 0.5); }},
   };
-  const std::vector<std::pair<Shape, Shape>> shapes = {{{5}, {5}}, {{2, 3}, {3}}, {{4, 1, 3}, {5, 1}}, {{0, 3}, {3}},
-                                                       {{1000, 1000}, {1000}}, {{3, 4}, {}}};
+  const std::vector<std::pair<Shape, Shape>> shapes = {
+      {{5}, {5}},    {{2, 3}, {3}},          {{4, 1, 3}, {5, 1}},
+      {{0, 3}, {3}}, {{1000, 1000}, {1000}}, {{3, 4}, {}}};
   for (auto& [name, f] : ops)
     for (DType dt : {kFloat32, kFloat64, kFloat16, kInt64, kInt32})
       for (auto& [sa, sb] : shapes) {
-        if (!is_floating_point(dt) && (std::string(name) == "div" || std::string(name) == "addcmul")) continue;
+        if (!is_floating_point(dt) &&
+            (std::string(name) == "div" || std::string(name) == "addcmul"))
+          continue;
         Tensor a = uniform(sa, dt, -3, 3), b = uniform(sb, dt, -3, 3);
-        EXPECT_TRUE(same_on_cuda(f, {a, b}, tol(dt) * 10)) << name << " " << dt << " " << sa << " " << sb;
+        EXPECT_TRUE(same_on_cuda(f, {a, b}, tol(dt) * 10))
+            << name << " " << dt << " " << sa << " " << sb;
       }
   // Mixed dtypes follow the same promotion on both devices.
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0] + v[1]; }, {ones({3}, kInt32), ones({3}, kFloat16)}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0] + v[1]; },
+                           {ones({3}, kInt32), ones({3}, kFloat16)}, 0));
 }
 
 TEST(CudaOps, Reductions) {
@@ -62,14 +83,20 @@ TEST(CudaOps, Reductions) {
     for (Shape s : {Shape{10}, Shape{4, 33}, Shape{3, 5, 7}, Shape{1 << 22}, Shape{300, 2000}}) {
       Tensor x = uniform(s, dt, -2, 2);
       double t = dt == kFloat16 ? 2e-2 : (dt == kFloat32 ? 1e-4 : 1e-10);
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum(); }, {x}, t * std::sqrt(double(x.numel())))) << dt << s;
+      EXPECT_TRUE(
+          same_on_cuda([](auto& v) { return v[0].sum(); }, {x}, t * std::sqrt(double(x.numel()))))
+          << dt << s;
       EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].amax({0}); }, {x}, 0)) << dt << s;
       EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmax(); }, {x}, 0)) << dt << s;
       if (x.dim() > 1) {
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({0}); }, {x}, t * 100)) << "columns " << dt << s;
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({-1}, true); }, {x}, t * 100)) << "rows " << dt << s;
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].min(1)); }, {x}, 0)) << dt << s;
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].t().sum({0}); }, {x}, t * 100)) << "strided " << dt << s;
+        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({0}); }, {x}, t * 100))
+            << "columns " << dt << s;
+        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({-1}, true); }, {x}, t * 100))
+            << "rows " << dt << s;
+        EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].min(1)); }, {x}, 0))
+            << dt << s;
+        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].t().sum({0}); }, {x}, t * 100))
+            << "strided " << dt << s;
       }
       if (is_floating_point(dt) && dt != kFloat16) {
         EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].var(); }, {x}, 1e-4)) << dt << s;
@@ -82,21 +109,28 @@ TEST(CudaOps, Reductions) {
 
 TEST(CudaOps, MatmulInEveryPrecision) {
   EMBER_REQUIRE_CUDA();
-  for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{64, 33}, {33, 17}}, {{2, 3, 5}, {2, 5, 4}},
-                                                            {{300, 512}, {512, 128}}, {{5}, {5, 3}}}) {
+  for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{
+           {{64, 33}, {33, 17}}, {{2, 3, 5}, {2, 5, 4}}, {{300, 512}, {512, 128}}, {{5}, {5, 3}}}) {
     for (DType dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
       Tensor a = uniform(sa, kFloat32).to(dt), b = uniform(sb, kFloat32).to(dt);
       double t = dt == kFloat64 ? 1e-10 : (dt == kFloat32 ? 1e-4 : 3e-2);
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return matmul(v[0], v[1]); }, {a, b}, t)) << dt << sa << sb;
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return matmul(v[0].transpose(-1, -2).contiguous().transpose(-1, -2), v[1]); },
-                               {a, b}, t)) << "transposed " << dt;
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return matmul(v[0], v[1]); }, {a, b}, t))
+          << dt << sa << sb;
+      EXPECT_TRUE(same_on_cuda(
+          [](auto& v) {
+            return matmul(v[0].transpose(-1, -2).contiguous().transpose(-1, -2), v[1]);
+          },
+          {a, b}, t))
+          << "transposed " << dt;
     }
   }
   cuda::set_allow_tf32(true);
   Tensor a = uniform({256, 256}), b = uniform({256, 256});
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return mm(v[0], v[1]); }, {a, b}, 5e-3)) << "TF32 keeps ~1e-3";
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return mm(v[0], v[1]); }, {a, b}, 5e-3))
+      << "TF32 keeps ~1e-3";
   cuda::set_allow_tf32(false);
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return mm(v[0], v[1]); }, {tensor({{1, 2}, {3, 4}}), tensor({{5, 6}, {7, 8}})}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return mm(v[0], v[1]); },
+                           {tensor({{1, 2}, {3, 4}}), tensor({{5, 6}, {7, 8}})}, 0));
 }
 
 TEST(CudaOps, NeuralNetworkOps) {
@@ -108,16 +142,35 @@ TEST(CudaOps, NeuralNetworkOps) {
   }
   EXPECT_TRUE(same_on_cuda([](auto& v) { return softmax(v[0], 1); }, {uniform({8, 5000})}, 1e-6));
   Tensor img = uniform({3, 4, 11, 9}), w = uniform({6, 2, 3, 3}), bias = uniform({6});
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return conv2d(v[0], v[1], v[2], {2, 1}, {1, 1}, {1, 2}, 2); }, {img, w, bias}, 1e-4));
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return conv2d(v[0], v[1], v[2]); }, {uniform({64, 1, 28, 28}), uniform({6, 1, 5, 5}), uniform({6})}, 1e-4));
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return max_pool2d(v[0], {3, 2}, Pair{2, 1}, {1, 0}); }, {img}, 0));
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return avg_pool2d(v[0], {3, 3}, Pair{2, 2}, {1, 1}, true, false); }, {img}, 1e-6));
+  EXPECT_TRUE(same_on_cuda(
+      [](auto& v) {
+        return conv2d(v[0], v[1], v[2], {2, 1}, {1, 1}, {1, 2}, 2);
+      },
+      {img, w, bias}, 1e-4));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return conv2d(v[0], v[1], v[2]); },
+                           {uniform({64, 1, 28, 28}), uniform({6, 1, 5, 5}), uniform({6})}, 1e-4));
+  EXPECT_TRUE(same_on_cuda(
+      [](auto& v) {
+        return max_pool2d(v[0], {3, 2}, Pair{2, 1}, {1, 0});
+      },
+      {img}, 0));
+  EXPECT_TRUE(same_on_cuda(
+      [](auto& v) {
+        return avg_pool2d(v[0], {3, 3}, Pair{2, 2}, {1, 1}, true, false);
+      },
+      {img}, 1e-6));
   Tensor table = uniform({10, 4});
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return embedding(v[0], v[1]); }, {table, randint(0, 10, {3, 5})}, 0));
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return gather(v[0], 1, v[1]); }, {table, randint(0, 4, {10, 7})}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return embedding(v[0], v[1]); },
+                           {table, randint(0, 10, {3, 5})}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return gather(v[0], 1, v[1]); },
+                           {table, randint(0, 4, {10, 7})}, 0));
   EXPECT_TRUE(same_on_cuda([](auto& v) { return scatter_add(v[0], 0, v[1], v[2]); },
                            {zeros({5, 4}), randint(0, 5, {8, 4}), uniform({8, 4})}, 1e-6));
-  EXPECT_TRUE(same_on_cuda([](auto& v) { return cat({v[0], v[1]}, 1); }, {uniform({3, 2}), uniform({3, 5})}, 0));
+  EXPECT_TRUE(same_on_cuda(
+      [](auto& v) {
+        return cat({v[0], v[1]}, 1);
+      },
+      {uniform({3, 2}), uniform({3, 5})}, 0));
 }
 
 TEST(CudaOps, GradientsMatchTheCpu) {
@@ -135,7 +188,8 @@ TEST(CudaOps, GradientsMatchTheCpu) {
   };
   std::vector<Tensor> cpu = grads(Device("cpu")), gpu = grads(testing::gpu());
   ASSERT_EQ(cpu.size(), gpu.size());
-  for (size_t i = 0; i < cpu.size(); ++i) EXPECT_TRUE(all_close(gpu[i], cpu[i], 1e-3, 1e-5)) << "parameter " << i;
+  for (size_t i = 0; i < cpu.size(); ++i)
+    EXPECT_TRUE(all_close(gpu[i], cpu[i], 1e-3, 1e-5)) << "parameter " << i;
 }
 
 TEST(CudaOps, RandomNumbersAreTheSameOnEveryDevice) {

@@ -40,8 +40,10 @@ TEST(CudaStreams, TheSideStreamMustWaitForItsProducer) {
     y.record_stream(side.handle());  // y is used on `side`: its memory waits for it
   }
   cuda::current_stream().wait_stream(side);
-  EXPECT_NEAR(total.item<double>(), busy_work(ones({1}, TensorOptions().with_device("cuda:0")), 50).item<double>() * (1 << 22),
-              1e-2 * (1 << 22));
+  EXPECT_NEAR(
+      total.item<double>(),
+      busy_work(ones({1}, TensorOptions().with_device("cuda:0")), 50).item<double>() * (1 << 22),
+      1e-2 * (1 << 22));
 }
 
 TEST(CudaStreams, RecordStreamDelaysReuse) {
@@ -56,7 +58,8 @@ TEST(CudaStreams, RecordStreamDelaysReuse) {
     t.record_stream(side.handle());
   }
   Tensor u = empty({1 << 20}, TensorOptions().with_device("cuda:0"));
-  if (!side.query()) EXPECT_NE(u.data_ptr(), ptr) << "t's memory was handed out while `side` still used it";
+  if (!side.query())
+    EXPECT_NE(u.data_ptr(), ptr) << "t's memory was handed out while `side` still used it";
   side.synchronize();
 }
 

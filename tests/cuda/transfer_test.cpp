@@ -17,7 +17,8 @@ TEST(CudaTransfers, RoundTripsWithConversionsAndLayouts) {
   }
   Tensor t = x.t();  // non-contiguous source
   EXPECT_TRUE(t.cuda().cpu().equal(t));
-  Tensor dst = zeros({17, 33}, TensorOptions(kFloat32).with_device("cuda:0")).t();  // non-contiguous destination
+  Tensor dst = zeros({17, 33}, TensorOptions(kFloat32).with_device("cuda:0"))
+                   .t();  // non-contiguous destination
   dst.copy_(x);
   EXPECT_TRUE(all_close(dst.cpu(), x, 1e-6, 1e-6));
   Tensor host = zeros({33, 17}, kFloat16);

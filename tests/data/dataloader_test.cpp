@@ -27,7 +27,8 @@ TEST(DataLoader, BatchesInOrder) {
   std::vector<double> t = targets(loader, &sizes);
   EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2}));
   EXPECT_EQ(t, (std::vector<double>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
-  data::DataLoader dropping(numbers(10), data::DataLoaderOptions().with_batch_size(4).with_drop_last());
+  data::DataLoader dropping(numbers(10),
+                            data::DataLoaderOptions().with_batch_size(4).with_drop_last());
   EXPECT_EQ(dropping.size(), 2u);
   EXPECT_EQ(targets(dropping).size(), 8u);
 }
@@ -67,7 +68,8 @@ class Failing : public data::Dataset {
 };
 
 TEST(DataLoader, AWorkerErrorReachesTheLoop) {
-  data::DataLoader loader(std::make_shared<Failing>(), data::DataLoaderOptions().with_batch_size(2).with_workers(2));
+  data::DataLoader loader(std::make_shared<Failing>(),
+                          data::DataLoaderOptions().with_batch_size(2).with_workers(2));
   int batches = 0;
   EXPECT_THROW_WITH(
       {

@@ -12,7 +12,9 @@ namespace {
 namespace fs = std::filesystem;
 
 struct TempDir {
-  TempDir() : path(fs::temp_directory_path() / ("ember_mnist_" + std::to_string(getpid()) + "_" + std::to_string(counter++))) {
+  TempDir()
+      : path(fs::temp_directory_path() /
+             ("ember_mnist_" + std::to_string(getpid()) + "_" + std::to_string(counter++))) {
     fs::create_directories(path);
   }
   ~TempDir() { fs::remove_all(path); }
@@ -20,7 +22,8 @@ struct TempDir {
   static inline int counter = 0;
 };
 
-std::string idx_bytes(std::vector<uint32_t> dims, size_t data_bytes, uint8_t type = 0x08, uint8_t lead = 0) {
+std::string idx_bytes(std::vector<uint32_t> dims, size_t data_bytes, uint8_t type = 0x08,
+                      uint8_t lead = 0) {
   std::string s;
   s += static_cast<char>(lead);
   s += static_cast<char>(0);
@@ -56,7 +59,8 @@ TEST(Idx, ReadsPlainAndGzippedFiles) {
 
 TEST(Idx, EveryCorruptionIsAOneLineErrorWithFieldAndOffset) {
   TempDir dir;
-  auto check = [&](const std::string& bytes, bool gz, const std::string& expected, std::optional<int> dims = 3) {
+  auto check = [&](const std::string& bytes, bool gz, const std::string& expected,
+                   std::optional<int> dims = 3) {
     fs::path p = dir.path / "bad.gz";
     write_file(p, bytes, gz);
     try {
@@ -89,7 +93,8 @@ TEST(Idx, EveryCorruptionIsAOneLineErrorWithFieldAndOffset) {
       data::read_idx(cut.string(), 3);
       ADD_FAILURE() << "a truncated .gz must be an error";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("unexpected end of file"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("unexpected end of file"), std::string::npos)
+          << e.what();
     }
   }
 }

@@ -28,7 +28,8 @@ void expect_rejected(const std::string& bytes, const std::string& why) {
 TEST(Safetensors, RoundTripsEveryDtypeAndMetadata) {
   nn::NamedTensors tensors;
   for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
-    tensors.emplace_back(std::string("t_") + dtype_name(t), testing::uniform({2, 3}, kFloat64, 0, 5).to(t));
+    tensors.emplace_back(std::string("t_") + dtype_name(t),
+                         testing::uniform({2, 3}, kFloat64, 0, 5).to(t));
   tensors.emplace_back("scalar", scalar_tensor(3.5));
   tensors.emplace_back("empty", zeros({0, 4}));
   std::string bytes = io::to_safetensors(tensors, {{"format", "pt"}, {"epoch", "3"}});
@@ -40,7 +41,8 @@ TEST(Safetensors, RoundTripsEveryDtypeAndMetadata) {
   EXPECT_EQ(f.metadata.at("epoch"), "3");
   ASSERT_EQ(f.tensors.size(), tensors.size());
   for (auto& [name, t] : tensors) {
-    auto it = std::find_if(f.tensors.begin(), f.tensors.end(), [&](auto& e) { return e.first == name; });
+    auto it =
+        std::find_if(f.tensors.begin(), f.tensors.end(), [&](auto& e) { return e.first == name; });
     ASSERT_NE(it, f.tensors.end()) << name;
     EXPECT_EQ(it->second.dtype(), t.dtype()) << name;
     EXPECT_TRUE(it->second.equal(t)) << name;
@@ -66,29 +68,45 @@ TEST(Safetensors, ReaderRules) {
   expect_rejected(file_bytes(R"( {"a":1})", ""), "does not start with '{'");
   expect_rejected(file_bytes(R"({"a": )", ""), "not valid JSON");
   // Duplicates, which a JSON library would silently resolve.
-  expect_rejected(file_bytes(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
-                             four_floats), "duplicate key 'w'");
-  expect_rejected(file_bytes(R"({"w":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", std::string(4, '\0')),
-                  "tensor 'w' has unsupported dtype I16");
-  expect_rejected(file_bytes(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", four_floats),
-                  "span 16 bytes but dtype and shape need 12");
-  expect_rejected(file_bytes(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,16]}})", four_floats),
-                  "non-negative integers");
-  expect_rejected(file_bytes(R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,16]}})", four_floats),
-                  "overflows");
-  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
-                             four_floats), "offsets must be contiguous");
-  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", four_floats),
-                  "starts at 8 but the previous data ends at 0");
-  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", four_floats),
-                  "the data ends at 8 but the file holds 16 bytes");
-  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", four_floats),
-                  "begin > end");
+  expect_rejected(
+      file_bytes(
+          R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})",
+          four_floats),
+      "duplicate key 'w'");
+  expect_rejected(
+      file_bytes(R"({"w":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", std::string(4, '\0')),
+      "tensor 'w' has unsupported dtype I16");
+  expect_rejected(
+      file_bytes(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", four_floats),
+      "span 16 bytes but dtype and shape need 12");
+  expect_rejected(
+      file_bytes(R"({"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,16]}})", four_floats),
+      "non-negative integers");
+  expect_rejected(
+      file_bytes(R"({"w":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,16]}})",
+                 four_floats),
+      "overflows");
+  expect_rejected(
+      file_bytes(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+          four_floats),
+      "offsets must be contiguous");
+  expect_rejected(
+      file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}})", four_floats),
+      "starts at 8 but the previous data ends at 0");
+  expect_rejected(
+      file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", four_floats),
+      "the data ends at 8 but the file holds 16 bytes");
+  expect_rejected(
+      file_bytes(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", four_floats),
+      "begin > end");
   expect_rejected(file_bytes(R"({"__metadata__":{"k":3}})", ""), "is not a string");
-  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[4]}})", four_floats), "needs dtype, shape and data_offsets");
+  expect_rejected(file_bytes(R"({"a":{"dtype":"F32","shape":[4]}})", four_floats),
+                  "needs dtype, shape and data_offsets");
   // And a file that follows every rule loads.
-  io::SafetensorsFile ok = io::from_safetensors(
-      file_bytes(R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"__metadata__":{"k":"v"}})", four_floats));
+  io::SafetensorsFile ok = io::from_safetensors(file_bytes(
+      R"({"a":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"__metadata__":{"k":"v"}})",
+      four_floats));
   EXPECT_EQ(ok.tensors[0].second.sizes(), (Shape{2, 2}));
   EXPECT_EQ(ok.metadata.at("k"), "v");
 }
@@ -100,10 +118,12 @@ TEST(Safetensors, AtomicSaveKeepsThePreviousFileOnFailure) {
   io::save_safetensors(path, {{"w", ones({3})}});
   // A failure while writing (here: an undefined tensor) leaves the old checkpoint, and no debris.
   EXPECT_THROW_WITH(io::save_safetensors(path, {{"w", Tensor()}}), "undefined");
-  EXPECT_THROW_WITH(io::write_atomically(path, [](std::ostream& os) {
-    os << "half a file";
-    EMBER_FAIL("simulated crash while serialising");
-  }), "simulated crash");
+  EXPECT_THROW_WITH(io::write_atomically(path,
+                                         [](std::ostream& os) {
+                                           os << "half a file";
+                                           EMBER_FAIL("simulated crash while serialising");
+                                         }),
+                    "simulated crash");
   EXPECT_TRUE(io::load_safetensors(path).tensors[0].second.equal(ones({3})));
   size_t files = 0;
   for (auto& e : fs::directory_iterator(dir)) {
@@ -111,8 +131,9 @@ TEST(Safetensors, AtomicSaveKeepsThePreviousFileOnFailure) {
     ++files;
   }
   EXPECT_EQ(files, 1u) << "no temporary file left behind";
-  EXPECT_THROW_WITH(io::save_safetensors((dir / "missing" / "x.safetensors").string(), {{"w", ones({1})}}),
-                    "does not exist");
+  EXPECT_THROW_WITH(
+      io::save_safetensors((dir / "missing" / "x.safetensors").string(), {{"w", ones({1})}}),
+      "does not exist");
   fs::remove_all(dir);
 }
 

@@ -16,8 +16,10 @@ TEST(Losses, CrossEntropyMatchesTheFormula) {
   double l0 = -std::log(std::exp(2.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(0.5)));
   double l1 = -std::log(std::exp(3.0) / (std::exp(0.1) + std::exp(0.2) + std::exp(3.0)));
   EXPECT_NEAR(F::cross_entropy(logits, target).item<double>(), (l0 + l1) / 2, 1e-6);
-  EXPECT_NEAR(F::cross_entropy(logits, target, Tensor(), -100, F::Reduction::Sum).item<double>(), l0 + l1, 1e-5);
-  EXPECT_TRUE(all_close(F::cross_entropy(logits, target, Tensor(), -100, F::Reduction::None), tensor({l0, l1}), 1e-5, 1e-6));
+  EXPECT_NEAR(F::cross_entropy(logits, target, Tensor(), -100, F::Reduction::Sum).item<double>(),
+              l0 + l1, 1e-5);
+  EXPECT_TRUE(all_close(F::cross_entropy(logits, target, Tensor(), -100, F::Reduction::None),
+                        tensor({l0, l1}), 1e-5, 1e-6));
   // ignore_index removes a sample from the mean
   EXPECT_NEAR(F::cross_entropy(logits, tensor({1, -100})).item<double>(), l0, 1e-6);
   // class weights: weighted mean
@@ -26,7 +28,8 @@ TEST(Losses, CrossEntropyMatchesTheFormula) {
   // probabilities as targets
   Tensor probs = tensor({{0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}});
   EXPECT_NEAR(F::cross_entropy(logits, probs).item<double>(), (l0 + l1) / 2, 1e-6);
-  EXPECT_THROW_WITH(F::cross_entropy(logits, tensor({1, 3})), "target 3 is out of bounds for 3 classes");
+  EXPECT_THROW_WITH(F::cross_entropy(logits, tensor({1, 3})),
+                    "target 3 is out of bounds for 3 classes");
   EXPECT_THROW_WITH(F::cross_entropy(logits, tensor({1.0, 2.0})), "class-probability targets");
 }
 
@@ -48,9 +51,12 @@ TEST(Losses, NllAndMse) {
   EXPECT_NEAR(F::nll_loss(logp, tensor({0, 0})).item<double>(),
               -(logp[0][0].item<double>() + logp[1][0].item<double>()) / 2, 1e-6);
   EXPECT_NEAR(F::mse_loss(tensor({1.0, 2.0}), tensor({2.0, 4.0})).item<double>(), 2.5, 1e-6);
-  EXPECT_NEAR(F::mse_loss(tensor({1.0, 2.0}), tensor({2.0, 4.0}), F::Reduction::Sum).item<double>(), 5, 1e-6);
+  EXPECT_NEAR(F::mse_loss(tensor({1.0, 2.0}), tensor({2.0, 4.0}), F::Reduction::Sum).item<double>(),
+              5, 1e-6);
   std::string report = autograd::gradcheck(
-      [](const std::vector<Tensor>& v) { return F::cross_entropy(v[0], tensor({2, 0, 1})); },
+      [](const std::vector<Tensor>& v) {
+        return F::cross_entropy(v[0], tensor({2, 0, 1}));
+      },
       {testing::uniform({3, 4}, kFloat64).requires_grad_()});
   EXPECT_EQ(report, "");
 }

@@ -19,15 +19,17 @@ TEST(Module, ParametersBuffersAndNames) {
   EXPECT_EQ(net->buffers().size(), 3u);
   std::vector<std::string> keys;
   for (auto& [n, t] : net->state_dict()) keys.push_back(n);
-  EXPECT_EQ(keys, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias", "2.running_mean",
-                                            "2.running_var", "2.num_batches_tracked"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias", "2.running_mean",
+                                      "2.running_var", "2.num_batches_tracked"}));
   EXPECT_EQ(net->named_modules().size(), 4u);
   for (const Tensor& p : net->parameters()) EXPECT_TRUE(p.requires_grad());
   std::ostringstream repr;
   repr << *net;
-  EXPECT_EQ(repr.str(),
-            "Sequential(\n  (0): Linear(in_features=4, out_features=3, bias=True)\n  (1): ReLU()\n"
-            "  (2): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n)");
+  EXPECT_EQ(
+      repr.str(),
+      "Sequential(\n  (0): Linear(in_features=4, out_features=3, bias=True)\n  (1): ReLU()\n"
+      "  (2): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n)");
 }
 
 TEST(Module, PyTorchDefaultInitialisationBounds) {
@@ -86,9 +88,9 @@ TEST(Module, StateDictRoundTripAndClearErrors) {
   Tensor x = randn({2, 1, 28, 28});
   EXPECT_TRUE(all_close(a->forward(x), b->forward(x), 0, 0));
   nn::NamedTensors state = a->state_dict();
-  state.erase(state.begin());                               // conv1.weight missing
-  state.emplace_back("extra.weight", ones({1}));            // unexpected
-  state[1].second = zeros({7});                             // conv2.weight, mis-shaped
+  state.erase(state.begin());                     // conv1.weight missing
+  state.emplace_back("extra.weight", ones({1}));  // unexpected
+  state[1].second = zeros({7});                   // conv2.weight, mis-shaped
   try {
     b->load_state_dict(state);
     FAIL() << "expected an error";
@@ -116,12 +118,14 @@ TEST(Module, CloneIsADeepCopy) {
 
 TEST(Layers, ShapesAndBehaviour) {
   Tensor img = randn({2, 3, 8, 8});
-  EXPECT_EQ(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).with_padding(1)).forward(img).sizes(), (Shape{2, 4, 8, 8}));
+  EXPECT_EQ(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).with_padding(1)).forward(img).sizes(),
+            (Shape{2, 4, 8, 8}));
   EXPECT_EQ(nn::MaxPool2d(2).forward(img).sizes(), (Shape{2, 3, 4, 4}));
   EXPECT_EQ(nn::AvgPool2d(2).forward(img).sizes(), (Shape{2, 3, 4, 4}));
   EXPECT_EQ(nn::Flatten().forward(img).sizes(), (Shape{2, 192}));
   EXPECT_TRUE(all_close(nn::Softmax(1).forward(img).sum({1}), ones({2, 8, 8}), 1e-5, 1e-5));
-  EXPECT_TRUE(all_close(nn::LogSoftmax(1).forward(img).exp().sum({1}), ones({2, 8, 8}), 1e-5, 1e-5));
+  EXPECT_TRUE(
+      all_close(nn::LogSoftmax(1).forward(img).exp().sum({1}), ones({2, 8, 8}), 1e-5, 1e-5));
   EXPECT_EQ(nn::Embedding(10, 4).forward(tensor({1, 2, 3})).sizes(), (Shape{3, 4}));
   EXPECT_GE(nn::ReLU().forward(img).min().item<double>(), 0.0);
   nn::Dropout drop(0.5);
@@ -145,7 +149,8 @@ TEST(Layers, BatchNormTracksStatistics) {
   EXPECT_EQ(bn.num_batches_tracked.item<int64_t>(), 1);
   bn.eval();
   Tensor z = bn.forward(x);
-  Tensor expected = (x - bn.running_mean.view({1, 2, 1, 1})) / (bn.running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
+  Tensor expected =
+      (x - bn.running_mean.view({1, 2, 1, 1})) / (bn.running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
   EXPECT_TRUE(all_close(z, expected, 1e-4, 1e-4));
   EXPECT_THROW_WITH(bn.forward(ones({2, 2})), "expected 4D input");
 }

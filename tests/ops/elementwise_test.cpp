@@ -20,22 +20,30 @@ struct BinaryCase {
 std::vector<BinaryCase> binary_cases() {
   return {
       {"add", [](auto& a, auto& b) { return a + b; }, [](double x, double y) { return x + y; }},
-      {"add_alpha", [](auto& a, auto& b) { return add(a, b, 2.5); }, [](double x, double y) { return x + 2.5 * y; }},
+      {"add_alpha", [](auto& a, auto& b) { return add(a, b, 2.5); },
+       [](double x, double y) { return x + 2.5 * y; }},
       {"sub", [](auto& a, auto& b) { return a - b; }, [](double x, double y) { return x - y; }},
       {"mul", [](auto& a, auto& b) { return a * b; }, [](double x, double y) { return x * y; }},
-      {"div", [](auto& a, auto& b) { return a / b; }, [](double x, double y) { return x / y; }, true},
-      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); }, [](double x, double y) { return std::pow(std::fabs(x), y); }, true},
-      {"maximum", [](auto& a, auto& b) { return maximum(a, b); }, [](double x, double y) { return std::max(x, y); }},
-      {"minimum", [](auto& a, auto& b) { return minimum(a, b); }, [](double x, double y) { return std::min(x, y); }},
-      {"lt", [](auto& a, auto& b) { return a < b; }, [](double x, double y) { return double(x < y); }},
-      {"ge", [](auto& a, auto& b) { return a >= b; }, [](double x, double y) { return double(x >= y); }},
-      {"eq", [](auto& a, auto& b) { return eq(a, a + b * 0); }, [](double x, double) { return 1.0; }},
+      {"div", [](auto& a, auto& b) { return a / b; }, [](double x, double y) { return x / y; },
+       true},
+      {"pow", [](auto& a, auto& b) { return pow(abs(a), b); },
+       [](double x, double y) { return std::pow(std::fabs(x), y); }, true},
+      {"maximum", [](auto& a, auto& b) { return maximum(a, b); },
+       [](double x, double y) { return std::max(x, y); }},
+      {"minimum", [](auto& a, auto& b) { return minimum(a, b); },
+       [](double x, double y) { return std::min(x, y); }},
+      {"lt", [](auto& a, auto& b) { return a < b; },
+       [](double x, double y) { return double(x < y); }},
+      {"ge", [](auto& a, auto& b) { return a >= b; },
+       [](double x, double y) { return double(x >= y); }},
+      {"eq", [](auto& a, auto& b) { return eq(a, a + b * 0); },
+       [](double x, double) { return 1.0; }},
   };
 }
 
 const std::vector<std::pair<Shape, Shape>> kShapes = {
-    {{}, {}},         {{5}, {5}},          {{2, 3}, {3}},          {{2, 1}, {1, 3}},
-    {{4, 1, 3}, {5, 1}}, {{3, 4}, {}},     {{0, 3}, {3}},          {{2, 3, 4}, {2, 3, 4}},
+    {{}, {}},     {{5}, {5}},    {{2, 3}, {3}},          {{2, 1}, {1, 3}}, {{4, 1, 3}, {5, 1}},
+    {{3, 4}, {}}, {{0, 3}, {3}}, {{2, 3, 4}, {2, 3, 4}},
 };
 
 TEST(Elementwise, BinaryOpsMatchReferenceWithBroadcasting) {
@@ -83,7 +91,8 @@ TEST(Elementwise, TypePromotionTable) {
       {ones({2}, kFloat16), scalar_tensor(1, kFloat64), kFloat16},
       {scalar_tensor(1, kInt32), scalar_tensor(1, kInt64), kInt64},
   };
-  for (auto& c : cases) EXPECT_EQ((c.a + c.b).dtype(), c.expected) << c.a.dtype() << " + " << c.b.dtype();
+  for (auto& c : cases)
+    EXPECT_EQ((c.a + c.b).dtype(), c.expected) << c.a.dtype() << " + " << c.b.dtype();
   EXPECT_EQ((ones({2}, kInt32) + 1).dtype(), kInt32);
   EXPECT_EQ((ones({2}, kInt32) * 2.5).dtype(), kFloat32);
   EXPECT_EQ((ones({2}, kFloat16) * 2.5).dtype(), kFloat16);
@@ -108,9 +117,11 @@ TEST(Elementwise, UnaryOpsMatchReference) {
       {"exp", [](auto& x) { return exp(x); }, [](double x) { return std::exp(x); }, -80, 80},
       {"log", [](auto& x) { return log(x); }, [](double x) { return std::log(x); }, 0.01, 100},
       {"sqrt", [](auto& x) { return sqrt(x); }, [](double x) { return std::sqrt(x); }, 0, 100},
-      {"rsqrt", [](auto& x) { return rsqrt(x); }, [](double x) { return 1 / std::sqrt(x); }, 0.01, 100},
+      {"rsqrt", [](auto& x) { return rsqrt(x); }, [](double x) { return 1 / std::sqrt(x); }, 0.01,
+       100},
       {"tanh", [](auto& x) { return tanh(x); }, [](double x) { return std::tanh(x); }},
-      {"sigmoid", [](auto& x) { return sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }, -20, 20},
+      {"sigmoid", [](auto& x) { return sigmoid(x); },
+       [](double x) { return 1 / (1 + std::exp(-x)); }, -20, 20},
       {"relu", [](auto& x) { return relu(x); }, [](double x) { return x > 0 ? x : 0; }},
       {"sin", [](auto& x) { return sin(x); }, [](double x) { return std::sin(x); }},
       {"cos", [](auto& x) { return cos(x); }, [](double x) { return std::cos(x); }},
@@ -122,17 +133,22 @@ TEST(Elementwise, UnaryOpsMatchReference) {
       {"round", [](auto& x) { return round(x); }, [](double x) { return std::nearbyint(x); }},
       {"log1p", [](auto& x) { return log1p(x); }, [](double x) { return std::log1p(x); }, -0.5, 3},
       {"expm1", [](auto& x) { return expm1(x); }, [](double x) { return std::expm1(x); }},
-      {"clamp", [](auto& x) { return clamp(x, -1, 0.5); }, [](double x) { return std::clamp(x, -1.0, 0.5); }},
+      {"clamp", [](auto& x) { return clamp(x, -1, 0.5); },
+       [](double x) { return std::clamp(x, -1.0, 0.5); }},
       {"pow2", [](auto& x) { return pow(x, 2); }, [](double x) { return x * x; }},
-      {"pow_half", [](auto& x) { return pow(x, 0.5); }, [](double x) { return std::sqrt(x); }, 0, 9},
+      {"pow_half", [](auto& x) { return pow(x, 0.5); }, [](double x) { return std::sqrt(x); }, 0,
+       9},
   };
   for (const UnaryCase& c : cases) {
     for (DType dt : {kFloat32, kFloat64}) {
       for (Shape s : {Shape{}, Shape{7}, Shape{3, 5}, Shape{0}, Shape{100003}}) {
         Tensor x = uniform(s, dt, c.lo, c.hi);
         Tensor expected = make(ref_unary(x, c.ref), s);
-        EXPECT_TRUE(all_close(c.op(x), expected, tolerance(dt) * 5, tolerance(dt))) << c.name << " " << dt << " " << s;
-        if (x.dim() > 0) EXPECT_TRUE(all_close(c.op(noncontiguous(x)), expected, tolerance(dt) * 5, tolerance(dt)));
+        EXPECT_TRUE(all_close(c.op(x), expected, tolerance(dt) * 5, tolerance(dt)))
+            << c.name << " " << dt << " " << s;
+        if (x.dim() > 0)
+          EXPECT_TRUE(
+              all_close(c.op(noncontiguous(x)), expected, tolerance(dt) * 5, tolerance(dt)));
       }
     }
   }
@@ -164,10 +180,12 @@ TEST(Elementwise, IntegerOpsStayExact) {
 TEST(Elementwise, LargeTensorsTakeTheParallelPathCorrectly) {
   Tensor a = uniform({3, 1000003}), b = uniform({1000003});
   Tensor out = a * b + 1;
-  Tensor expected = make(ref_binary(a, b, [](double x, double y) { return x * y + 1; }), {3, 1000003});
+  Tensor expected =
+      make(ref_binary(a, b, [](double x, double y) { return x * y + 1; }), {3, 1000003});
   EXPECT_TRUE(all_close(out, expected, 1e-5, 1e-6));
   Tensor t = uniform({1000, 1001}).t();  // transposed: strided inner loops in parallel
-  EXPECT_TRUE(all_close(t * 2, make(ref_unary(t, [](double x) { return 2 * x; }), t.sizes()), 1e-6, 0));
+  EXPECT_TRUE(
+      all_close(t * 2, make(ref_unary(t, [](double x) { return 2 * x; }), t.sizes()), 1e-6, 0));
 }
 
 TEST(Elementwise, InPlaceOps) {
@@ -194,10 +212,13 @@ TEST(Elementwise, InPlaceOps) {
 
 TEST(Elementwise, WhereAndTernaryOps) {
   Tensor cond = tensor({true, false, true});
-  EXPECT_EQ(values(where(cond, tensor({1.0, 2.0, 3.0}), tensor({-1.0}))), (std::vector<double>{1, -1, 3}));
+  EXPECT_EQ(values(where(cond, tensor({1.0, 2.0, 3.0}), tensor({-1.0}))),
+            (std::vector<double>{1, -1, 3}));
   Tensor s = ones({3});
-  EXPECT_TRUE(all_close(addcmul(s, tensor({1.0, 2.0, 3.0}), tensor({2.0, 2.0, 2.0}), 0.5), tensor({2.0, 3.0, 4.0})));
-  EXPECT_TRUE(all_close(addcdiv(s, tensor({1.0, 2.0, 3.0}), tensor({2.0, 2.0, 2.0})), tensor({1.5, 2.0, 2.5})));
+  EXPECT_TRUE(all_close(addcmul(s, tensor({1.0, 2.0, 3.0}), tensor({2.0, 2.0, 2.0}), 0.5),
+                        tensor({2.0, 3.0, 4.0})));
+  EXPECT_TRUE(all_close(addcdiv(s, tensor({1.0, 2.0, 3.0}), tensor({2.0, 2.0, 2.0})),
+                        tensor({1.5, 2.0, 2.5})));
   EXPECT_TRUE(all_close(lerp(zeros({2}), tensor({2.0, 4.0}), 0.25), tensor({0.5, 1.0})));
   EXPECT_EQ(values(masked_fill(zeros({3}), cond, 7.0)), (std::vector<double>{7, 0, 7}));
   EXPECT_TRUE(logical_and(cond, tensor({true, true, false})).equal(tensor({true, false, false})));

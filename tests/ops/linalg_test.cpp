@@ -15,12 +15,14 @@ std::vector<double> ref_mm(const std::vector<double>& a, const std::vector<doubl
   for (int64_t i = 0; i < n; ++i)
     for (int64_t k = 0; k < m; ++k)
       for (int64_t j = 0; j < p; ++j)
-        c[static_cast<size_t>(i * p + j)] += a[static_cast<size_t>(i * m + k)] * b[static_cast<size_t>(k * p + j)];
+        c[static_cast<size_t>(i * p + j)] +=
+            a[static_cast<size_t>(i * m + k)] * b[static_cast<size_t>(k * p + j)];
   return c;
 }
 
 TEST(Linalg, MmMatchesReferenceForManyShapesAndLayouts) {
-  for (auto [n, m, p] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {3, 4, 5}, {64, 33, 17}, {130, 257, 129}, {0, 3, 2}, {2, 0, 3}}) {
+  for (auto [n, m, p] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {3, 4, 5}, {64, 33, 17}, {130, 257, 129}, {0, 3, 2}, {2, 0, 3}}) {
     for (DType dt : {kFloat32, kFloat64}) {
       Tensor a = uniform({n, m}, dt), b = uniform({m, p}, dt);
       Tensor expected = make(ref_mm(values(a), values(b), n, m, p), {n, p});
@@ -29,7 +31,8 @@ TEST(Linalg, MmMatchesReferenceForManyShapesAndLayouts) {
       // Transposed operands go to BLAS without copies; other strides are copied first.
       Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();
       EXPECT_TRUE(all_close(mm(at, bt), expected, tol, tol)) << "transposed";
-      EXPECT_TRUE(all_close(mm(noncontiguous(a), noncontiguous(b)), expected, tol, tol)) << "strided";
+      EXPECT_TRUE(all_close(mm(noncontiguous(a), noncontiguous(b)), expected, tol, tol))
+          << "strided";
     }
   }
 }
@@ -39,7 +42,8 @@ TEST(Linalg, LargeProductsSplitOverThreadsCorrectly) {
   Tensor expected = make(ref_mm(values(a), values(b), 300, 200, 1000), {300, 1000});
   EXPECT_TRUE(all_close(mm(a, b), expected, 1e-4, 1e-4));
   Tensor tall = uniform({1000, 64}), w = uniform({64, 20});
-  EXPECT_TRUE(all_close(mm(tall, w), make(ref_mm(values(tall), values(w), 1000, 64, 20), {1000, 20}), 1e-4, 1e-4));
+  EXPECT_TRUE(all_close(
+      mm(tall, w), make(ref_mm(values(tall), values(w), 1000, 64, 20), {1000, 20}), 1e-4, 1e-4));
 }
 
 TEST(Linalg, MatmulFollowsTorchShapes) {
@@ -53,8 +57,7 @@ TEST(Linalg, MatmulFollowsTorchShapes) {
   EXPECT_EQ(matmul(ones({3}), ones({3})).item<double>(), 3);
   Tensor a = uniform({2, 3, 4}, kFloat64), b = uniform({2, 4, 5}, kFloat64);
   Tensor r = matmul(a, b);
-  for (int64_t i = 0; i < 2; ++i)
-    EXPECT_TRUE(all_close(r[i], mm(a[i], b[i]), 1e-12, 1e-12));
+  for (int64_t i = 0; i < 2; ++i) EXPECT_TRUE(all_close(r[i], mm(a[i], b[i]), 1e-12, 1e-12));
   Tensor bb = uniform({4, 5}, kFloat64);
   EXPECT_TRUE(all_close(matmul(a, bb)[1], mm(a[1], bb), 1e-12, 1e-12));
 }
@@ -67,13 +70,15 @@ TEST(Linalg, AddmmLinearAndIntegers) {
   Tensor x = uniform({4, 3}), w = uniform({2, 3}), wb = uniform({2});
   EXPECT_TRUE(all_close(linear(x, w, wb), mm(x, w.t()) + wb, 1e-6, 1e-6));
   EXPECT_TRUE(all_close(linear(x.unsqueeze(0), w, wb)[0], mm(x, w.t()) + wb, 1e-6, 1e-6));
-  EXPECT_EQ(values(mm(tensor({{1, 2}, {3, 4}}), tensor({5, 6}).view({2, 1}))), (std::vector<double>{17, 39}));
+  EXPECT_EQ(values(mm(tensor({{1, 2}, {3, 4}}), tensor({5, 6}).view({2, 1}))),
+            (std::vector<double>{17, 39}));
   EXPECT_EQ(mm(tensor({1, 2}).view({1, 2}), tensor({5, 6}).view({2, 1})).dtype(), kInt64);
   EXPECT_TRUE(all_close(mm(a.to(kFloat16), b.to(kFloat16)).to(kFloat32), mm(a, b), 1e-3, 1e-3));
 }
 
 TEST(Linalg, ErrorsNameShapes) {
-  EXPECT_THROW_WITH(mm(ones({2, 3}), ones({4, 2})), "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)");
+  EXPECT_THROW_WITH(mm(ones({2, 3}), ones({4, 2})),
+                    "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)");
   EXPECT_THROW_WITH(matmul(ones({2, 3}), ones({2, 3})), "cannot be multiplied");
   EXPECT_THROW_WITH(mm(ones({2, 2}), ones({2, 2}, kFloat64)), "same dtype");
   EXPECT_THROW_WITH(bmm(ones({2, 2}), ones({2, 2})), "expected 3-D");

@@ -20,7 +20,8 @@ TEST(Softmax, MatchesReferenceOnEveryDim) {
       Tensor expected_log = x - lse;
       EXPECT_TRUE(all_close(log_softmax(x, d), expected_log, 1e-10, 1e-10)) << s << " dim " << d;
       EXPECT_TRUE(all_close(softmax(x, d), exp(expected_log), 1e-10, 1e-12)) << s << " dim " << d;
-      EXPECT_TRUE(all_close(softmax(x.to(kFloat32), d), exp(expected_log), 1e-5, 1e-6)) << "float32";
+      EXPECT_TRUE(all_close(softmax(x.to(kFloat32), d), exp(expected_log), 1e-5, 1e-6))
+          << "float32";
     }
   }
   Tensor big = tensor({1000.0, 1000.0, -1000.0});
@@ -31,7 +32,8 @@ TEST(Softmax, MatchesReferenceOnEveryDim) {
 }
 
 // Direct convolution in doubles.
-Tensor ref_conv(const Tensor& x, const Tensor& w, const Tensor& b, Pair s, Pair p, Pair d, int64_t g) {
+Tensor ref_conv(const Tensor& x, const Tensor& w, const Tensor& b, Pair s, Pair p, Pair d,
+                int64_t g) {
   std::vector<double> xv = values(x), wv = values(w);
   int64_t N = x.size(0), C = x.size(1), H = x.size(2), W = x.size(3);
   int64_t O = w.size(0), kh = w.size(2), kw = w.size(3), Cg = C / g, Og = O / g;
@@ -71,7 +73,7 @@ TEST(Conv2d, MatchesDirectConvolution) {
       {{3, 6, 12, 12}, {16, 6, 5, 5}, {1, 1}, {0, 0}, {1, 1}, 1, true},  // LeNet conv2
       {{2, 3, 9, 8}, {4, 3, 3, 3}, {2, 1}, {1, 2}, {1, 1}, 1, false},
       {{1, 4, 10, 10}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {2, 2}, 2, true},
-      {{2, 4, 7, 7}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, true},    // depthwise
+      {{2, 4, 7, 7}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, true},   // depthwise
       {{40, 3, 6, 6}, {5, 3, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},  // many chunks
   };
   for (const ConvCase& c : cases) {
@@ -80,7 +82,8 @@ TEST(Conv2d, MatchesDirectConvolution) {
       Tensor b = c.bias ? uniform({c.w[0]}, dt) : Tensor();
       Tensor out = conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups);
       Tensor expected = ref_conv(x, w, b, c.stride, c.padding, c.dilation, c.groups);
-      EXPECT_TRUE(all_close(out, expected, dt == kFloat32 ? 1e-4 : 1e-10, dt == kFloat32 ? 1e-4 : 1e-10))
+      EXPECT_TRUE(
+          all_close(out, expected, dt == kFloat32 ? 1e-4 : 1e-10, dt == kFloat32 ? 1e-4 : 1e-10))
           << c.x << " * " << c.w << " " << dt;
     }
   }
@@ -90,8 +93,10 @@ TEST(Conv2d, MatchesDirectConvolution) {
 }
 
 TEST(Conv2d, ErrorsExplainShapes) {
-  EXPECT_THROW_WITH(conv2d(ones({1, 3, 8, 8}), ones({4, 2, 3, 3})), "to have 2 channels, but got 3 channels");
-  EXPECT_THROW_WITH(conv2d(ones({1, 1, 2, 2}), ones({1, 1, 3, 3})), "Kernel size can't be greater than actual input size");
+  EXPECT_THROW_WITH(conv2d(ones({1, 3, 8, 8}), ones({4, 2, 3, 3})),
+                    "to have 2 channels, but got 3 channels");
+  EXPECT_THROW_WITH(conv2d(ones({1, 1, 2, 2}), ones({1, 1, 3, 3})),
+                    "Kernel size can't be greater than actual input size");
   EXPECT_THROW_WITH(conv2d(ones({3, 3}), ones({1, 1, 3, 3})), "expected 3-D (unbatched) or 4-D");
   EXPECT_THROW_WITH(conv2d(ones({1, 1, 4, 4}), ones({1, 1, 3, 3}, kFloat64)), "should be the same");
 }
@@ -104,7 +109,8 @@ TEST(Pooling, MaxAndAverageMatchReference) {
   EXPECT_EQ(values(a), (std::vector<double>{2.5, 4.5, 10.5, 12.5, 18.5, 20.5, 26.5, 28.5}));
   Tensor y = arange(25, kFloat32).view({1, 1, 5, 5});
   EXPECT_EQ(max_pool2d(y, {2, 2}).sizes(), (Shape{1, 1, 2, 2}));
-  EXPECT_EQ(max_pool2d(y, {2, 2}, std::nullopt, {0, 0}, {1, 1}, /*ceil_mode=*/true).sizes(), (Shape{1, 1, 3, 3}));
+  EXPECT_EQ(max_pool2d(y, {2, 2}, std::nullopt, {0, 0}, {1, 1}, /*ceil_mode=*/true).sizes(),
+            (Shape{1, 1, 3, 3}));
   EXPECT_EQ(values(max_pool2d(y, {3, 3}, Pair{1, 1}, {1, 1}))[0], 6);
   // padding counts (or not) in the average
   Tensor ones4 = ones({1, 1, 2, 2});
@@ -128,7 +134,8 @@ TEST(Indexing, GatherScatterIndexSelectOneHotEmbedding) {
   Tensor e = embedding(table, tensor({{3, 0}, {1, 1}}));
   EXPECT_EQ(e.sizes(), (Shape{2, 2, 3}));
   EXPECT_EQ(values(e[0][0]), (std::vector<double>{9, 10, 11}));
-  EXPECT_THROW_WITH(gather(x, 1, tensor({3}).view({1, 1})), "index 3 is out of bounds for dimension 1 with size 3");
+  EXPECT_THROW_WITH(gather(x, 1, tensor({3}).view({1, 1})),
+                    "index 3 is out of bounds for dimension 1 with size 3");
   EXPECT_THROW_WITH(embedding(table, tensor({4})), "out of bounds");
   EXPECT_THROW_WITH(one_hot(tensor({5}), 3), "smaller than num_classes");
   EXPECT_THROW_WITH(gather(x, 1, tensor({1.0}).view({1, 1})), "expected an int64 index");

@@ -38,9 +38,17 @@ struct ReduceCase {
 };
 
 const std::vector<ReduceCase> kCases = {
-    {{7}, {0}},          {{3, 4}, {0}},          {{3, 4}, {1}},        {{3, 4}, {0, 1}},
-    {{2, 3, 4}, {1}},    {{2, 3, 4}, {0, 2}},    {{4, 3, 5, 6}, {0, 2, 3}}, {{5, 1, 3}, {1}},
-    {{2, 3}, {-1}},      {{1000, 33}, {0}},      {{33, 1000}, {1}},
+    {{7}, {0}},
+    {{3, 4}, {0}},
+    {{3, 4}, {1}},
+    {{3, 4}, {0, 1}},
+    {{2, 3, 4}, {1}},
+    {{2, 3, 4}, {0, 2}},
+    {{4, 3, 5, 6}, {0, 2, 3}},
+    {{5, 1, 3}, {1}},
+    {{2, 3}, {-1}},
+    {{1000, 33}, {0}},
+    {{33, 1000}, {1}},
 };
 
 TEST(Reduce, SumMeanMaxMinMatchReference) {
@@ -61,15 +69,22 @@ TEST(Reduce, SumMeanMaxMinMatchReference) {
           if (!keepdim) {
             for (size_t i = dims.size(); i-- > 0;) e = e.squeeze(dims[i]);
           }
-          EXPECT_TRUE(all_close(got, e, 1e-10, 1e-10)) << what << " " << c.shape << " dims " << c.dims
-                                                       << " keepdim " << keepdim << " strided " << strided;
+          EXPECT_TRUE(all_close(got, e, 1e-10, 1e-10))
+              << what << " " << c.shape << " dims " << c.dims << " keepdim " << keepdim
+              << " strided " << strided;
         };
         int64_t n = 1;
         for (int64_t d : dims) n *= x.size(d);
-        expect("sum", x.sum(c.dims, keepdim), 0, [](double a, double b) { return a + b; }, 1);
-        expect("mean", x.mean(c.dims, keepdim), 0, [](double a, double b) { return a + b; }, 1.0 / n);
-        expect("amax", x.amax(c.dims, keepdim), -INFINITY, [](double a, double b) { return std::max(a, b); }, 1);
-        expect("amin", x.amin(c.dims, keepdim), INFINITY, [](double a, double b) { return std::min(a, b); }, 1);
+        expect(
+            "sum", x.sum(c.dims, keepdim), 0, [](double a, double b) { return a + b; }, 1);
+        expect(
+            "mean", x.mean(c.dims, keepdim), 0, [](double a, double b) { return a + b; }, 1.0 / n);
+        expect(
+            "amax", x.amax(c.dims, keepdim), -INFINITY,
+            [](double a, double b) { return std::max(a, b); }, 1);
+        expect(
+            "amin", x.amin(c.dims, keepdim), INFINITY,
+            [](double a, double b) { return std::min(a, b); }, 1);
       }
     }
   }
@@ -127,7 +142,8 @@ TEST(Reduce, VarStdProdAllAny) {
   EXPECT_EQ(zeros({0}).sum().item<double>(), 0);
   EXPECT_TRUE(std::isnan(zeros({0}).mean().item<double>()));
   EXPECT_NEAR(tensor({3.0, 4.0}).norm().item<double>(), 5.0, 1e-6);
-  EXPECT_TRUE(all_close(tensor({{1.0, 2.0}}).logsumexp({1}), tensor({std::log(std::exp(1.0) + std::exp(2.0))})));
+  EXPECT_TRUE(all_close(tensor({{1.0, 2.0}}).logsumexp({1}),
+                        tensor({std::log(std::exp(1.0) + std::exp(2.0))})));
   EXPECT_THROW_WITH(tensor({1, 2}).mean(), "floating point");
   EXPECT_THROW_WITH(x.sum({0, 0}), "appears multiple times");
   EXPECT_THROW_WITH(x.sum({2}), "dimension out of range");

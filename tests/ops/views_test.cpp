@@ -79,7 +79,8 @@ TEST(Views, CatAndStack) {
   EXPECT_EQ(cat({a, a.to(kFloat64)}).dtype(), kFloat64);
   EXPECT_EQ(stack({b, b}).sizes(), (Shape{2, 1, 3}));
   EXPECT_EQ(stack({b, b}, 2).sizes(), (Shape{1, 3, 2}));
-  EXPECT_THROW_WITH(cat({a, ones({2, 2}, kInt64)}), "sizes of tensors must match except in dimension 0");
+  EXPECT_THROW_WITH(cat({a, ones({2, 2}, kInt64)}),
+                    "sizes of tensors must match except in dimension 0");
   EXPECT_THROW_WITH(stack({a, b}), "stack expects each tensor to be equal size");
 }
 

@@ -26,23 +26,35 @@ Tensor run(Make make, const Tensor& init, const Tensor& grad, int steps) {
 
 TEST(SGD, PlainMomentumNesterovWeightDecay) {
   Tensor p0 = tensor({1.0, -2.0}), g = tensor({0.5, 1.0});
-  auto plain = run([](auto ps) { return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1)); }, p0, g, 3);
+  auto plain = run([](auto ps) { return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1)); },
+                   p0, g, 3);
   EXPECT_TRUE(all_close(plain, p0 - g * 0.3, 1e-6, 1e-7));
   // momentum: buf1 = g, buf2 = 1.9 g, buf3 = 2.71 g; total step = 5.61 g
-  auto mom = run([](auto ps) { return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1).with_momentum(0.9)); },
-                 p0, g, 3);
+  auto mom = run(
+      [](auto ps) {
+        return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1).with_momentum(0.9));
+      },
+      p0, g, 3);
   EXPECT_TRUE(all_close(mom, p0 - g * 0.561, 1e-6, 1e-7));
   // nesterov: d = g + 0.9 buf -> 1.9 g, 2.71 g, 3.439 g
-  auto nes = run([](auto ps) {
-    return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1).with_momentum(0.9).with_nesterov());
-  }, p0, g, 3);
+  auto nes = run(
+      [](auto ps) {
+        return std::make_unique<optim::SGD>(
+            ps, optim::SGDOptions(0.1).with_momentum(0.9).with_nesterov());
+      },
+      p0, g, 3);
   EXPECT_TRUE(all_close(nes, p0 - g * (0.1 * (1.9 + 2.71 + 3.439)), 1e-6, 1e-7));
   // weight decay: p <- p - lr (g + wd p)
-  auto wd = run([](auto ps) { return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1).with_weight_decay(0.5)); },
-                p0, g, 1);
+  auto wd = run(
+      [](auto ps) {
+        return std::make_unique<optim::SGD>(ps, optim::SGDOptions(0.1).with_weight_decay(0.5));
+      },
+      p0, g, 1);
   EXPECT_TRUE(all_close(wd, p0 - (g + p0 * 0.5) * 0.1, 1e-6, 1e-7));
-  EXPECT_THROW_WITH(optim::SGD({ones({1}).requires_grad_()}, optim::SGDOptions(-1)), "invalid learning rate");
-  EXPECT_THROW_WITH(optim::SGD({(ones({1}).requires_grad_() * 2)}, optim::SGDOptions(0.1)), "non-leaf");
+  EXPECT_THROW_WITH(optim::SGD({ones({1}).requires_grad_()}, optim::SGDOptions(-1)),
+                    "invalid learning rate");
+  EXPECT_THROW_WITH(optim::SGD({(ones({1}).requires_grad_() * 2)}, optim::SGDOptions(0.1)),
+                    "non-leaf");
 }
 
 // Adam by hand, for a constant gradient.
@@ -63,11 +75,16 @@ Tensor adam_reference(const Tensor& p0, const Tensor& g, int steps, double lr, d
 
 TEST(Adam, MatchesTheUpdateRule) {
   Tensor p0 = tensor({1.0, -2.0, 0.5}, kFloat64), g = tensor({0.5, -1.0, 2.0}, kFloat64);
-  auto adam = run([](auto ps) { return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01)); }, p0, g, 5);
-  EXPECT_TRUE(all_close(adam, adam_reference(p0, g, 5, 0.01, 0.9, 0.999, 1e-8, 0, false), 1e-10, 1e-12));
-  auto wd = run([](auto ps) {
-    return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01).with_weight_decay(0.1));
-  }, p0, g, 4);
+  auto adam =
+      run([](auto ps) { return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01)); }, p0,
+          g, 5);
+  EXPECT_TRUE(
+      all_close(adam, adam_reference(p0, g, 5, 0.01, 0.9, 0.999, 1e-8, 0, false), 1e-10, 1e-12));
+  auto wd = run(
+      [](auto ps) {
+        return std::make_unique<optim::Adam>(ps, optim::AdamOptions(0.01).with_weight_decay(0.1));
+      },
+      p0, g, 4);
   // With weight decay the gradient changes every step, which the reference recomputes from p.
   Tensor p = p0.clone(), m = zeros_like(p0), v = zeros_like(p0);
   for (int t = 1; t <= 4; ++t) {
@@ -78,7 +95,8 @@ TEST(Adam, MatchesTheUpdateRule) {
   }
   EXPECT_TRUE(all_close(wd, p, 1e-10, 1e-12));
   auto adamw = run([](auto ps) { return std::make_unique<optim::AdamW>(ps); }, p0, g, 3);
-  EXPECT_TRUE(all_close(adamw, adam_reference(p0, g, 3, 1e-3, 0.9, 0.999, 1e-8, 0.01, true), 1e-10, 1e-12));
+  EXPECT_TRUE(
+      all_close(adamw, adam_reference(p0, g, 3, 1e-3, 0.9, 0.999, 1e-8, 0.01, true), 1e-10, 1e-12));
 }
 
 TEST(Optimizer, StateDictRoundTrip) {

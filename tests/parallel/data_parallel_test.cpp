@@ -30,7 +30,8 @@ TEST(Scatter, BalancedChunksAndNeverAnEmptyOne) {
 }
 
 TEST(Gather, ConcatenatesAndStacksScalars) {
-  Tensor g = parallel::gather({ones({2, 3}, TensorOptions().with_device("cpu:1")), zeros({1, 3}, TensorOptions().with_device("cpu:2"))},
+  Tensor g = parallel::gather({ones({2, 3}, TensorOptions().with_device("cpu:1")),
+                               zeros({1, 3}, TensorOptions().with_device("cpu:2"))},
                               Device("cpu:0"));
   EXPECT_EQ(g.sizes(), (Shape{3, 3}));
   EXPECT_EQ(g.device(), Device("cpu:0"));
@@ -41,7 +42,8 @@ TEST(Gather, ConcatenatesAndStacksScalars) {
 }
 
 // Outputs and gradients of DataParallel(model) equal those of model on the whole batch.
-void expect_equivalent(const std::function<std::shared_ptr<nn::Module>()>& make, const Tensor& x, bool train) {
+void expect_equivalent(const std::function<std::shared_ptr<nn::Module>()>& make, const Tensor& x,
+                       bool train) {
   for (int n = 1; n <= 4; ++n) {
     manual_seed(3);
     std::shared_ptr<nn::Module> plain = make();
@@ -60,7 +62,8 @@ void expect_equivalent(const std::function<std::shared_ptr<nn::Module>()>& make,
     nn::functional::cross_entropy(y_dp, target).backward();
     auto pp = plain->named_parameters(), dpp = inner->named_parameters();
     for (size_t i = 0; i < pp.size(); ++i) {
-      ASSERT_TRUE(dpp[i].second.grad().defined()) << n << " devices: " << dpp[i].first << " got no gradient";
+      ASSERT_TRUE(dpp[i].second.grad().defined())
+          << n << " devices: " << dpp[i].first << " got no gradient";
       EXPECT_EQ(dpp[i].second.grad().device(), Device("cpu:0"));
       EXPECT_TRUE(all_close(dpp[i].second.grad(), pp[i].second.grad(), 1e-4, 1e-6))
           << n << " devices: gradient of " << pp[i].first;
@@ -76,8 +79,9 @@ TEST(DataParallel, LeNetOverOneToFourDevices) {
 
 std::shared_ptr<nn::Module> bn_model() {
   return nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      nn::make<nn::Conv2d>(nn::Conv2dOptions(3, 4, 3).with_padding(1)), nn::make<nn::BatchNorm2d>(4),
-      nn::make<nn::ReLU>(), nn::make<nn::Flatten>(), nn::make<nn::Linear>(4 * 6 * 6, 10)});
+      nn::make<nn::Conv2d>(nn::Conv2dOptions(3, 4, 3).with_padding(1)),
+      nn::make<nn::BatchNorm2d>(4), nn::make<nn::ReLU>(), nn::make<nn::Flatten>(),
+      nn::make<nn::Linear>(4 * 6 * 6, 10)});
 }
 
 TEST(DataParallel, BatchNormModelOverOneToFourDevices) {
@@ -90,7 +94,8 @@ TEST(DataParallel, BatchNormModelOverOneToFourDevices) {
 
 TEST(DataParallel, RunningStatisticsOfTheFirstReplicaPersist) {
   auto model = bn_model();
-  auto* bn = dynamic_cast<nn::BatchNorm2d*>((*std::dynamic_pointer_cast<nn::Sequential>(model))[1].get());
+  auto* bn =
+      dynamic_cast<nn::BatchNorm2d*>((*std::dynamic_pointer_cast<nn::Sequential>(model))[1].get());
   Tensor x = randn({8, 3, 6, 6}) * 2 + 1;
   auto dp = nn::make<nn::DataParallel>(model, devices(2));
   dp->forward(x);
@@ -104,8 +109,9 @@ TEST(DataParallel, ParametersMustBeOnTheFirstDevice) {
   auto model = nn::make<nn::Linear>(4, 2);
   model->to(Device("cpu:1"));
   auto dp = nn::make<nn::DataParallel>(model, devices(2));
-  EXPECT_THROW_WITH(dp->forward(ones({4, 4})), "module must have its parameters and buffers on device cpu:0 "
-                                               "(device_ids[0]) but found parameter 'weight' on device cpu:1");
+  EXPECT_THROW_WITH(dp->forward(ones({4, 4})),
+                    "module must have its parameters and buffers on device cpu:0 "
+                    "(device_ids[0]) but found parameter 'weight' on device cpu:1");
 }
 
 TEST(DataParallel, ASmallBatchUsesFewerDevices) {
@@ -121,10 +127,12 @@ TEST(DataParallel, ASmallBatchUsesFewerDevices) {
 class PartlyParallel : public nn::Module {
  public:
   PartlyParallel()
-      : features(register_module("features", nn::make<nn::DataParallel>(
-                                                 nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-                                                     nn::make<nn::Linear>(8, 16), nn::make<nn::ReLU>()}),
-                                                 std::vector<Device>{Device("cpu:0"), Device("cpu:1"), Device("cpu:2")}))),
+      : features(register_module(
+            "features",
+            nn::make<nn::DataParallel>(
+                nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+                    nn::make<nn::Linear>(8, 16), nn::make<nn::ReLU>()}),
+                std::vector<Device>{Device("cpu:0"), Device("cpu:1"), Device("cpu:2")}))),
         head(register_module("head", nn::make<nn::Linear>(16, 3))) {}
   Tensor forward(const Tensor& x) override { return head->forward(features->forward(x)); }
   std::string name() const override { return "PartlyParallel"; }
@@ -132,7 +140,9 @@ class PartlyParallel : public nn::Module {
   std::shared_ptr<nn::Linear> head;
 
  protected:
-  std::shared_ptr<nn::Module> clone_impl() const override { return std::make_shared<PartlyParallel>(); }
+  std::shared_ptr<nn::Module> clone_impl() const override {
+    return std::make_shared<PartlyParallel>();
+  }
 };
 
 TEST(DataParallel, OnlyOneBlockWrapped) {
@@ -152,9 +162,10 @@ TEST(ParallelApply, TheFirstErrorIsRethrownAfterAllFinish) {
   auto a = nn::make<nn::Linear>(4, 2), b = nn::make<nn::Linear>(4, 2);
   b->to(Device("cpu:1"));
   std::vector<std::shared_ptr<nn::Module>> replicas{a, b};
-  EXPECT_THROW_WITH(parallel::parallel_apply(replicas, {ones({1, 4}), ones({1, 5}, TensorOptions().with_device("cpu:1"))},
-                                             devices(2)),
-                    "doesn't match weight of shape [2, 4]");
+  EXPECT_THROW_WITH(
+      parallel::parallel_apply(
+          replicas, {ones({1, 4}), ones({1, 5}, TensorOptions().with_device("cpu:1"))}, devices(2)),
+      "doesn't match weight of shape [2, 4]");
 }
 
 }  // namespace

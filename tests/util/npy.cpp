@@ -12,14 +12,22 @@ namespace {
 
 const char* descr(DType t) {
   switch (t) {
-    case kBool: return "|b1";
-    case kUInt8: return "|u1";
-    case kInt32: return "<i4";
-    case kInt64: return "<i8";
-    case kFloat16: return "<f2";
-    case kFloat32: return "<f4";
-    case kFloat64: return "<f8";
-    default: EMBER_FAIL("[npy] no NumPy type for ", t);
+    case kBool:
+      return "|b1";
+    case kUInt8:
+      return "|u1";
+    case kInt32:
+      return "<i4";
+    case kInt64:
+      return "<i8";
+    case kFloat16:
+      return "<f2";
+    case kFloat32:
+      return "<f4";
+    case kFloat64:
+      return "<f8";
+    default:
+      EMBER_FAIL("[npy] no NumPy type for ", t);
   }
 }
 
@@ -36,7 +44,8 @@ void write_npy(const std::string& path, const Tensor& t) {
   Tensor c = (t.dtype() == kBFloat16 ? t.to(kFloat32) : t).cpu().contiguous();
   std::ostringstream header;
   header << "{'descr': '" << descr(c.dtype()) << "', 'fortran_order': False, 'shape': (";
-  for (int64_t d = 0; d < c.dim(); ++d) header << c.size(d) << (c.dim() == 1 ? "," : (d + 1 < c.dim() ? ", " : ""));
+  for (int64_t d = 0; d < c.dim(); ++d)
+    header << c.size(d) << (c.dim() == 1 ? "," : (d + 1 < c.dim() ? ", " : ""));
   header << "), }";
   std::string h = header.str();
   size_t total = 10 + h.size() + 1;
@@ -68,7 +77,8 @@ Tensor read_npy(const std::string& path) {
   };
   size_t p = h.find('\'', field("descr"));
   std::string d = h.substr(p + 1, h.find('\'', p + 1) - p - 1);
-  EMBER_CHECK(h.find("'fortran_order': False") != std::string::npos, "[npy] fortran order in ", path);
+  EMBER_CHECK(h.find("'fortran_order': False") != std::string::npos, "[npy] fortran order in ",
+              path);
   size_t s0 = h.find('(', field("shape")), s1 = h.find(')', s0);
   Shape shape;
   std::stringstream ss(h.substr(s0 + 1, s1 - s0 - 1));

@@ -17,8 +17,8 @@ std::vector<double> values(const Tensor& t) {
   if (!actual.defined() || !expected.defined())
     return ::testing::AssertionFailure() << "undefined tensor";
   if (actual.sizes() != expected.sizes())
-    return ::testing::AssertionFailure() << "shape " << actual.sizes() << " != expected "
-                                         << expected.sizes();
+    return ::testing::AssertionFailure()
+           << "shape " << actual.sizes() << " != expected " << expected.sizes();
   std::vector<double> a = values(actual), e = values(expected);
   for (size_t i = 0; i < a.size(); ++i) {
     bool both_nan = std::isnan(a[i]) && std::isnan(e[i]);
@@ -27,7 +27,8 @@ std::vector<double> values(const Tensor& t) {
     if (!(std::fabs(a[i] - e[i]) <= atol + rtol * std::fabs(e[i])))
       return ::testing::AssertionFailure()
              << "element " << i << " of " << a.size() << ": " << a[i] << " vs expected " << e[i]
-             << " (diff " << std::fabs(a[i] - e[i]) << ", rtol " << rtol << ", atol " << atol << ")";
+             << " (diff " << std::fabs(a[i] - e[i]) << ", rtol " << rtol << ", atol " << atol
+             << ")";
   }
   return ::testing::AssertionSuccess();
 }
@@ -51,11 +52,16 @@ Tensor uniform(const Shape& sizes, DType dtype, double lo, double hi) {
 
 double tolerance(DType dtype) {
   switch (dtype) {
-    case kFloat16: return 2e-3;
-    case kBFloat16: return 1.6e-2;
-    case kFloat32: return 2e-5;
-    case kFloat64: return 1e-12;
-    default: return 0;
+    case kFloat16:
+      return 2e-3;
+    case kBFloat16:
+      return 1.6e-2;
+    case kFloat32:
+      return 2e-5;
+    case kFloat64:
+      return 1e-12;
+    default:
+      return 0;
   }
 }
 

@@ -15,8 +15,8 @@ namespace ember::testing {
 std::vector<double> values(const Tensor& t);
 
 /// Same shape and values within atol + rtol * |expected| (NaNs must match NaNs).
-::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-5,
-                                     double atol = 1e-6);
+::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected,
+                                     double rtol = 1e-5, double atol = 1e-6);
 
 /// The values of t in a non-contiguous layout (every other element of a wider buffer).
 Tensor noncontiguous(const Tensor& t);
@@ -33,13 +33,13 @@ std::string torch_python();
 }  // namespace ember::testing
 
 /// Expects `stmt` to throw ember::Error (or a subclass) whose message contains `substring`.
-#define EXPECT_THROW_WITH(stmt, substring)                                             \
-  do {                                                                                 \
-    try {                                                                              \
-      stmt;                                                                            \
+#define EXPECT_THROW_WITH(stmt, substring)                                              \
+  do {                                                                                  \
+    try {                                                                               \
+      stmt;                                                                             \
       ADD_FAILURE() << "expected an ember::Error containing \"" << (substring) << "\""; \
-    } catch (const ::ember::Error& e) {                                                \
-      EXPECT_NE(std::string(e.what()).find(substring), std::string::npos)              \
-          << "message: " << e.what();                                                  \
-    }                                                                                  \
+    } catch (const ::ember::Error& e) {                                                 \
+      EXPECT_NE(std::string(e.what()).find(substring), std::string::npos)               \
+          << "message: " << e.what();                                                   \
+    }                                                                                   \
   } while (0)

@@ -6,7 +6,8 @@
 
 namespace ember::cli {
 
-Args::Args(int argc, char** argv, const std::set<std::string>& options, const std::set<std::string>& flags) {
+Args::Args(int argc, char** argv, const std::set<std::string>& options,
+           const std::set<std::string>& flags) {
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     EMBER_CHECK(a.rfind("--", 0) == 0, "unexpected argument '", a, "' (options start with --)");

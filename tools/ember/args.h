@@ -11,7 +11,8 @@ namespace ember::cli {
 class Args {
  public:
   /// argv after the subcommand; `flags` take no value, every other --option takes one.
-  Args(int argc, char** argv, const std::set<std::string>& options, const std::set<std::string>& flags);
+  Args(int argc, char** argv, const std::set<std::string>& options,
+       const std::set<std::string>& flags);
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::string str(const std::string& name, const std::string& fallback) const;
   int64_t integer(const std::string& name, int64_t fallback) const;

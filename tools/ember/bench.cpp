@@ -21,7 +21,10 @@ double seconds_per_call(const std::function<void()>& f, Device device) {
   auto sync = [&] {
     if (device.is_cuda()) cuda::synchronize(device.index());
   };
-  auto now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
   f();
   sync();
   double t0 = now();
@@ -69,12 +72,14 @@ double lenet_step_seconds(Device device, int64_t batch, const std::vector<Device
   if (dp.size() > 1) run = nn::make<nn::DataParallel>(model, dp);
   optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
   Tensor x = randn({batch, 1, 28, 28}).to(device), y = randint(0, 10, {batch}).to(device);
-  return seconds_per_call([&] {
-    Tensor loss = nn::functional::cross_entropy(run->forward(x), y);
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-  }, device);
+  return seconds_per_call(
+      [&] {
+        Tensor loss = nn::functional::cross_entropy(run->forward(x), y);
+        opt.zero_grad();
+        loss.backward();
+        opt.step();
+      },
+      device);
 }
 
 std::vector<Row> measure() {
@@ -91,12 +96,14 @@ std::vector<Row> measure() {
     Row r{"GPU beats CPU: matmul 2048^3 float32", "CPU time / GPU time", "ms", ""};
     r.a = 1e3 * seconds_per_call([&] { mm(a, b); }, cpu);
     r.b = 1e3 * seconds_per_call([&] { mm(ga, gb); }, best);
-    r.verdict = r.a > r.b ? "true: the GPU is " + fmt("%.0fx", r.a / r.b) + " faster" : "false on this machine";
+    r.verdict = r.a > r.b ? "true: the GPU is " + fmt("%.0fx", r.a / r.b) + " faster"
+                          : "false on this machine";
     rows.push_back(r);
     Row t{"GPU beats CPU: LeNet training step, batch 256", "CPU time / GPU time", "ms", ""};
     t.a = 1e3 * lenet_step_seconds(cpu, 256);
     t.b = 1e3 * lenet_step_seconds(best, 256);
-    t.verdict = t.a > t.b ? "true: " + fmt("%.1fx", t.a / t.b) + " faster on the GPU" : "false: the step is too small for the GPU";
+    t.verdict = t.a > t.b ? "true: " + fmt("%.1fx", t.a / t.b) + " faster on the GPU"
+                          : "false: the step is too small for the GPU";
     rows.push_back(t);
   } else {
     rows.push_back(skipped("GPU beats CPU: matmul 2048^3 float32", no_gpu));
@@ -106,11 +113,13 @@ std::vector<Row> measure() {
   // 2. In-place ops are faster than out-of-place ones.
   for (Device d : gpu ? std::vector<Device>{cpu, best} : std::vector<Device>{cpu}) {
     Tensor x = randn({16 << 20}).to(d), y = randn({16 << 20}).to(d).mul_(1e-9);
-    Row r{"in-place beats out-of-place: add of 16M floats on " + d.str(), "out-of-place time / in-place time", "ms", ""};
+    Row r{"in-place beats out-of-place: add of 16M floats on " + d.str(),
+          "out-of-place time / in-place time", "ms", ""};
     r.a = 1e3 * seconds_per_call([&] { Tensor z = x + y; }, d);
     r.b = 1e3 * seconds_per_call([&] { x.add_(y); }, d);
     double ratio = r.a / r.b;
-    r.verdict = ratio > 1.1 ? "true: in-place is " + fmt("%.2fx", ratio) + " faster (no new memory to write)"
+    r.verdict = ratio > 1.1 ? "true: in-place is " + fmt("%.2fx", ratio) +
+                                  " faster (no new memory to write)"
                             : "about even: ember's caching allocator makes the new output cheap";
     rows.push_back(r);
   }
@@ -120,13 +129,17 @@ std::vector<Row> measure() {
     std::vector<Tensor> small;
     for (int i = 0; i < 10000; ++i) small.push_back(randn({100}).to(best));
     Tensor big = randn({1000000}).to(best);
-    Row r{"one big tensor beats many small ones: 10,000 x 100 vs 1 x 1,000,000 floats, x *= 2 on " + best.str(),
+    Row r{"one big tensor beats many small ones: 10,000 x 100 vs 1 x 1,000,000 floats, x *= 2 on " +
+              best.str(),
           "many small / one big", "ms", ""};
-    r.a = 1e3 * seconds_per_call([&] {
-      for (Tensor& t : small) t.mul_(2);
-    }, best);
+    r.a = 1e3 * seconds_per_call(
+                    [&] {
+                      for (Tensor& t : small) t.mul_(2);
+                    },
+                    best);
     r.b = 1e3 * seconds_per_call([&] { big.mul_(2); }, best);
-    r.verdict = "true: " + fmt("%.0fx", r.a / r.b) + " slower as small tensors (per-op overhead dominates)";
+    r.verdict =
+        "true: " + fmt("%.0fx", r.a / r.b) + " slower as small tensors (per-op overhead dominates)";
     rows.push_back(r);
   }
 
@@ -144,8 +157,9 @@ std::vector<Row> measure() {
       r.verdict = fmt("%.0f samples/s", rate);
       rows.push_back(r);
     }
-    rows.back().verdict += last > 1.5 * first ? " (true: " + fmt("%.1fx", last / first) + " batch 16's throughput)"
-                                              : " (batch size matters little here)";
+    rows.back().verdict += last > 1.5 * first
+                               ? " (true: " + fmt("%.1fx", last / first) + " batch 16's throughput)"
+                               : " (batch size matters little here)";
   }
 
   // 5. Transfers cost more than the compute they feed.
@@ -159,13 +173,17 @@ std::vector<Row> measure() {
     double pageable = seconds_per_call([&] { host.to(best); }, best);
     double fast = seconds_per_call([&] { pinned.to(best, /*non_blocking=*/true); }, best);
     double compute = seconds_per_call([&] { model->forward(on_gpu); }, best);
-    rows.push_back({"pinned memory speeds up host-to-device copies: 51 MB batch", "pageable / pinned", "ms",
-                    "true: pinned is " + fmt("%.1fx", pageable / fast) + " faster", 1e3 * pageable, 1e3 * fast});
-    rows.push_back({"the transfer costs more than the compute it feeds: LeNet forward on that batch",
-                    "transfer (pinned) / compute", "ms",
-                    fast > compute ? "true: moving the data takes " + fmt("%.1fx", fast / compute) + " the compute"
-                                   : "false: the compute takes longer than the copy",
-                    1e3 * fast, 1e3 * compute});
+    rows.push_back({"pinned memory speeds up host-to-device copies: 51 MB batch",
+                    "pageable / pinned", "ms",
+                    "true: pinned is " + fmt("%.1fx", pageable / fast) + " faster", 1e3 * pageable,
+                    1e3 * fast});
+    rows.push_back(
+        {"the transfer costs more than the compute it feeds: LeNet forward on that batch",
+         "transfer (pinned) / compute", "ms",
+         fast > compute
+             ? "true: moving the data takes " + fmt("%.1fx", fast / compute) + " the compute"
+             : "false: the compute takes longer than the copy",
+         1e3 * fast, 1e3 * compute});
   } else {
     rows.push_back(skipped("pinned memory speeds up host-to-device copies", no_gpu));
     rows.push_back(skipped("the transfer costs more than the compute it feeds", no_gpu));
@@ -173,11 +191,14 @@ std::vector<Row> measure() {
 
   // 6. Data parallelism scales.
   std::vector<Device> pool;
-  if (cuda::device_count() >= 2) for (int i = 0; i < cuda::device_count(); ++i) pool.emplace_back(kCUDA, i);
-  else if (cpu::device_count() >= 2) for (int i = 0; i < cpu::device_count(); ++i) pool.emplace_back(kCPU, i);
+  if (cuda::device_count() >= 2)
+    for (int i = 0; i < cuda::device_count(); ++i) pool.emplace_back(kCUDA, i);
+  else if (cpu::device_count() >= 2)
+    for (int i = 0; i < cpu::device_count(); ++i) pool.emplace_back(kCPU, i);
   if (pool.size() < 2) {
-    rows.push_back(skipped("DataParallel scales over devices",
-                           "needs two or more devices: GPUs, or virtual CPU devices (EMBER_CPU_DEVICES=4)"));
+    rows.push_back(
+        skipped("DataParallel scales over devices",
+                "needs two or more devices: GPUs, or virtual CPU devices (EMBER_CPU_DEVICES=4)"));
   } else {
     double base = 256.0 / lenet_step_seconds(pool[0], 256);
     for (size_t n : {size_t{1}, size_t{2}, size_t{4}}) {
@@ -185,12 +206,14 @@ std::vector<Row> measure() {
       std::vector<Device> use(pool.begin(), pool.begin() + static_cast<long>(n));
       double rate = 256.0 / lenet_step_seconds(pool[0], 256, use);
       Row r{"", "samples/s relative to the plain module", "samples/s", ""};
-      r.claim = "DataParallel: LeNet training, batch 256, over " + std::to_string(n) + " device(s) (" + pool[0].str() +
-                (n > 1 ? " ... " + use.back().str() : "") + ")";
+      r.claim = "DataParallel: LeNet training, batch 256, over " + std::to_string(n) +
+                " device(s) (" + pool[0].str() + (n > 1 ? " ... " + use.back().str() : "") + ")";
       r.a = rate;
       r.b = base;
-      r.verdict = fmt("%.0f samples/s", rate) + (n > 1 ? (rate > 1.2 * base ? ", scales" : ", does not scale here") : "");
-      if (pool[0].is_cpu() && n > 1) r.verdict += " (virtual CPU devices share this machine's cores)";
+      r.verdict = fmt("%.0f samples/s", rate) +
+                  (n > 1 ? (rate > 1.2 * base ? ", scales" : ", does not scale here") : "");
+      if (pool[0].is_cpu() && n > 1)
+        r.verdict += " (virtual CPU devices share this machine's cores)";
       rows.push_back(r);
     }
   }
@@ -203,7 +226,8 @@ int bench(int argc, char** argv) {
   Args args(argc, argv, {"threads"}, {"json", "help"});
   if (args.flag("help")) {
     std::cout << "usage: ember bench [--json] [--threads N]\n"
-                 "Measures the GPU guides' claims on this machine; EMBER_CPU_DEVICES=4 adds virtual CPU devices\n"
+                 "Measures the GPU guides' claims on this machine; EMBER_CPU_DEVICES=4 adds "
+                 "virtual CPU devices\n"
                  "for the data-parallel part when there are fewer than two GPUs.\n";
     return 0;
   }
@@ -213,13 +237,17 @@ int bench(int argc, char** argv) {
     if (args.flag("json")) {
       json j = {{"claim", r.claim}, {"verdict", r.verdict}, {"skipped", r.skipped}};
       if (!r.skipped)
-        j.update({{"comparison", r.comparison}, {"a", r.a}, {"b", r.b}, {"unit", r.unit}, {"ratio", r.a / r.b}});
+        j.update({{"comparison", r.comparison},
+                  {"a", r.a},
+                  {"b", r.b},
+                  {"unit", r.unit},
+                  {"ratio", r.a / r.b}});
       std::cout << j.dump() << "\n";
     } else if (r.skipped) {
       std::printf("%-88s  skipped: %s\n", r.claim.c_str(), r.verdict.c_str());
     } else {
-      std::printf("%-88s  %10.4g vs %10.4g %-9s ratio %6.2f  %s\n", r.claim.c_str(), r.a, r.b, r.unit.c_str(),
-                  r.a / r.b, r.verdict.c_str());
+      std::printf("%-88s  %10.4g vs %10.4g %-9s ratio %6.2f  %s\n", r.claim.c_str(), r.a, r.b,
+                  r.unit.c_str(), r.a / r.b, r.verdict.c_str());
     }
   }
   return 0;

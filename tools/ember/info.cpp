@@ -100,8 +100,8 @@ void print_text(const json& j) {
   const json& c = j["cpu"];
   std::cout << "CPU: " << c["model"].get<std::string>() << "\n"
             << "  logical cores " << c["logical_cores"] << ", SIMD " << c["simd"].get<std::string>()
-            << " (ember compiled for " << c["ember_compiled_for"].get<std::string>() << "), ember threads "
-            << c["threads"] << "\n"
+            << " (ember compiled for " << c["ember_compiled_for"].get<std::string>()
+            << "), ember threads " << c["threads"] << "\n"
             << "  matmul: " << c["blas"].get<std::string>() << "\n"
             << "  conv2d: " << c["convolution"].get<std::string>() << "\n";
   for (const json& d : c["devices"])
@@ -114,8 +114,9 @@ void print_text(const json& j) {
   if (!g["available"].get<bool>()) {
     std::cout << "none usable: " << g["reason"].get<std::string>() << "\n";
   } else {
-    std::cout << g["device_count"] << " device(s), driver " << g["driver_version"].get<std::string>()
-              << ", runtime " << g["runtime_version"].get<std::string>() << "\n";
+    std::cout << g["device_count"] << " device(s), driver "
+              << g["driver_version"].get<std::string>() << ", runtime "
+              << g["runtime_version"].get<std::string>() << "\n";
   }
   std::string visible = g["cuda_visible_devices"];
   std::cout << "  CUDA_VISIBLE_DEVICES=" << (visible.empty() ? "(unset)" : visible) << "\n";
@@ -126,8 +127,10 @@ void print_text(const json& j) {
               << format_bytes(d["total_memory"]) << "\n"
               << "      clocks " << d["clock_mhz"] << " MHz (memory " << d["memory_clock_mhz"]
               << " MHz, " << d["memory_bus_width"] << "-bit), L2 " << format_bytes(d["l2_cache"])
-              << ", PCI " << d["pci_bus_id"].get<std::string>() << ", " << d["uuid"].get<std::string>()
-              << ", peer access: " << (d["peer_access"].empty() ? "none" : d["peer_access"].dump()) << "\n";
+              << ", PCI " << d["pci_bus_id"].get<std::string>() << ", "
+              << d["uuid"].get<std::string>()
+              << ", peer access: " << (d["peer_access"].empty() ? "none" : d["peer_access"].dump())
+              << "\n";
   }
 }
 
@@ -140,8 +143,10 @@ int info(int argc, char** argv) {
     return 0;
   }
   json j = collect();
-  if (args.flag("json")) std::cout << j.dump(2) << "\n";
-  else print_text(j);
+  if (args.flag("json"))
+    std::cout << j.dump(2) << "\n";
+  else
+    print_text(j);
   return 0;
 }
 

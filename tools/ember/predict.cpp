@@ -12,7 +12,8 @@
 namespace ember::cli {
 
 int predict(int argc, char** argv) {
-  Args args(argc, argv, {"model", "data", "temperature", "device", "batch-size", "threads"}, {"help"});
+  Args args(argc, argv, {"model", "data", "temperature", "device", "batch-size", "threads"},
+            {"help"});
   if (args.flag("help") || !args.has("model")) {
     std::cout << "usage: ember predict --model FILE [--data DIR] [--temperature 0.6] [--device D]\n"
                  "                     [--batch-size 512] [--threads N]\n";
@@ -37,7 +38,8 @@ int predict(int argc, char** argv) {
   Tensor confidence = zeros({}, TensorOptions(kFloat64).with_device(device));
   for (size_t start = 0; start < test.size(); start += static_cast<size_t>(batch)) {
     std::vector<size_t> idx;
-    for (size_t i = start; i < std::min(test.size(), start + static_cast<size_t>(batch)); ++i) idx.push_back(i);
+    for (size_t i = start; i < std::min(test.size(), start + static_cast<size_t>(batch)); ++i)
+      idx.push_back(i);
     data::Example b = test.get_batch(idx);
     Tensor x = b.data.to(device), y = b.target.to(device);
     Tensor probs = softmax(model->forward(x) / temperature, 1);
@@ -49,12 +51,13 @@ int predict(int argc, char** argv) {
   double mean_conf = confidence.item<double>() / static_cast<double>(test.size());
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   double rate = static_cast<double>(test.size()) / seconds;
-  std::printf("%zu test images on %s: accuracy %.2f%%, mean confidence %.3f at temperature %.2f, "
-              "%.0f images/s\n", test.size(), device.str().c_str(), 100 * accuracy, mean_conf,
-              temperature, rate);
-  nlohmann::json out = {{"device", device.str()}, {"samples", test.size()}, {"accuracy", accuracy},
-                        {"temperature", temperature}, {"mean_confidence", mean_conf},
-                        {"samples_per_second", rate}};
+  std::printf(
+      "%zu test images on %s: accuracy %.2f%%, mean confidence %.3f at temperature %.2f, "
+      "%.0f images/s\n",
+      test.size(), device.str().c_str(), 100 * accuracy, mean_conf, temperature, rate);
+  nlohmann::json out = {{"device", device.str()},       {"samples", test.size()},
+                        {"accuracy", accuracy},         {"temperature", temperature},
+                        {"mean_confidence", mean_conf}, {"samples_per_second", rate}};
   std::cout << out.dump() << std::endl;
   return 0;
 }

@@ -14,11 +14,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -32,7 +41,8 @@ std::string num(double v) {
 
 }  // namespace
 
-std::string svg_chart(const std::string& title, const std::string& x_label, const std::vector<Curve>& curves) {
+std::string svg_chart(const std::string& title, const std::string& x_label,
+                      const std::vector<Curve>& curves) {
   const double W = 640, H = 320, left = 60, right = 20, top = 30, bottom = 45;
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
   for (const Curve& c : curves)
@@ -53,17 +63,21 @@ std::string svg_chart(const std::string& title, const std::string& x_label, cons
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s << "<text x=\"" << W / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">" << escape(title) << "</text>\n";
-  s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << W - left - right << "\" height=\""
-    << H - top - bottom << "\" fill=\"none\" stroke=\"#888\"/>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">"
+    << escape(title) << "</text>\n";
+  s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << W - left - right
+    << "\" height=\"" << H - top - bottom << "\" fill=\"none\" stroke=\"#888\"/>\n";
   for (int i = 0; i <= 4; ++i) {
     double y = y0 + (y1 - y0) * i / 4, x = x0 + (x1 - x0) * i / 4;
-    s << "<text x=\"" << left - 6 << "\" y=\"" << py(y) + 4 << "\" text-anchor=\"end\">" << num(y) << "</text>\n";
-    s << "<line x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << py(y) << "\" y2=\"" << py(y)
-      << "\" stroke=\"#eee\"/>\n";
-    s << "<text x=\"" << px(x) << "\" y=\"" << H - bottom + 16 << "\" text-anchor=\"middle\">" << num(x) << "</text>\n";
+    s << "<text x=\"" << left - 6 << "\" y=\"" << py(y) + 4 << "\" text-anchor=\"end\">" << num(y)
+      << "</text>\n";
+    s << "<line x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << py(y) << "\" y2=\""
+      << py(y) << "\" stroke=\"#eee\"/>\n";
+    s << "<text x=\"" << px(x) << "\" y=\"" << H - bottom + 16 << "\" text-anchor=\"middle\">"
+      << num(x) << "</text>\n";
   }
-  s << "<text x=\"" << W / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">" << escape(x_label) << "</text>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">"
+    << escape(x_label) << "</text>\n";
   int legend = 0;
   for (const Curve& c : curves) {
     s << "<polyline fill=\"none\" stroke=\"" << c.color << "\" stroke-width=\"1.8\" points=\"";
@@ -75,7 +89,8 @@ std::string svg_chart(const std::string& title, const std::string& x_label, cons
     double ly = top + 16 + 16 * legend++;
     s << "<line x1=\"" << W - right - 150 << "\" x2=\"" << W - right - 130 << "\" y1=\"" << ly - 4
       << "\" y2=\"" << ly - 4 << "\" stroke=\"" << c.color << "\" stroke-width=\"2\"/>\n";
-    s << "<text x=\"" << W - right - 124 << "\" y=\"" << ly << "\">" << escape(c.label) << "</text>\n";
+    s << "<text x=\"" << W - right - 124 << "\" y=\"" << ly << "\">" << escape(c.label)
+      << "</text>\n";
   }
   s << "</svg>\n";
   return s.str();
@@ -89,7 +104,8 @@ void write_report(const std::string& path, const std::string& title,
        << "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:720px}"
           "td{padding:2px 12px 2px 0}</style></head><body>\n<h1>"
        << escape(title) << "</h1>\n<table>\n";
-    for (auto& [k, v] : summary) os << "<tr><td>" << escape(k) << "</td><td>" << escape(v) << "</td></tr>\n";
+    for (auto& [k, v] : summary)
+      os << "<tr><td>" << escape(k) << "</td><td>" << escape(v) << "</td></tr>\n";
     os << "</table>\n";
     for (const std::string& c : charts) os << "<p>" << c << "</p>\n";
     os << "</body></html>\n";

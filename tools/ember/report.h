@@ -13,7 +13,8 @@ struct Curve {
 };
 
 /// An SVG line chart of the curves.
-std::string svg_chart(const std::string& title, const std::string& x_label, const std::vector<Curve>& curves);
+std::string svg_chart(const std::string& title, const std::string& x_label,
+                      const std::vector<Curve>& curves);
 
 /// Writes `path` (atomically) with a title, a summary table and the charts.
 void write_report(const std::string& path, const std::string& title,

@@ -51,12 +51,14 @@ class Progress {
     int percent = total_ ? static_cast<int>(100 * done / total_) : 100;
     if (tty_) {
       int width = 30, filled = width * percent / 100;
-      std::fprintf(stderr, "\repoch %d/%d [%s%s] %3d%%  loss %.4f  %.0f samples/s ", epoch_, epochs_,
-                   std::string(static_cast<size_t>(filled), '=').c_str(),
-                   std::string(static_cast<size_t>(width - filled), ' ').c_str(), percent, loss, rate);
+      std::fprintf(stderr, "\repoch %d/%d [%s%s] %3d%%  loss %.4f  %.0f samples/s ", epoch_,
+                   epochs_, std::string(static_cast<size_t>(filled), '=').c_str(),
+                   std::string(static_cast<size_t>(width - filled), ' ').c_str(), percent, loss,
+                   rate);
     } else if (percent / 10 > last_decile_) {
       last_decile_ = percent / 10;
-      std::fprintf(stderr, "epoch %d/%d %3d%%  loss %.4f  %.0f samples/s\n", epoch_, epochs_, percent, loss, rate);
+      std::fprintf(stderr, "epoch %d/%d %3d%%  loss %.4f  %.0f samples/s\n", epoch_, epochs_,
+                   percent, loss, rate);
     }
   }
   void finish() {
@@ -105,8 +107,10 @@ int train(int argc, char** argv) {
   }
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
-  auto train_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
-  auto test_set = std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
+  auto train_set =
+      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
+  auto test_set =
+      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
   std::shared_ptr<nn::Module> model = make_model(cfg.model);
   model->to(device);
   // Training goes through DataParallel; the checkpoint holds the plain model's state.
@@ -165,8 +169,9 @@ int train(int argc, char** argv) {
         double total = loss_sum.item<double>();
         double mean = total / static_cast<double>(seen);
         // The curve shows the mean loss of the batches since the previous point.
-        loss_curve.points.emplace_back(static_cast<double>(epoch - 1) + static_cast<double>(step) / steps,
-                                       (total - window_loss) / static_cast<double>(seen - window_seen));
+        loss_curve.points.emplace_back(
+            static_cast<double>(epoch - 1) + static_cast<double>(step) / steps,
+            (total - window_loss) / static_cast<double>(seen - window_seen));
         window_loss = total;
         window_seen = seen;
         progress.update(step, mean, static_cast<double>(seen) / (now() - t0));
@@ -182,35 +187,50 @@ int train(int argc, char** argv) {
     double rate = static_cast<double>(seen) / epoch_seconds;
     train_acc.points.emplace_back(static_cast<double>(epoch), train_accuracy);
     test_acc.points.emplace_back(static_cast<double>(epoch), last.accuracy);
-    std::printf("epoch %lld: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%%, "
-                "%.2f s, %.0f samples/s\n",
-                static_cast<long long>(epoch), train_loss, 100 * train_accuracy, last.loss,
-                100 * last.accuracy, epoch_seconds, rate);
-    metrics << json{{"epoch", epoch}, {"train_loss", train_loss}, {"train_accuracy", train_accuracy},
-                    {"test_loss", last.loss}, {"test_accuracy", last.accuracy},
-                    {"epoch_seconds", epoch_seconds}, {"samples_per_second", rate}}
+    std::printf(
+        "epoch %lld: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%%, "
+        "%.2f s, %.0f samples/s\n",
+        static_cast<long long>(epoch), train_loss, 100 * train_accuracy, last.loss,
+        100 * last.accuracy, epoch_seconds, rate);
+    metrics << json{{"epoch", epoch},
+                    {"train_loss", train_loss},
+                    {"train_accuracy", train_accuracy},
+                    {"test_loss", last.loss},
+                    {"test_accuracy", last.accuracy},
+                    {"epoch_seconds", epoch_seconds},
+                    {"samples_per_second", rate}}
                    .dump()
             << "\n";
     metrics.flush();
   }
 
   std::string model_path = (std::filesystem::path(out) / "model.safetensors").string();
-  io::save(*model, model_path, {{"model", cfg.model}, {"epochs", std::to_string(cfg.epochs)},
-                                {"test_accuracy", std::to_string(last.accuracy)}});
-  double samples_per_second = static_cast<double>(train_set->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
+  io::save(*model, model_path,
+           {{"model", cfg.model},
+            {"epochs", std::to_string(cfg.epochs)},
+            {"test_accuracy", std::to_string(last.accuracy)}});
+  double samples_per_second =
+      static_cast<double>(train_set->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
   char acc[32], rate[32], secs[32];
   std::snprintf(acc, sizeof acc, "%.2f%%", 100 * last.accuracy);
   std::snprintf(rate, sizeof rate, "%.0f", samples_per_second);
   std::snprintf(secs, sizeof secs, "%.2f", train_seconds);
   write_report((std::filesystem::path(out) / "report.html").string(),
                "ember train: " + model->name() + " on Fashion-MNIST",
-               {{"device", device.str()}, {"epochs", std::to_string(cfg.epochs)},
-                {"batch size", std::to_string(cfg.batch_size)}, {"training time (s)", secs},
-                {"samples per second", rate}, {"test accuracy", acc}, {"checkpoint", model_path}},
+               {{"device", device.str()},
+                {"epochs", std::to_string(cfg.epochs)},
+                {"batch size", std::to_string(cfg.batch_size)},
+                {"training time (s)", secs},
+                {"samples per second", rate},
+                {"test accuracy", acc},
+                {"checkpoint", model_path}},
                {svg_chart("Training loss", "epoch", {loss_curve}),
                 svg_chart("Accuracy", "epoch", {train_acc, test_acc})});
-  json result = {{"device", devices.size() > 1 ? where : device.str()}, {"epochs", cfg.epochs}, {"train_seconds", train_seconds},
-                 {"samples_per_second", samples_per_second}, {"test_accuracy", last.accuracy}};
+  json result = {{"device", devices.size() > 1 ? where : device.str()},
+                 {"epochs", cfg.epochs},
+                 {"train_seconds", train_seconds},
+                 {"samples_per_second", samples_per_second},
+                 {"test_accuracy", last.accuracy}};
   std::cout << result.dump() << std::endl;
   return 0;
 }

@@ -22,12 +22,13 @@ std::string model_kind(const nn::NamedTensors& state) {
     if (name == "conv1.weight") return "lenet";
   for (auto& [name, t] : state)
     if (name == "fc1.weight" && t.dim() == 2 && t.size(1) == 784) return "mlp";
-  EMBER_FAIL("the state dict is neither a LeNet (conv1.weight, ...) nor an MLP (fc1.weight of 784 "
-             "inputs)");
+  EMBER_FAIL(
+      "the state dict is neither a LeNet (conv1.weight, ...) nor an MLP (fc1.weight of 784 "
+      "inputs)");
 }
 
-Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device, int64_t batch_size,
-                    double temperature) {
+Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device,
+                    int64_t batch_size, double temperature) {
   NoGradGuard no_grad;
   bool was_training = model.is_training();
   model.eval();
@@ -37,12 +38,15 @@ Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device devi
   size_t n = dataset.size();
   for (size_t start = 0; start < n; start += static_cast<size_t>(batch_size)) {
     std::vector<size_t> idx;
-    for (size_t i = start; i < std::min(n, start + static_cast<size_t>(batch_size)); ++i) idx.push_back(i);
+    for (size_t i = start; i < std::min(n, start + static_cast<size_t>(batch_size)); ++i)
+      idx.push_back(i);
     data::Example b = dataset.get_batch(idx);
     Tensor x = b.data.to(device), y = b.target.to(device);
     Tensor logits = model.forward(x);
     if (temperature != 1.0) logits = logits / temperature;
-    loss_sum.add_(nn::functional::cross_entropy(logits, y, Tensor(), -100, nn::functional::Reduction::Sum).to(kFloat64));
+    loss_sum.add_(
+        nn::functional::cross_entropy(logits, y, Tensor(), -100, nn::functional::Reduction::Sum)
+            .to(kFloat64));
     hits.add_(eq(argmax(logits, 1), y).sum());
   }
   Evaluation e;

@@ -38,7 +38,7 @@ struct Evaluation {
 };
 
 /// Mean cross-entropy and accuracy over the whole dataset, in eval mode, without gradients.
-Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device, int64_t batch_size,
-                    double temperature = 1.0);
+Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device,
+                    int64_t batch_size, double temperature = 1.0);
 
 }  // namespace ember::cli

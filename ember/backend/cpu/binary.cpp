@@ -38,7 +38,8 @@ void run_ternary(const TensorIter& it, const TernaryParams& p, const char* name)
 void binary_cpu(BinaryOp op, const TensorIter& it, const BinaryParams& p) {
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
-  case BinaryOp::name: return run_binary<fn, OpKind::kind>(it, p, #name);
+  case BinaryOp::name:             \
+    return run_binary<fn, OpKind::kind>(it, p, #name);
     EMBER_BINARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }
@@ -47,7 +48,8 @@ void binary_cpu(BinaryOp op, const TensorIter& it, const BinaryParams& p) {
 void binary_scalar_cpu(BinaryOp op, const TensorIter& it, Scalar b, const BinaryParams& p) {
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
-  case BinaryOp::name: return run_binary_scalar<fn, OpKind::kind>(it, b, p, #name);
+  case BinaryOp::name:             \
+    return run_binary_scalar<fn, OpKind::kind>(it, b, p, #name);
     EMBER_BINARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }
@@ -56,7 +58,8 @@ void binary_scalar_cpu(BinaryOp op, const TensorIter& it, Scalar b, const Binary
 void ternary_cpu(TernaryOp op, const TensorIter& it, const TernaryParams& p) {
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
-  case TernaryOp::name: return run_ternary<fn>(it, p, #name);
+  case TernaryOp::name:            \
+    return run_ternary<fn>(it, p, #name);
     EMBER_TERNARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }

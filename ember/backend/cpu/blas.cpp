@@ -43,18 +43,19 @@ void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, con
   parallel_for(0, blocks, 1, [&](int64_t lo, int64_t hi) {
     for (int64_t blk = lo; blk < hi; ++blk) {
       // Blocks of 16 columns or rows keep each BLAS call on whole micro-kernel tiles.
-      int64_t s = (len * blk / blocks) / 16 * 16, e = blk + 1 == blocks ? len : (len * (blk + 1) / blocks) / 16 * 16;
+      int64_t s = (len * blk / blocks) / 16 * 16,
+              e = blk + 1 == blocks ? len : (len * (blk + 1) / blocks) / 16 * 16;
       if (e <= s) continue;
       if (split_n) {
         const T* bb = tb ? b + s * ldb : b + s;
-        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(m), static_cast<int>(e - s), static_cast<int>(k),
-             alpha, a, static_cast<int>(lda), bb, static_cast<int>(ldb), beta, c + s,
-             static_cast<int>(ldc));
+        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(m), static_cast<int>(e - s),
+             static_cast<int>(k), alpha, a, static_cast<int>(lda), bb, static_cast<int>(ldb), beta,
+             c + s, static_cast<int>(ldc));
       } else {
         const T* aa = ta ? a + s : a + s * lda;
-        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(e - s), static_cast<int>(n), static_cast<int>(k),
-             alpha, aa, static_cast<int>(lda), b, static_cast<int>(ldb), beta, c + s * ldc,
-             static_cast<int>(ldc));
+        gemm(CblasRowMajor, ta_, tb_, static_cast<int>(e - s), static_cast<int>(n),
+             static_cast<int>(k), alpha, aa, static_cast<int>(lda), b, static_cast<int>(ldb), beta,
+             c + s * ldc, static_cast<int>(ldc));
       }
     }
   });
@@ -78,7 +79,8 @@ namespace ember {
 namespace {
 
 template <typename T, typename G>
-void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta, G gemm) {
+void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta,
+               G gemm) {
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
   int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
   const T* pa = static_cast<const T*>(A.t.data_ptr());
@@ -107,8 +109,10 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
 void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   if (out.numel() == 0) return;
   switch (out.dtype()) {
-    case kFloat32: return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);
-    case kFloat64: return bmm_typed<double>(a, b, out, alpha, beta, cpu::dgemm);
+    case kFloat32:
+      return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);
+    case kFloat64:
+      return bmm_typed<double>(a, b, out, alpha, beta, cpu::dgemm);
     default: {
       // Other dtypes go through float64 (exact for integers below 2^53) or float32.
       DType wide = is_floating_point(out.dtype()) ? kFloat32 : kFloat64;

@@ -1,8 +1,8 @@
 // CPU 2-D convolution: float32 goes to oneDNN when ember is built with it (conv_dnnl.cpp, the
-// faster path by the benchmark); float64, and float32 without oneDNN, run as im2col + GEMM. Samples are processed in chunks whose column matrix stays
-// in cache: one GEMM per chunk and group, then a copy into NCHW that adds the bias. Chunks run in
-// parallel on the pool (BLAS single-threaded inside); with fewer chunks than threads the GEMMs
-// split themselves instead.
+// faster path by the benchmark); float64, and float32 without oneDNN, run as im2col + GEMM. Samples
+// are processed in chunks whose column matrix stays in cache: one GEMM per chunk and group, then a
+// copy into NCHW that adds the bias. Chunks run in parallel on the pool (BLAS single-threaded
+// inside); with fewer chunks than threads the GEMMs split themselves instead.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -112,8 +112,10 @@ void col2im(const T* cols, const ConvGeom& g, int64_t n0, int64_t nb, int64_t gr
 template <typename T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
           const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  if constexpr (std::is_same_v<T, float>) cpu::sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  else cpu::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if constexpr (std::is_same_v<T, float>)
+    cpu::sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  else
+    cpu::dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Runs body(n0, nb, scratch) over all chunks: in parallel when there are enough of them.
@@ -128,8 +130,10 @@ void for_chunks(const ConvGeom& g, size_t scratch_elems, F body) {
       body(n0, std::min(nb, g.N - n0), scratch.data());
     }
   };
-  if (chunks >= get_num_threads()) parallel_for(0, chunks, 1, run);
-  else run(0, chunks);
+  if (chunks >= get_num_threads())
+    parallel_for(0, chunks, 1, run);
+  else
+    run(0, chunks);
 }
 
 template <typename T>
@@ -141,22 +145,24 @@ void conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Te
   const T* bp = bias.defined() ? static_cast<const T*>(bias.data_ptr()) : nullptr;
   T* op = static_cast<T*>(out.data_ptr());
   // scratch per sample: its columns (K x P) and its GEMM result (Og x P)
-  for_chunks<T>(g, static_cast<size_t>((g.K + g.Og) * g.P), [&](int64_t n0, int64_t nb, T* scratch) {
-    T* cols = scratch;
-    T* res = scratch + g.K * g.P * nb;
-    int64_t ld = nb * g.P;
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      im2col(xp, g, n0, nb, grp, cols);
-      gemm<T>(false, false, g.Og, ld, g.K, T(1), wp + grp * g.Og * g.K, g.K, cols, ld, T(0), res, ld);
-      for (int64_t s = 0; s < nb; ++s)
-        for (int64_t o = 0; o < g.Og; ++o) {
-          T* dst = op + ((n0 + s) * g.O + grp * g.Og + o) * g.P;
-          const T* src = res + o * ld + s * g.P;
-          T b = bp ? bp[grp * g.Og + o] : T(0);
-          for (int64_t q = 0; q < g.P; ++q) dst[q] = src[q] + b;
-        }
-    }
-  });
+  for_chunks<T>(g, static_cast<size_t>((g.K + g.Og) * g.P),
+                [&](int64_t n0, int64_t nb, T* scratch) {
+                  T* cols = scratch;
+                  T* res = scratch + g.K * g.P * nb;
+                  int64_t ld = nb * g.P;
+                  for (int64_t grp = 0; grp < g.groups; ++grp) {
+                    im2col(xp, g, n0, nb, grp, cols);
+                    gemm<T>(false, false, g.Og, ld, g.K, T(1), wp + grp * g.Og * g.K, g.K, cols, ld,
+                            T(0), res, ld);
+                    for (int64_t s = 0; s < nb; ++s)
+                      for (int64_t o = 0; o < g.Og; ++o) {
+                        T* dst = op + ((n0 + s) * g.O + grp * g.Og + o) * g.P;
+                        const T* src = res + o * ld + s * g.P;
+                        T b = bp ? bp[grp * g.Og + o] : T(0);
+                        for (int64_t q = 0; q < g.P; ++q) dst[q] = src[q] + b;
+                      }
+                  }
+                });
 }
 
 template <typename T>
@@ -185,33 +191,35 @@ void conv_backward(const Tensor& x, const Tensor& w, const Tensor& gout, const T
   // Weight gradients are summed per worker, then across workers.
   std::mutex mutex;
   std::vector<T> gw_total(gw.defined() ? static_cast<size_t>(gw.numel()) : 0, T(0));
-  for_chunks<T>(g, static_cast<size_t>((g.K + g.Og) * g.P), [&](int64_t n0, int64_t nb, T* scratch) {
-    T* cols = scratch;
-    T* G = scratch + g.K * g.P * nb;  // (Og x nb*P) gradient of this chunk and group
-    int64_t ld = nb * g.P;
-    std::vector<T> gw_part(gw_total.size(), T(0));
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      for (int64_t s = 0; s < nb; ++s)
-        for (int64_t o = 0; o < g.Og; ++o)
-          std::memcpy(G + o * ld + s * g.P, gp + ((n0 + s) * g.O + grp * g.Og + o) * g.P,
-                      static_cast<size_t>(g.P) * sizeof(T));
-      if (gw.defined()) {
-        im2col(xp, g, n0, nb, grp, cols);
-        // gw_g (Og x K) += G (Og x ld) @ cols^T (ld x K)
-        gemm<T>(false, true, g.Og, g.K, ld, T(1), G, ld, cols, ld, T(1),
-                gw_part.data() + grp * g.Og * g.K, g.K);
-      }
-      if (gxp) {
-        // dcols (K x ld) = W_g^T (K x Og) @ G (Og x ld)
-        gemm<T>(true, false, g.K, ld, g.Og, T(1), wp + grp * g.Og * g.K, g.K, G, ld, T(0), cols, ld);
-        col2im(cols, g, n0, nb, grp, gxp);
-      }
-    }
-    if (gw.defined()) {
-      std::lock_guard<std::mutex> lock(mutex);
-      for (size_t i = 0; i < gw_total.size(); ++i) gw_total[i] += gw_part[i];
-    }
-  });
+  for_chunks<T>(
+      g, static_cast<size_t>((g.K + g.Og) * g.P), [&](int64_t n0, int64_t nb, T* scratch) {
+        T* cols = scratch;
+        T* G = scratch + g.K * g.P * nb;  // (Og x nb*P) gradient of this chunk and group
+        int64_t ld = nb * g.P;
+        std::vector<T> gw_part(gw_total.size(), T(0));
+        for (int64_t grp = 0; grp < g.groups; ++grp) {
+          for (int64_t s = 0; s < nb; ++s)
+            for (int64_t o = 0; o < g.Og; ++o)
+              std::memcpy(G + o * ld + s * g.P, gp + ((n0 + s) * g.O + grp * g.Og + o) * g.P,
+                          static_cast<size_t>(g.P) * sizeof(T));
+          if (gw.defined()) {
+            im2col(xp, g, n0, nb, grp, cols);
+            // gw_g (Og x K) += G (Og x ld) @ cols^T (ld x K)
+            gemm<T>(false, true, g.Og, g.K, ld, T(1), G, ld, cols, ld, T(1),
+                    gw_part.data() + grp * g.Og * g.K, g.K);
+          }
+          if (gxp) {
+            // dcols (K x ld) = W_g^T (K x Og) @ G (Og x ld)
+            gemm<T>(true, false, g.K, ld, g.Og, T(1), wp + grp * g.Og * g.K, g.K, G, ld, T(0), cols,
+                    ld);
+            col2im(cols, g, n0, nb, grp, gxp);
+          }
+        }
+        if (gw.defined()) {
+          std::lock_guard<std::mutex> lock(mutex);
+          for (size_t i = 0; i < gw_total.size(); ++i) gw_total[i] += gw_part[i];
+        }
+      });
   if (gw.defined()) std::memcpy(gw.data_ptr(), gw_total.data(), gw_total.size() * sizeof(T));
 }
 
@@ -221,8 +229,10 @@ void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tens
                 const Conv2dParams& p) {
   if (out.numel() == 0) return;
   if (x.dtype() == kFloat32 && cpu::have_dnnl()) return cpu::dnnl_conv2d(x, w, bias, out, p);
-  if (x.dtype() == kFloat64) conv_forward<double>(x, w, bias, out, p);
-  else conv_forward<float>(x, w, bias, out, p);
+  if (x.dtype() == kFloat64)
+    conv_forward<double>(x, w, bias, out, p);
+  else
+    conv_forward<float>(x, w, bias, out, p);
 }
 
 void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_out,
@@ -230,8 +240,10 @@ void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_ou
                          const Conv2dParams& p) {
   if (x.dtype() == kFloat32 && cpu::have_dnnl() && x.numel() > 0)
     return cpu::dnnl_conv2d_backward(x, w, grad_out, grad_x, grad_w, grad_b, p);
-  if (x.dtype() == kFloat64) conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);
-  else conv_backward<float>(x, w, grad_out, grad_x, grad_w, grad_b, p);
+  if (x.dtype() == kFloat64)
+    conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);
+  else
+    conv_backward<float>(x, w, grad_out, grad_x, grad_w, grad_b, p);
 }
 
 }  // namespace ember

@@ -45,14 +45,17 @@ struct Geometry {
   bool grouped;
 };
 
-Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out, const Conv2dParams& p) {
+Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out,
+                  const Conv2dParams& p) {
   Geometry g;
   int64_t groups = p.groups;
   g.grouped = groups > 1;
   g.src = {n, x.size(1), x.size(2), x.size(3)};
   g.dst = {n, out.size(1), out.size(2), out.size(3)};
-  if (g.grouped) g.weights = {groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
-  else g.weights = {w.size(0), w.size(1), w.size(2), w.size(3)};
+  if (g.grouped)
+    g.weights = {groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
+  else
+    g.weights = {w.size(0), w.size(1), w.size(2), w.size(3)};
   g.bias = {w.size(0)};
   g.strides = {p.stride[0], p.stride[1]};
   g.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
@@ -78,9 +81,10 @@ dnnl::primitive_attr attr() {
 // Plans are built once per shape: building one costs far more than running it.
 using Key = std::vector<int64_t>;
 Key key(int kind, int64_t n, const Tensor& x, const Tensor& w, const Conv2dParams& p, bool bias) {
-  return Key{kind,        n,           x.size(1),     x.size(2),     x.size(3),     w.size(0),
-             w.size(2),   w.size(3),   p.stride[0],   p.stride[1],   p.padding[0],  p.padding[1],
-             p.dilation[0], p.dilation[1], p.groups, bias ? 1 : 0};
+  return Key{
+      kind,      n,           x.size(1),   x.size(2),    x.size(3),    w.size(0),     w.size(2),
+      w.size(3), p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1],
+      p.groups,  bias ? 1 : 0};
 }
 
 // A built convolution and the layouts it chose. oneDNN's fast kernels want blocked layouts
@@ -116,12 +120,14 @@ memory out_layout(const memory::desc& want, const memory& user, Buffer& buffer) 
 
 void copy_back(const memory& computed, const memory& user, dnnl::stream& s) {
   if (computed.get_data_handle() == user.get_data_handle()) return;
-  dnnl::reorder(computed, user).execute(s, const_cast<memory&>(computed), const_cast<memory&>(user));
+  dnnl::reorder(computed, user)
+      .execute(s, const_cast<memory&>(computed), const_cast<memory&>(user));
 }
 
 void run(const Plan& plan, std::unordered_map<int, memory> args, dnnl::stream& s) {
   Buffer buffer;
-  args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan.scratch, engine(), reserve(buffer, plan.scratch.get_size())));
+  args.emplace(DNNL_ARG_SCRATCHPAD,
+               memory(plan.scratch, engine(), reserve(buffer, plan.scratch.get_size())));
   plan.prim.execute(s, args);
   s.wait();  // before `buffer` goes back to the cache
 }
@@ -146,13 +152,15 @@ Plan lookup(const Key& k, Make make) {
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& g, bool bias) {
-  memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any), any_dst = md(g.dst, tag::any);
-  auto d = bias ? dnnl::convolution_forward::desc(
-                      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
-                      any_w, md(g.bias, tag::x), any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
-                : dnnl::convolution_forward::desc(
-                      dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
-                      any_w, any_dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+  memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any),
+               any_dst = md(g.dst, tag::any);
+  auto d =
+      bias ? dnnl::convolution_forward::desc(
+                 dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
+                 any_w, md(g.bias, tag::x), any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                             dnnl::algorithm::convolution_direct, any_src, any_w,
+                                             any_dst, g.strides, g.dilates, g.pad_l, g.pad_r);
   return dnnl::convolution_forward::primitive_desc(d, attr(), engine());
 }
 
@@ -169,7 +177,9 @@ void for_batch_slices(int64_t N, F f) {
   });
 }
 
-float* fptr(const Tensor& t, int64_t offset = 0) { return static_cast<float*>(t.data_ptr()) + offset; }
+float* fptr(const Tensor& t, int64_t offset = 0) {
+  return static_cast<float*>(t.data_ptr()) + offset;
+}
 
 tag weights_tag(const Geometry& g) { return g.grouped ? tag::goihw : tag::oihw; }
 
@@ -179,7 +189,8 @@ bool have_dnnl() { return true; }
 
 void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                  const Conv2dParams& p) {
-  int64_t x_stride = x.size(1) * x.size(2) * x.size(3), o_stride = out.size(1) * out.size(2) * out.size(3);
+  int64_t x_stride = x.size(1) * x.size(2) * x.size(3),
+          o_stride = out.size(1) * out.size(2) * out.size(3);
   bool has_bias = bias.defined();
   for_batch_slices(x.size(0), [&](int64_t n0, int64_t n, int64_t) {
     Geometry g = geometry(n, x, w, out, p);
@@ -193,8 +204,10 @@ void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
     memory user_out(md(g.dst, tag::nchw), engine(), fptr(out, n0 * o_stride));
     memory dst = out_layout(plan.c, user_out, bo);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bx, s)},
-        {DNNL_ARG_WEIGHTS, in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+        {DNNL_ARG_SRC,
+         in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bx, s)},
+        {DNNL_ARG_WEIGHTS,
+         in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
         {DNNL_ARG_DST, dst}};
     if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(md(g.bias, tag::x), engine(), fptr(bias)));
     run(plan, std::move(args), s);
@@ -223,7 +236,8 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
         auto d = dnnl::convolution_backward_data::desc(
             dnnl::algorithm::convolution_direct, md(g.src, tag::any), md(g.weights, tag::any),
             md(g.dst, tag::any), g.strides, g.dilates, g.pad_l, g.pad_r);
-        dnnl::convolution_backward_data::primitive_desc pd(d, attr(), engine(), forward_pd(g, false));
+        dnnl::convolution_backward_data::primitive_desc pd(d, attr(), engine(),
+                                                           forward_pd(g, false));
         return Plan{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.diff_dst_desc(),
                     pd.weights_desc(), pd.diff_src_desc()};
       });
@@ -232,21 +246,24 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
       memory src_diff = out_layout(plan.c, user_src_diff, bx);
       run(plan,
           {{DNNL_ARG_DIFF_DST, in_layout(plan.a, user_dst_diff, bd, s)},
-           {DNNL_ARG_WEIGHTS, in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+           {DNNL_ARG_WEIGHTS,
+            in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
            {DNNL_ARG_DIFF_SRC, src_diff}},
           s);
       copy_back(src_diff, user_src_diff, s);
     }
     if (want_w) {
       Plan plan = lookup(key(2, n, x, w, p, has_bias), [&] {
-        memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any), any_dst = md(g.dst, tag::any);
+        memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any),
+                     any_dst = md(g.dst, tag::any);
         auto d = has_bias ? dnnl::convolution_backward_weights::desc(
-                                dnnl::algorithm::convolution_direct, any_src, any_w, md(g.bias, tag::x),
-                                any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
+                                dnnl::algorithm::convolution_direct, any_src, any_w,
+                                md(g.bias, tag::x), any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
                           : dnnl::convolution_backward_weights::desc(
-                                dnnl::algorithm::convolution_direct, any_src, any_w, any_dst, g.strides,
-                                g.dilates, g.pad_l, g.pad_r);
-        dnnl::convolution_backward_weights::primitive_desc pd(d, attr(), engine(), forward_pd(g, has_bias));
+                                dnnl::algorithm::convolution_direct, any_src, any_w, any_dst,
+                                g.strides, g.dilates, g.pad_l, g.pad_r);
+        dnnl::convolution_backward_weights::primitive_desc pd(d, attr(), engine(),
+                                                              forward_pd(g, has_bias));
         return Plan{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(), pd.src_desc(),
                     pd.diff_dst_desc(), pd.diff_weights_desc()};
       });
@@ -256,7 +273,9 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
       memory user_w_diff(md(g.weights, weights_tag(g)), engine(), fptr(pw));
       memory w_diff = out_layout(plan.c, user_w_diff, bw);
       std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bs, s)},
+          {DNNL_ARG_SRC,
+           in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bs,
+                     s)},
           {DNNL_ARG_DIFF_DST, in_layout(plan.b, user_dst_diff, bd, s)},
           {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
       if (has_bias) {

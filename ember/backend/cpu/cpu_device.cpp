@@ -121,13 +121,20 @@ size_t parse_bytes(const std::string& text, const char* what) {
   double v = std::strtod(text.c_str(), &end);
   std::string unit(end);
   double scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "KiB" || unit == "K" || unit == "k") scale = 1024.0;
-  else if (unit == "MiB" || unit == "M") scale = 1024.0 * 1024;
-  else if (unit == "GiB" || unit == "G") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "KB" || unit == "kB") scale = 1e3;
-  else if (unit == "MB") scale = 1e6;
-  else if (unit == "GB") scale = 1e9;
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "KiB" || unit == "K" || unit == "k")
+    scale = 1024.0;
+  else if (unit == "MiB" || unit == "M")
+    scale = 1024.0 * 1024;
+  else if (unit == "GiB" || unit == "G")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "KB" || unit == "kB")
+    scale = 1e3;
+  else if (unit == "MB")
+    scale = 1e6;
+  else if (unit == "GB")
+    scale = 1e9;
   EMBER_CHECK(end != text.c_str() && scale > 0 && v >= 0 && std::isfinite(v), "[", what,
               "] expected a size such as 4096, 256MiB or 1.5GB, got '", text, "'");
   return static_cast<size_t>(v * scale);

@@ -20,7 +20,8 @@ Tensor restride(const Tensor& t, int64_t dim, const Tensor& index) {
 }
 
 [[noreturn]] void out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
-  EMBER_FAIL("[", op, "] index ", idx, " is out of bounds for dimension ", dim, " with size ", size);
+  EMBER_FAIL("[", op, "] index ", idx, " is out of bounds for dimension ", dim, " with size ",
+             size);
 }
 
 }  // namespace

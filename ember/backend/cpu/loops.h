@@ -46,8 +46,7 @@ void for_each_run(const TensorIter& it, int64_t begin, int64_t end, const Fn& fn
     for (int i = 0; i < nt; ++i) ptrs[i] += n * inner[i];
     counter[0] += n;
     for (int d = 0; d < it.ndim - 1 && counter[d] == it.sizes[d]; ++d) {
-      for (int i = 0; i < nt; ++i)
-        ptrs[i] += it.strides[i][d + 1] - it.sizes[d] * it.strides[i][d];
+      for (int i = 0; i < nt; ++i) ptrs[i] += it.strides[i][d + 1] - it.sizes[d] * it.strides[i][d];
       counter[d] = 0;
       ++counter[d + 1];
     }
@@ -66,7 +65,8 @@ EMBER_FORCE_INLINE void stream64(void* dst, const void* src) {
 #if defined(__AVX512F__)
   _mm512_stream_si512(static_cast<__m512i*>(dst), _mm512_loadu_si512(src));
 #elif defined(__AVX__)
-  _mm256_stream_si256(static_cast<__m256i*>(dst), _mm256_loadu_si256(static_cast<const __m256i*>(src)));
+  _mm256_stream_si256(static_cast<__m256i*>(dst),
+                      _mm256_loadu_si256(static_cast<const __m256i*>(src)));
   _mm256_stream_si256(static_cast<__m256i*>(dst) + 1,
                       _mm256_loadu_si256(static_cast<const __m256i*>(src) + 1));
 #else
@@ -120,20 +120,23 @@ EMBER_FORCE_INLINE void run_typed(char** ptrs, const int64_t* strides, int64_t n
       if (strides[1] == static_cast<int64_t>(sizeof(A)) && strides[2] == 0) {
         const A* a = reinterpret_cast<const A*>(ptrs[1]);
         opmath_t<B> b = static_cast<opmath_t<B>>(*reinterpret_cast<const B*>(ptrs[2]));
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), b));
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i]), b));
         return;
       }
       if (strides[1] == 0 && strides[2] == static_cast<int64_t>(sizeof(B))) {
         opmath_t<A> a = static_cast<opmath_t<A>>(*reinterpret_cast<const A*>(ptrs[1]));
         const B* b = reinterpret_cast<const B*>(ptrs[2]);
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(a, static_cast<opmath_t<B>>(b[i])));
+        for (int64_t i = 0; i < n; ++i)
+          out[i] = static_cast<Out>(f(a, static_cast<opmath_t<B>>(b[i])));
         return;
       }
     }
   }
   for (int64_t i = 0; i < n; ++i) {
-    *reinterpret_cast<Out*>(ptrs[0] + i * strides[0]) = static_cast<Out>(
-        f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(ptrs[I + 1] + i * strides[I + 1]))...));
+    *reinterpret_cast<Out*>(ptrs[0] + i * strides[0]) =
+        static_cast<Out>(f(static_cast<opmath_t<In>>(
+            *reinterpret_cast<const In*>(ptrs[I + 1] + i * strides[I + 1]))...));
   }
 }
 

@@ -1,8 +1,8 @@
 // CPU max and average pooling over (N, C, H, W), one plane per task.
 #include <algorithm>
-#include <utility>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "ember/backend/cpu/thread_pool.h"
@@ -28,11 +28,13 @@ std::pair<int64_t, int64_t> clip(int64_t o, int64_t k, int64_t stride, int64_t p
 }
 }  // namespace
 
-void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
+void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
+                    const Pool2dParams& p) {
   int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
   bool plain2x2 = p.kernel[0] == 2 && p.kernel[1] == 2 && p.stride[0] == 2 && p.stride[1] == 2 &&
-                  p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 && p.dilation[1] == 1 &&
-                  2 * oH <= H && 2 * oW <= W;  // ceil_mode can add windows that run off the edge
+                  p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 &&
+                  p.dilation[1] == 1 && 2 * oH <= H &&
+                  2 * oW <= W;  // ceil_mode can add windows that run off the edge
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using A = opmath_t<T>;
@@ -41,55 +43,58 @@ void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices, c
     int64_t* ip = static_cast<int64_t*>(indices.data_ptr());
     // The first maximum wins; a NaN beats everything (PyTorch's rule).
     auto better = [](A v, A best) { return v > best || math::isnan(v); };
-    parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
-                 [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* in = xp + pl * H * W;
-        T* o = op + pl * oH * oW;
-        int64_t* idx = ip + pl * oH * oW;
-        if (plain2x2) {  // LeNet's pooling: four loads, no bounds checks
-          for (int64_t oh = 0; oh < oH; ++oh) {
-            const T* r0 = in + 2 * oh * W;
-            const T* r1 = r0 + W;
-            for (int64_t ow = 0; ow < oW; ++ow) {
-              int64_t c = 2 * ow;
-              A best = static_cast<A>(r0[c]);
-              int64_t bi = 2 * oh * W + c;
-              A v1 = static_cast<A>(r0[c + 1]), v2 = static_cast<A>(r1[c]), v3 = static_cast<A>(r1[c + 1]);
-              if (better(v1, best)) best = v1, bi = 2 * oh * W + c + 1;
-              if (better(v2, best)) best = v2, bi = (2 * oh + 1) * W + c;
-              if (better(v3, best)) best = v3, bi = (2 * oh + 1) * W + c + 1;
-              o[oh * oW + ow] = static_cast<T>(best);
-              idx[oh * oW + ow] = bi;
-            }
-          }
-          continue;
-        }
-        for (int64_t oh = 0; oh < oH; ++oh) {
-          auto [h0, h1] = clip(oh, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], H);
-          for (int64_t ow = 0; ow < oW; ++ow) {
-            auto [w0, w1] = clip(ow, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], W);
-            A best = std::numeric_limits<A>::lowest();
-            if constexpr (std::is_floating_point_v<A>) best = -std::numeric_limits<A>::infinity();
-            int64_t bi = -1;
-            for (int64_t ki = h0; ki < h1; ++ki) {
-              int64_t ih = oh * p.stride[0] - p.padding[0] + ki * p.dilation[0];
-              const T* row = in + ih * W;
-              for (int64_t kj = w0; kj < w1; ++kj) {
-                int64_t iw = ow * p.stride[1] - p.padding[1] + kj * p.dilation[1];
-                A v = static_cast<A>(row[iw]);
-                if (bi < 0 || better(v, best)) {
-                  best = v;
-                  bi = ih * W + iw;
+    parallel_for(
+        0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+        [&](int64_t b, int64_t e) {
+          for (int64_t pl = b; pl < e; ++pl) {
+            const T* in = xp + pl * H * W;
+            T* o = op + pl * oH * oW;
+            int64_t* idx = ip + pl * oH * oW;
+            if (plain2x2) {  // LeNet's pooling: four loads, no bounds checks
+              for (int64_t oh = 0; oh < oH; ++oh) {
+                const T* r0 = in + 2 * oh * W;
+                const T* r1 = r0 + W;
+                for (int64_t ow = 0; ow < oW; ++ow) {
+                  int64_t c = 2 * ow;
+                  A best = static_cast<A>(r0[c]);
+                  int64_t bi = 2 * oh * W + c;
+                  A v1 = static_cast<A>(r0[c + 1]), v2 = static_cast<A>(r1[c]),
+                    v3 = static_cast<A>(r1[c + 1]);
+                  if (better(v1, best)) best = v1, bi = 2 * oh * W + c + 1;
+                  if (better(v2, best)) best = v2, bi = (2 * oh + 1) * W + c;
+                  if (better(v3, best)) best = v3, bi = (2 * oh + 1) * W + c + 1;
+                  o[oh * oW + ow] = static_cast<T>(best);
+                  idx[oh * oW + ow] = bi;
                 }
               }
+              continue;
             }
-            o[oh * oW + ow] = static_cast<T>(best);
-            idx[oh * oW + ow] = bi;
+            for (int64_t oh = 0; oh < oH; ++oh) {
+              auto [h0, h1] = clip(oh, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], H);
+              for (int64_t ow = 0; ow < oW; ++ow) {
+                auto [w0, w1] = clip(ow, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], W);
+                A best = std::numeric_limits<A>::lowest();
+                if constexpr (std::is_floating_point_v<A>)
+                  best = -std::numeric_limits<A>::infinity();
+                int64_t bi = -1;
+                for (int64_t ki = h0; ki < h1; ++ki) {
+                  int64_t ih = oh * p.stride[0] - p.padding[0] + ki * p.dilation[0];
+                  const T* row = in + ih * W;
+                  for (int64_t kj = w0; kj < w1; ++kj) {
+                    int64_t iw = ow * p.stride[1] - p.padding[1] + kj * p.dilation[1];
+                    A v = static_cast<A>(row[iw]);
+                    if (bi < 0 || better(v, best)) {
+                      best = v;
+                      bi = ih * W + iw;
+                    }
+                  }
+                }
+                o[oh * oW + ow] = static_cast<T>(best);
+                idx[oh * oW + ow] = bi;
+              }
+            }
           }
-        }
-      }
-    });
+        });
   });
 }
 
@@ -102,16 +107,17 @@ void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, cons
     T* gx = static_cast<T*>(grad_x.data_ptr());
     parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(HW, 1)),
                  [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        T* dst = gx + pl * HW;
-        std::fill(dst, dst + HW, T(0));
-        for (int64_t k = 0; k < oHW; ++k) {
-          int64_t i = ip[pl * oHW + k];
-          if (i >= 0) dst[i] = static_cast<T>(static_cast<opmath_t<T>>(dst[i]) +
-                                              static_cast<opmath_t<T>>(gp[pl * oHW + k]));
-        }
-      }
-    });
+                   for (int64_t pl = b; pl < e; ++pl) {
+                     T* dst = gx + pl * HW;
+                     std::fill(dst, dst + HW, T(0));
+                     for (int64_t k = 0; k < oHW; ++k) {
+                       int64_t i = ip[pl * oHW + k];
+                       if (i >= 0)
+                         dst[i] = static_cast<T>(static_cast<opmath_t<T>>(dst[i]) +
+                                                 static_cast<opmath_t<T>>(gp[pl * oHW + k]));
+                     }
+                   }
+                 });
   });
 }
 
@@ -143,18 +149,20 @@ void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
     T* op = static_cast<T*>(out.data_ptr());
     parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
                  [&](int64_t b, int64_t e) {
-      for (int64_t pl = b; pl < e; ++pl) {
-        const T* in = xp + pl * H * W;
-        for (int64_t oh = 0; oh < oH; ++oh)
-          for (int64_t ow = 0; ow < oW; ++ow) {
-            Window w = window(oh, ow, H, W, p);
-            A acc = 0;
-            for (int64_t ih = w.h0; ih < w.h1; ++ih)
-              for (int64_t iw = w.w0; iw < w.w1; ++iw) acc += static_cast<A>(in[ih * W + iw]);
-            op[(pl * oH + oh) * oW + ow] = static_cast<T>(acc / static_cast<A>(w.divisor));
-          }
-      }
-    });
+                   for (int64_t pl = b; pl < e; ++pl) {
+                     const T* in = xp + pl * H * W;
+                     for (int64_t oh = 0; oh < oH; ++oh)
+                       for (int64_t ow = 0; ow < oW; ++ow) {
+                         Window w = window(oh, ow, H, W, p);
+                         A acc = 0;
+                         for (int64_t ih = w.h0; ih < w.h1; ++ih)
+                           for (int64_t iw = w.w0; iw < w.w1; ++iw)
+                             acc += static_cast<A>(in[ih * W + iw]);
+                         op[(pl * oH + oh) * oW + ow] =
+                             static_cast<T>(acc / static_cast<A>(w.divisor));
+                       }
+                   }
+                 });
   });
 }
 
@@ -167,19 +175,22 @@ void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const
     T* gx = static_cast<T*>(grad_x.data_ptr());
     parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
                  [&](int64_t b, int64_t e) {
-      std::vector<A> acc(static_cast<size_t>(H * W));
-      for (int64_t pl = b; pl < e; ++pl) {
-        std::fill(acc.begin(), acc.end(), A(0));
-        for (int64_t oh = 0; oh < oH; ++oh)
-          for (int64_t ow = 0; ow < oW; ++ow) {
-            Window w = window(oh, ow, H, W, p);
-            A g = static_cast<A>(gp[(pl * oH + oh) * oW + ow]) / static_cast<A>(w.divisor);
-            for (int64_t ih = w.h0; ih < w.h1; ++ih)
-              for (int64_t iw = w.w0; iw < w.w1; ++iw) acc[static_cast<size_t>(ih * W + iw)] += g;
-          }
-        for (int64_t i = 0; i < H * W; ++i) gx[pl * H * W + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
-      }
-    });
+                   std::vector<A> acc(static_cast<size_t>(H * W));
+                   for (int64_t pl = b; pl < e; ++pl) {
+                     std::fill(acc.begin(), acc.end(), A(0));
+                     for (int64_t oh = 0; oh < oH; ++oh)
+                       for (int64_t ow = 0; ow < oW; ++ow) {
+                         Window w = window(oh, ow, H, W, p);
+                         A g = static_cast<A>(gp[(pl * oH + oh) * oW + ow]) /
+                               static_cast<A>(w.divisor);
+                         for (int64_t ih = w.h0; ih < w.h1; ++ih)
+                           for (int64_t iw = w.w0; iw < w.w1; ++iw)
+                             acc[static_cast<size_t>(ih * W + iw)] += g;
+                       }
+                     for (int64_t i = 0; i < H * W; ++i)
+                       gx[pl * H * W + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+                   }
+                 });
   });
 }
 

@@ -11,7 +11,8 @@ void random_cpu(const Tensor& out, const RandomParams& p) {
     T* data = static_cast<T*>(out.data_ptr());
     parallel_for(0, out.numel(), 4096, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
-        data[i] = static_cast<T>(static_cast<opmath_t<T>>(random_value(p, static_cast<uint64_t>(i))));
+        data[i] =
+            static_cast<T>(static_cast<opmath_t<T>>(random_value(p, static_cast<uint64_t>(i))));
     });
   });
 }

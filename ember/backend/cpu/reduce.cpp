@@ -34,8 +34,10 @@ A reduce_run(const T* x, int64_t n, R r) {
   constexpr bool kWiden = std::is_same_v<R, SumReducer<float>>;
   using W = std::conditional_t<kWiden, double, A>;
   auto rw = [&](W a, W b) -> W {
-    if constexpr (kWiden) return a + b;
-    else return r(a, b);
+    if constexpr (kWiden)
+      return a + b;
+    else
+      return r(a, b);
   };
   W total = static_cast<W>(R::identity());
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -44,7 +46,8 @@ A reduce_run(const T* x, int64_t n, R r) {
     for (int j = 0; j < L; ++j) acc[j] = static_cast<W>(R::identity());
     int64_t i = start;
     for (; i + L <= end; i += L)
-      for (int j = 0; j < L; ++j) acc[j] = rw(acc[j], static_cast<W>(static_cast<opmath_t<T>>(x[i + j])));
+      for (int j = 0; j < L; ++j)
+        acc[j] = rw(acc[j], static_cast<W>(static_cast<opmath_t<T>>(x[i + j])));
     for (; i < end; ++i) acc[0] = rw(acc[0], static_cast<W>(static_cast<opmath_t<T>>(x[i])));
     for (int w = L / 2; w > 0; w /= 2)
       for (int j = 0; j < w; ++j) acc[j] = rw(acc[j], acc[j + w]);
@@ -90,9 +93,11 @@ void reduce_columns(const T* base, const Layout& l, O* out, R r) {
                    const T* row = base + offset_of(n, l.red_sizes, l.red_strides) + b;
                    for (int64_t m = 0; m < e - b; ++m)
                      acc[static_cast<size_t>(m)] =
-                         r(acc[static_cast<size_t>(m)], static_cast<A>(static_cast<opmath_t<T>>(row[m])));
+                         r(acc[static_cast<size_t>(m)],
+                           static_cast<A>(static_cast<opmath_t<T>>(row[m])));
                  }
-                 for (int64_t m = b; m < e; ++m) out[m] = static_cast<O>(acc[static_cast<size_t>(m - b)]);
+                 for (int64_t m = b; m < e; ++m)
+                   out[m] = static_cast<O>(acc[static_cast<size_t>(m - b)]);
                });
 }
 
@@ -160,8 +165,10 @@ void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor&
         using T = EMBER_TYPE(tag);
         using A = sum_acc_t<T>;
         using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
-        if (op == ReduceOp::Sum) reduce_values<T, O, A>(in, l, out, SumReducer<A>{});
-        else reduce_values<T, O, A>(in, l, out, ProdReducer<A>{});
+        if (op == ReduceOp::Sum)
+          reduce_values<T, O, A>(in, l, out, SumReducer<A>{});
+        else
+          reduce_values<T, O, A>(in, l, out, ProdReducer<A>{});
       });
       return;
     case ReduceOp::Max:
@@ -177,8 +184,10 @@ void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor&
       dispatch_numeric(in.dtype(), "max", [&](auto tag) {
         using T = EMBER_TYPE(tag);
         using A = opmath_t<T>;
-        if (op == ReduceOp::Max) reduce_values<T, T, A>(in, l, out, MaxReducer<A>{});
-        else reduce_values<T, T, A>(in, l, out, MinReducer<A>{});
+        if (op == ReduceOp::Max)
+          reduce_values<T, T, A>(in, l, out, MaxReducer<A>{});
+        else
+          reduce_values<T, T, A>(in, l, out, MinReducer<A>{});
       });
       return;
     case ReduceOp::ArgMax:

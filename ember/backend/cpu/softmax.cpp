@@ -18,9 +18,12 @@ struct Geometry {
 Geometry geometry(const Tensor& t, int64_t dim) {
   Geometry g;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim) g.outer *= t.size(d);
-    else if (d == dim) g.D = t.size(d);
-    else g.inner *= t.size(d);
+    if (d < dim)
+      g.outer *= t.size(d);
+    else if (d == dim)
+      g.D = t.size(d);
+    else
+      g.inner *= t.size(d);
   }
   return g;
 }
@@ -99,7 +102,8 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
       int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D, 1) / 4);
       parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) {
         std::vector<A> buf(static_cast<size_t>(g.D));
-        for (int64_t r = b; r < e; ++r) softmax_row<T, A>(xp + r * g.D, yp + r * g.D, g.D, log, buf.data());
+        for (int64_t r = b; r < e; ++r)
+          softmax_row<T, A>(xp + r * g.D, yp + r * g.D, g.D, log, buf.data());
       });
       return;
     }
@@ -112,15 +116,18 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
         std::fill(m.begin(), m.end(), -std::numeric_limits<A>::infinity());
         std::fill(s.begin(), s.end(), A(0));
         for (int64_t d = 0; d < g.D; ++d)
-          for (int64_t i = 0; i < g.inner; ++i) m[i] = math::max(m[i], static_cast<A>(xo[d * g.inner + i]));
+          for (int64_t i = 0; i < g.inner; ++i)
+            m[i] = math::max(m[i], static_cast<A>(xo[d * g.inner + i]));
         for (int64_t i = 0; i < g.inner; ++i)
           if (std::isinf(m[i]) && m[i] < 0) m[i] = std::numeric_limits<A>::quiet_NaN();
         for (int64_t d = 0; d < g.D; ++d)
-          for (int64_t i = 0; i < g.inner; ++i) s[i] += math::exp_nonpositive(static_cast<A>(xo[d * g.inner + i]) - m[i]);
+          for (int64_t i = 0; i < g.inner; ++i)
+            s[i] += math::exp_nonpositive(static_cast<A>(xo[d * g.inner + i]) - m[i]);
         for (int64_t d = 0; d < g.D; ++d)
           for (int64_t i = 0; i < g.inner; ++i) {
             A v = static_cast<A>(xo[d * g.inner + i]) - m[i];
-            yo[d * g.inner + i] = static_cast<T>(log ? v - std::log(s[i]) : math::exp_nonpositive(v) / s[i]);
+            yo[d * g.inner + i] =
+                static_cast<T>(log ? v - std::log(s[i]) : math::exp_nonpositive(v) / s[i]);
           }
       }
     });
@@ -139,23 +146,24 @@ void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bo
     T* gi = static_cast<T*>(grad_in.data_ptr());
     parallel_for(0, g.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D * g.inner, 1)),
                  [&](int64_t b, int64_t e) {
-      std::vector<A> s(static_cast<size_t>(g.inner));
-      for (int64_t o = b; o < e; ++o) {
-        int64_t base = o * g.D * g.inner;
-        std::fill(s.begin(), s.end(), A(0));
-        for (int64_t d = 0; d < g.D; ++d)
-          for (int64_t i = 0; i < g.inner; ++i) {
-            int64_t k = base + d * g.inner + i;
-            s[i] += log ? static_cast<A>(gp[k]) : static_cast<A>(gp[k]) * static_cast<A>(yp[k]);
-          }
-        for (int64_t d = 0; d < g.D; ++d)
-          for (int64_t i = 0; i < g.inner; ++i) {
-            int64_t k = base + d * g.inner + i;
-            A gv = static_cast<A>(gp[k]), yv = static_cast<A>(yp[k]);
-            gi[k] = static_cast<T>(log ? gv - math::exp(yv) * s[i] : yv * (gv - s[i]));
-          }
-      }
-    });
+                   std::vector<A> s(static_cast<size_t>(g.inner));
+                   for (int64_t o = b; o < e; ++o) {
+                     int64_t base = o * g.D * g.inner;
+                     std::fill(s.begin(), s.end(), A(0));
+                     for (int64_t d = 0; d < g.D; ++d)
+                       for (int64_t i = 0; i < g.inner; ++i) {
+                         int64_t k = base + d * g.inner + i;
+                         s[i] += log ? static_cast<A>(gp[k])
+                                     : static_cast<A>(gp[k]) * static_cast<A>(yp[k]);
+                       }
+                     for (int64_t d = 0; d < g.D; ++d)
+                       for (int64_t i = 0; i < g.inner; ++i) {
+                         int64_t k = base + d * g.inner + i;
+                         A gv = static_cast<A>(gp[k]), yv = static_cast<A>(yp[k]);
+                         gi[k] = static_cast<T>(log ? gv - math::exp(yv) * s[i] : yv * (gv - s[i]));
+                       }
+                   }
+                 });
   });
 }
 

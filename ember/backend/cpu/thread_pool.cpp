@@ -1,5 +1,6 @@
 #include "ember/backend/cpu/thread_pool.h"
 
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -8,7 +9,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "ember/core/error.h"

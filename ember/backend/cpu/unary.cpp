@@ -19,7 +19,8 @@ void run_unary(const TensorIter& it, const UnaryParams& p, const char* name) {
 void unary_cpu(UnaryOp op, const TensorIter& it, const UnaryParams& p) {
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
-  case UnaryOp::name: return run_unary<fn, OpKind::kind>(it, p, #name);
+  case UnaryOp::name:              \
+    return run_unary<fn, OpKind::kind>(it, p, #name);
     EMBER_UNARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }

@@ -13,11 +13,12 @@
 #include "ember/backend/kernels.h"
 #include "ember/backend/matmul_layout.h"
 
-#define EMBER_CUBLAS_CHECK(expr)                                                                  \
-  do {                                                                                            \
-    cublasStatus_t ember_status_ = (expr);                                                        \
-    if (ember_status_ != CUBLAS_STATUS_SUCCESS)                                                   \
-      ::ember::detail::throw_cuda_error("cuBLAS", static_cast<int>(ember_status_), #expr, __FILE__, __LINE__); \
+#define EMBER_CUBLAS_CHECK(expr)                                                          \
+  do {                                                                                    \
+    cublasStatus_t ember_status_ = (expr);                                                \
+    if (ember_status_ != CUBLAS_STATUS_SUCCESS)                                           \
+      ::ember::detail::throw_cuda_error("cuBLAS", static_cast<int>(ember_status_), #expr, \
+                                        __FILE__, __LINE__);                              \
   } while (0)
 
 namespace ember::cuda {
@@ -37,9 +38,10 @@ cublasHandle_t handle(int device) {
 
 }  // namespace
 
-void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
-                          const void* a, int64_t lda, int64_t sa, const void* b, int64_t ldb, int64_t sb, double beta,
-                          void* c, int64_t ldc, int64_t sc, int64_t batch) {
+void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, int64_t n,
+                          int64_t k, double alpha, const void* a, int64_t lda, int64_t sa,
+                          const void* b, int64_t ldb, int64_t sb, double beta, void* c, int64_t ldc,
+                          int64_t sc, int64_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   RawDeviceGuard guard(device);
   cublasHandle_t h = handle(device);
@@ -63,16 +65,18 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
       type = CUDA_R_16BF;
       compute = CUBLAS_COMPUTE_32F;
       break;
-    default: EMBER_FAIL("[matmul] cuBLAS has no ", dtype, " product");
+    default:
+      EMBER_FAIL("[matmul] cuBLAS has no ", dtype, " product");
   }
   float alpha_f = static_cast<float>(alpha), beta_f = static_cast<float>(beta);
   const void* pa = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&alpha) : &alpha_f;
   const void* pb = compute == CUBLAS_COMPUTE_64F ? static_cast<const void*>(&beta) : &beta_f;
   // Column-major view: C^T (n x m) = op(B)^T (n x k) op(A)^T (k x m).
   EMBER_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-      h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-      static_cast<int>(k), pa, b, type, static_cast<int>(ldb), sb, a, type, static_cast<int>(lda), sa, pb, c, type,
-      static_cast<int>(ldc), sc, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT));
+      h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+      static_cast<int>(m), static_cast<int>(k), pa, b, type, static_cast<int>(ldb), sb, a, type,
+      static_cast<int>(lda), sa, pb, c, type, static_cast<int>(ldc), sc, static_cast<int>(batch),
+      compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace ember::cuda
@@ -96,9 +100,9 @@ void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
     return;
   }
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
-  cuda::gemm_strided_batched(out.device().index(), out.dtype(), A.trans, B.trans, m, n, k, alpha, A.t.data_ptr(),
-                             A.ld, A.batch_stride, B.t.data_ptr(), B.ld, B.batch_stride, beta, out.data_ptr(), n,
-                             m * n, out.size(0));
+  cuda::gemm_strided_batched(out.device().index(), out.dtype(), A.trans, B.trans, m, n, k, alpha,
+                             A.t.data_ptr(), A.ld, A.batch_stride, B.t.data_ptr(), B.ld,
+                             B.batch_stride, beta, out.data_ptr(), n, m * n, out.size(0));
 }
 
 }  // namespace ember

@@ -48,12 +48,14 @@ __global__ void im2col_kernel(const T* x, T* cols, Geom g, int64_t n0, int64_t n
 
 // The transpose of im2col: grad_x[n][c][ih][iw] = sum of dcols over the positions it fed.
 template <typename T>
-__global__ void col2im_kernel(const T* dcols, T* gx, Geom g, int64_t n0, int64_t nb, int64_t group) {
+__global__ void col2im_kernel(const T* dcols, T* gx, Geom g, int64_t n0, int64_t nb,
+                              int64_t group) {
   using A = opmath_t<T>;
   int64_t total = nb * g.Cg * g.H * g.W;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t iw = i % g.W, ih = i / g.W % g.H, c = i / (g.W * g.H) % g.Cg, s = i / (g.W * g.H * g.Cg);
+    int64_t iw = i % g.W, ih = i / g.W % g.H, c = i / (g.W * g.H) % g.Cg,
+            s = i / (g.W * g.H * g.Cg);
     A acc = 0;
     for (int64_t ki = 0; ki < g.kh; ++ki) {
       int64_t th = ih + g.ph - ki * g.dh;
@@ -81,7 +83,8 @@ int64_t chunk(const Geom& g, size_t item) {
 
 }  // namespace
 
-void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out, const Conv2dParams& p) {
+void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p) {
   if (out.numel() == 0) return;
   Geom g = geom(x, w, out, p);
   int device = x.device().index();
@@ -93,33 +96,38 @@ void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
     for (int64_t n0 = 0; n0 < g.N; n0 += nb) {
       int64_t n = std::min(nb, g.N - n0);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
-        im2col_kernel<T><<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
-            static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n, grp);
+        im2col_kernel<T>
+            <<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+                static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n,
+                grp);
         EMBER_CUDA_LAUNCH_CHECK("im2col");
         // out[s][grp] (Og x P) = W[grp] (Og x K) @ cols[s] (K x P)
         cuda::gemm_strided_batched(device, x.dtype(), false, false, g.Og, g.P, g.K, 1.0,
-                                   static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0, cols.data_ptr(),
-                                   g.P, g.K * g.P, 0.0,
-                                   static_cast<T*>(out.data_ptr()) + (n0 * g.O + grp * g.Og) * g.P, g.P, g.O * g.P, n);
+                                   static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0,
+                                   cols.data_ptr(), g.P, g.K * g.P, 0.0,
+                                   static_cast<T*>(out.data_ptr()) + (n0 * g.O + grp * g.Og) * g.P,
+                                   g.P, g.O * g.P, n);
       }
     }
   });
   if (bias.defined()) {
-    Tensor b = Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
-                                                   bias.storage_offset(), bias.dtype(), bias.device()));
+    Tensor b =
+        Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                            bias.storage_offset(), bias.dtype(), bias.device()));
     TensorIter it(out, {out, b});
     binary_cuda(BinaryOp::Add, it, {});
   }
 }
 
-void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx, const Tensor& gw,
-                          const Tensor& gb, const Conv2dParams& p) {
+void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
+                          const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
   Geom g = geom(x, w, gout, p);
   int device = x.device().index();
   cudaStream_t stream = cuda::raw_stream(device);
   if (gb.defined()) {
-    Tensor view = Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
-                                                      gb.storage_offset(), gb.dtype(), gb.device()));
+    Tensor view =
+        Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                            gb.storage_offset(), gb.dtype(), gb.device()));
     reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
   }
   if (!gx.defined() && !gw.defined()) return;
@@ -134,29 +142,36 @@ void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, 
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const T* G = static_cast<const T*>(gout.data_ptr()) + (n0 * g.O + grp * g.Og) * g.P;
         if (gw.defined()) {
-          im2col_kernel<T><<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
-              static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n, grp);
+          im2col_kernel<T>
+              <<<cuda::grid_for(n * g.K * g.P, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+                  static_cast<const T*>(x.data_ptr()), static_cast<T*>(cols.data_ptr()), g, n0, n,
+                  grp);
           EMBER_CUDA_LAUNCH_CHECK("im2col");
           // partial[s] (Og x K) = G[s] (Og x P) @ cols[s]^T (P x K)
-          cuda::gemm_strided_batched(device, x.dtype(), false, true, g.Og, g.K, g.P, 1.0, G, g.P, g.O * g.P,
-                                     cols.data_ptr(), g.P, g.K * g.P, 0.0, partial.data_ptr(), g.K, g.Og * g.K, n);
+          cuda::gemm_strided_batched(device, x.dtype(), false, true, g.Og, g.K, g.P, 1.0, G, g.P,
+                                     g.O * g.P, cols.data_ptr(), g.P, g.K * g.P, 0.0,
+                                     partial.data_ptr(), g.K, g.Og * g.K, n);
           // gw[grp] += sum over s of partial[s]
-          Tensor part = Tensor(std::make_shared<TensorImpl>(partial.storage(), Shape{n, g.Og, g.K}, partial.strides(),
-                                                            0, partial.dtype(), partial.device()));
+          Tensor part = Tensor(std::make_shared<TensorImpl>(partial.storage(), Shape{n, g.Og, g.K},
+                                                            partial.strides(), 0, partial.dtype(),
+                                                            partial.device()));
           Tensor sum = empty({1, g.Og, g.K}, x.options());
           reduce_cuda(ReduceOp::Sum, part, {0}, sum, Tensor());
-          Tensor dst = Tensor(std::make_shared<TensorImpl>(gw.storage(), Shape{1, g.Og, g.K}, Shape{0, g.K, 1},
-                                                           gw.storage_offset() + grp * g.Og * g.K, gw.dtype(), gw.device()));
+          Tensor dst = Tensor(std::make_shared<TensorImpl>(
+              gw.storage(), Shape{1, g.Og, g.K}, Shape{0, g.K, 1},
+              gw.storage_offset() + grp * g.Og * g.K, gw.dtype(), gw.device()));
           TensorIter it(dst, {dst, sum});
           binary_cuda(BinaryOp::Add, it, {});
         }
         if (gx.defined()) {
           // dcols[s] (K x P) = W[grp]^T (K x Og) @ G[s] (Og x P)
           cuda::gemm_strided_batched(device, x.dtype(), true, false, g.K, g.P, g.Og, 1.0,
-                                     static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0, G, g.P,
-                                     g.O * g.P, 0.0, cols.data_ptr(), g.P, g.K * g.P, n);
-          col2im_kernel<T><<<cuda::grid_for(n * g.Cg * g.H * g.W, cuda::kThreads), cuda::kThreads, 0, stream>>>(
-              static_cast<const T*>(cols.data_ptr()), static_cast<T*>(gx.data_ptr()), g, n0, n, grp);
+                                     static_cast<const T*>(w.data_ptr()) + grp * g.Og * g.K, g.K, 0,
+                                     G, g.P, g.O * g.P, 0.0, cols.data_ptr(), g.P, g.K * g.P, n);
+          col2im_kernel<T>
+              <<<cuda::grid_for(n * g.Cg * g.H * g.W, cuda::kThreads), cuda::kThreads, 0, stream>>>(
+                  static_cast<const T*>(cols.data_ptr()), static_cast<T*>(gx.data_ptr()), g, n0, n,
+                  grp);
           EMBER_CUDA_LAUNCH_CHECK("col2im");
         }
       }

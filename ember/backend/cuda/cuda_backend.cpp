@@ -28,7 +28,8 @@ void throw_cuda_error(const char* library, int code, const char* call, const cha
   } else {
     reason = "status " + std::to_string(code);
   }
-  std::string message = str_cat("[", library, "] ", call, " failed: ", reason, " at ", file, ":", line);
+  std::string message =
+      str_cat("[", library, "] ", call, " failed: ", reason, " at ", file, ":", line);
   if (code == cudaErrorMemoryAllocation && std::strcmp(library, "CUDA") == 0)
     throw OutOfMemoryError(message, 0);
   throw CudaError(message);
@@ -60,7 +61,9 @@ const Discovery& discovery() {
       return r;
     }
     r.count = n;
-    if (n == 0) r.reason = "no CUDA device is visible" + std::string(env ? " (CUDA_VISIBLE_DEVICES=" + r.visible + ")" : "");
+    if (n == 0)
+      r.reason = "no CUDA device is visible" +
+                 std::string(env ? " (CUDA_VISIBLE_DEVICES=" + r.visible + ")" : "");
     return r;
   }();
   return d;
@@ -74,7 +77,8 @@ int check_index(int device, const char* op) {
     EMBER_CUDA_CHECK(cudaGetDevice(&current));
     return current;
   }
-  EMBER_CHECK(device < n, "[", op, "] cuda:", device, " does not exist; there are ", n, " CUDA devices");
+  EMBER_CHECK(device < n, "[", op, "] cuda:", device, " does not exist; there are ", n,
+              " CUDA devices");
   return device;
 }
 
@@ -152,7 +156,9 @@ class CudaMemory final : public DeviceMemory {
     EMBER_CUDA_CHECK(err);
     return true;
   }
-  void destroy_event(void* event) noexcept override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+  void destroy_event(void* event) noexcept override {
+    cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
   void synchronize() override {
     RawDeviceGuard guard(device_);
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
@@ -166,7 +172,8 @@ CachingAllocatorOptions allocator_options() {
   CachingAllocatorOptions o;
   if (const char* env = std::getenv("EMBER_CUDA_ALLOC")) {
     std::string v = env;
-    EMBER_CHECK(v == "none" || v == "caching", "[EMBER_CUDA_ALLOC] expected 'none' or 'caching', got '", v, "'");
+    EMBER_CHECK(v == "none" || v == "caching",
+                "[EMBER_CUDA_ALLOC] expected 'none' or 'caching', got '", v, "'");
     o.caching = v != "none";
   }
   return o;
@@ -182,9 +189,8 @@ class CudaBackend final : public DeviceBackend {
   }
   CachingAllocator& allocator(int index) override {
     check_index(index, "allocator");
-    std::call_once(init_, [&] {
-      slots_ = std::vector<Slot>(static_cast<size_t>(discovery().count));
-    });
+    std::call_once(init_,
+                   [&] { slots_ = std::vector<Slot>(static_cast<size_t>(discovery().count)); });
     Slot& slot = slots_[static_cast<size_t>(index)];
     std::call_once(slot.once, [&] {
       slot.ptr = new CachingAllocator(std::make_unique<CudaMemory>(index), allocator_options());
@@ -236,7 +242,8 @@ bool sync_after_every_op() {
 void check_launch(const char* kernel, const char* file, int line) {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && sync_after_every_op()) err = cudaDeviceSynchronize();
-  if (err != cudaSuccess) detail::throw_cuda_error("CUDA", static_cast<int>(err), kernel, file, line);
+  if (err != cudaSuccess)
+    detail::throw_cuda_error("CUDA", static_cast<int>(err), kernel, file, line);
 }
 
 RawDeviceGuard::RawDeviceGuard(int device) : previous_(-1) {
@@ -284,8 +291,10 @@ DeviceProperties get_device_properties(int device) {
   cudaGetLastError();
   char uuid[64];
   const unsigned char* u = reinterpret_cast<const unsigned char*>(p.uuid.bytes);
-  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  std::snprintf(uuid, sizeof uuid,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+                u[14], u[15]);
   out.uuid = uuid;
   out.max_threads_per_block = p.maxThreadsPerBlock;
   out.shared_memory_per_block = p.sharedMemPerBlock;
@@ -324,8 +333,9 @@ std::string visible_devices() { return discovery().visible; }
 void check_visible_devices_unchanged() {
   const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
   std::string now = env ? env : "";
-  EMBER_CHECK(now == discovery().visible, "[CUDA_VISIBLE_DEVICES] changed from '", discovery().visible,
-              "' to '", now, "' after CUDA started; the change cannot take effect in this process "
+  EMBER_CHECK(now == discovery().visible, "[CUDA_VISIBLE_DEVICES] changed from '",
+              discovery().visible, "' to '", now,
+              "' after CUDA started; the change cannot take effect in this process "
               "(set it before the program starts)");
 }
 
@@ -357,7 +367,8 @@ DeviceGuard::~DeviceGuard() {
 
 Stream current_stream(int device) {
   int d = check_index(device, "current_stream");
-  if (t_current.size() <= static_cast<size_t>(d)) t_current.resize(static_cast<size_t>(discovery().count), 0);
+  if (t_current.size() <= static_cast<size_t>(d))
+    t_current.resize(static_cast<size_t>(discovery().count), 0);
   return Stream(d, t_current[static_cast<size_t>(d)]);
 }
 
@@ -365,7 +376,8 @@ Stream default_stream(int device) { return Stream(check_index(device, "default_s
 
 void set_current_stream(const Stream& s) {
   int d = check_index(s.device(), "set_current_stream");
-  if (t_current.size() <= static_cast<size_t>(d)) t_current.resize(static_cast<size_t>(discovery().count), 0);
+  if (t_current.size() <= static_cast<size_t>(d))
+    t_current.resize(static_cast<size_t>(discovery().count), 0);
   t_current[static_cast<size_t>(d)] = s.handle();
 }
 
@@ -420,7 +432,8 @@ Event::Event(bool enable_timing, bool blocking) : timing_(enable_timing), blocki
 
 void Event::create(int device) {
   RawDeviceGuard guard(device);
-  unsigned flags = (timing_ ? 0u : cudaEventDisableTiming) | (blocking_ ? cudaEventBlockingSync : 0u);
+  unsigned flags =
+      (timing_ ? 0u : cudaEventDisableTiming) | (blocking_ ? cudaEventBlockingSync : 0u);
   cudaEvent_t e;
   EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
   handle_ = reinterpret_cast<uintptr_t>(e);
@@ -431,7 +444,8 @@ Event::~Event() {
   if (handle_) cudaEventDestroy(reinterpret_cast<cudaEvent_t>(handle_));
 }
 
-Event::Event(Event&& o) noexcept : handle_(o.handle_), device_(o.device_), timing_(o.timing_), blocking_(o.blocking_) {
+Event::Event(Event&& o) noexcept
+    : handle_(o.handle_), device_(o.device_), timing_(o.timing_), blocking_(o.blocking_) {
   o.handle_ = 0;
 }
 
@@ -452,7 +466,8 @@ void Event::record(const Stream& stream) {
   EMBER_CHECK(stream.device() == device_, "[Event.record] the event belongs to cuda:", device_,
               " but the stream to cuda:", stream.device());
   RawDeviceGuard guard(device_);
-  EMBER_CUDA_CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(handle_), reinterpret_cast<cudaStream_t>(stream.handle())));
+  EMBER_CUDA_CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(handle_),
+                                   reinterpret_cast<cudaStream_t>(stream.handle())));
 }
 void Event::record() { record(current_stream()); }
 
@@ -513,7 +528,9 @@ std::string memory_summary(int device) {
 void empty_cache() {
   for (int d = 0; d < device_count(); ++d) alloc(d).empty_cache();
 }
-void set_per_process_memory_fraction(double fraction, int device) { alloc(device).set_memory_fraction(fraction); }
+void set_per_process_memory_fraction(double fraction, int device) {
+  alloc(device).set_memory_fraction(fraction);
+}
 
 void set_allow_tf32(bool allow) { g_allow_tf32 = allow; }
 bool allow_tf32() { return g_allow_tf32; }

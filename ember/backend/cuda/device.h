@@ -13,15 +13,15 @@ namespace ember::cuda {
 
 struct DeviceProperties {
   std::string name;
-  int major = 0, minor = 0;          // compute capability
-  size_t total_memory = 0;           // bytes
+  int major = 0, minor = 0;  // compute capability
+  size_t total_memory = 0;   // bytes
   int multi_processor_count = 0;
   int clock_rate_khz = 0;
   int memory_clock_rate_khz = 0;
-  int memory_bus_width = 0;          // bits
-  size_t l2_cache_size = 0;          // bytes
-  std::string pci_bus_id;            // "0000:3b:00.0"
-  std::string uuid;                  // "GPU-..."
+  int memory_bus_width = 0;  // bits
+  size_t l2_cache_size = 0;  // bytes
+  std::string pci_bus_id;    // "0000:3b:00.0"
+  std::string uuid;          // "GPU-..."
   int max_threads_per_block = 0;
   size_t shared_memory_per_block = 0;
 };

@@ -15,7 +15,10 @@ namespace {
 struct Slots {
   std::vector<KernelError*> host, device;
   std::vector<std::once_flag> once;
-  explicit Slots(int n) : host(static_cast<size_t>(n)), device(static_cast<size_t>(n)), once(static_cast<size_t>(n)) {}
+  explicit Slots(int n)
+      : host(static_cast<size_t>(n)),
+        device(static_cast<size_t>(n)),
+        once(static_cast<size_t>(n)) {}
 };
 
 Slots& slots() {
@@ -50,8 +53,9 @@ void check_kernel_errors(int device) {
   KernelError copy = *e;
   std::memset(e, 0, sizeof(KernelError));
   copy.op[sizeof(copy.op) - 1] = '\0';
-  EMBER_FAIL("[", copy.op, "] index ", copy.index, " is out of bounds for dimension ", copy.dim, " with size ",
-             copy.size, " (found by a kernel on cuda:", device, " queued earlier; EMBER_CUDA_SYNC=1 reports "
+  EMBER_FAIL("[", copy.op, "] index ", copy.index, " is out of bounds for dimension ", copy.dim,
+             " with size ", copy.size, " (found by a kernel on cuda:", device,
+             " queued earlier; EMBER_CUDA_SYNC=1 reports "
              "it at its op)");
 }
 

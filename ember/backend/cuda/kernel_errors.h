@@ -9,7 +9,7 @@
 namespace ember::cuda {
 
 struct KernelError {
-  int code;         // 0: none; 1: index out of range
+  int code;  // 0: none; 1: index out of range
   int dim;
   long long index;
   long long size;

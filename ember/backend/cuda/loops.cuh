@@ -62,7 +62,8 @@ struct Pointers {
 // operand. One kernel per arity keeps the loads explicit. Shapes: every operand (n).
 template <int V, typename Out, typename F>
 __global__ void vectorized0(int64_t n, F f, Out* out) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x,
+          first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (int64_t i = first; i < n / V; i += stride) {
     Vec<Out, V> r;
 #pragma unroll
@@ -74,7 +75,8 @@ __global__ void vectorized0(int64_t n, F f, Out* out) {
 
 template <int V, typename Out, typename A, typename F>
 __global__ void vectorized1(int64_t n, F f, Out* out, const A* a) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x,
+          first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (int64_t i = first; i < n / V; i += stride) {
     Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
     Vec<Out, V> r;
@@ -82,19 +84,22 @@ __global__ void vectorized1(int64_t n, F f, Out* out, const A* a) {
     for (int j = 0; j < V; ++j) r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j])));
     reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
   }
-  for (int64_t i = n / V * V + first; i < n; i += stride) out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i])));
+  for (int64_t i = n / V * V + first; i < n; i += stride)
+    out[i] = static_cast<Out>(f(static_cast<opmath_t<A>>(a[i])));
 }
 
 template <int V, typename Out, typename A, typename B, typename F>
 __global__ void vectorized2(int64_t n, F f, Out* out, const A* a, const B* b) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x,
+          first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (int64_t i = first; i < n / V; i += stride) {
     Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
     Vec<B, V> vb = reinterpret_cast<const Vec<B, V>*>(b)[i];
     Vec<Out, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j])));
+      r.v[j] =
+          static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j])));
     reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
   }
   for (int64_t i = n / V * V + first; i < n; i += stride)
@@ -103,7 +108,8 @@ __global__ void vectorized2(int64_t n, F f, Out* out, const A* a, const B* b) {
 
 template <int V, typename Out, typename A, typename B, typename C, typename F>
 __global__ void vectorized3(int64_t n, F f, Out* out, const A* a, const B* b, const C* c) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x, first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x,
+          first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   for (int64_t i = first; i < n / V; i += stride) {
     Vec<A, V> va = reinterpret_cast<const Vec<A, V>*>(a)[i];
     Vec<B, V> vb = reinterpret_cast<const Vec<B, V>*>(b)[i];
@@ -111,8 +117,9 @@ __global__ void vectorized3(int64_t n, F f, Out* out, const A* a, const B* b, co
     Vec<Out, V> r;
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      r.v[j] = static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j]),
-                                  static_cast<opmath_t<C>>(vc.v[j])));
+      r.v[j] =
+          static_cast<Out>(f(static_cast<opmath_t<A>>(va.v[j]), static_cast<opmath_t<B>>(vb.v[j]),
+                             static_cast<opmath_t<C>>(vc.v[j])));
     reinterpret_cast<Vec<Out, V>*>(out)[i] = r;
   }
   for (int64_t i = n / V * V + first; i < n; i += stride)
@@ -121,9 +128,10 @@ __global__ void vectorized3(int64_t n, F f, Out* out, const A* a, const B* b, co
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
-__device__ void apply_strided(char* const* data, const int64_t* off, const F& f, std::index_sequence<I...>) {
-  *reinterpret_cast<Out*>(data[0] + off[0]) =
-      static_cast<Out>(f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(data[I + 1] + off[I + 1]))...));
+__device__ void apply_strided(char* const* data, const int64_t* off, const F& f,
+                              std::index_sequence<I...>) {
+  *reinterpret_cast<Out*>(data[0] + off[0]) = static_cast<Out>(
+      f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(data[I + 1] + off[I + 1]))...));
 }
 
 // Any layout: offsets from the linear index through the iterator's sizes and strides.
@@ -131,7 +139,8 @@ template <typename Out, typename F, typename... In>
 __global__ void strided_kernel(int64_t n, F f, OffsetCalculator<sizeof...(In) + 1> calc,
                                Pointers<sizeof...(In) + 1> data) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
     int64_t off[sizeof...(In) + 1];
     calc.offsets(i, off);
     apply_strided<Out, In...>(data.p, off, f, std::index_sequence_for<In...>{});
@@ -162,19 +171,21 @@ void gpu_kernel(const TensorIter& it, const F& f) {
       vectorized0<V, Out><<<grid, kThreads, 0, stream>>>(it.numel, f, out);
     } else if constexpr (kN == 2) {
       using A = std::tuple_element_t<0, Ins>;
-      vectorized1<V, Out, A><<<grid, kThreads, 0, stream>>>(it.numel, f, out, reinterpret_cast<const A*>(it.data[1]));
+      vectorized1<V, Out, A>
+          <<<grid, kThreads, 0, stream>>>(it.numel, f, out, reinterpret_cast<const A*>(it.data[1]));
     } else if constexpr (kN == 3) {
       using A = std::tuple_element_t<0, Ins>;
       using B = std::tuple_element_t<1, Ins>;
-      vectorized2<V, Out, A, B><<<grid, kThreads, 0, stream>>>(
-          it.numel, f, out, reinterpret_cast<const A*>(it.data[1]), reinterpret_cast<const B*>(it.data[2]));
+      vectorized2<V, Out, A, B>
+          <<<grid, kThreads, 0, stream>>>(it.numel, f, out, reinterpret_cast<const A*>(it.data[1]),
+                                          reinterpret_cast<const B*>(it.data[2]));
     } else {
       using A = std::tuple_element_t<0, Ins>;
       using B = std::tuple_element_t<1, Ins>;
       using C = std::tuple_element_t<2, Ins>;
       vectorized3<V, Out, A, B, C><<<grid, kThreads, 0, stream>>>(
-          it.numel, f, out, reinterpret_cast<const A*>(it.data[1]), reinterpret_cast<const B*>(it.data[2]),
-          reinterpret_cast<const C*>(it.data[3]));
+          it.numel, f, out, reinterpret_cast<const A*>(it.data[1]),
+          reinterpret_cast<const B*>(it.data[2]), reinterpret_cast<const C*>(it.data[3]));
     }
   } else {
     Pointers<kN> data;

@@ -26,7 +26,8 @@ void empty_cache();
 /// Caps what this process may reserve on `device` to `fraction` of its memory.
 void set_per_process_memory_fraction(double fraction, int device = -1);
 
-/// torch.backends.cuda.matmul.allow_tf32: float32 matmuls may use TF32 tensor cores (off by default).
+/// torch.backends.cuda.matmul.allow_tf32: float32 matmuls may use TF32 tensor cores (off by
+/// default).
 void set_allow_tf32(bool allow);
 bool allow_tf32();
 

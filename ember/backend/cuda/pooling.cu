@@ -50,8 +50,8 @@ __global__ void max_pool_kernel(const T* x, T* out, int64_t* indices, PoolGeom g
 }
 
 template <typename T>
-__global__ void max_pool_backward_kernel(const T* grad_out, const int64_t* indices, T* grad_x, int64_t planes,
-                                         int64_t HW, int64_t oHW) {
+__global__ void max_pool_backward_kernel(const T* grad_out, const int64_t* indices, T* grad_x,
+                                         int64_t planes, int64_t HW, int64_t oHW) {
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < planes * oHW;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t i = indices[k];
@@ -59,8 +59,8 @@ __global__ void max_pool_backward_kernel(const T* grad_out, const int64_t* indic
   }
 }
 
-__device__ void window(int64_t oh, int64_t ow, const PoolGeom& g, int64_t& h0, int64_t& h1, int64_t& w0,
-                       int64_t& w1, int64_t& divisor) {
+__device__ void window(int64_t oh, int64_t ow, const PoolGeom& g, int64_t& h0, int64_t& h1,
+                       int64_t& w0, int64_t& w1, int64_t& divisor) {
   h0 = oh * g.p.stride[0] - g.p.padding[0];
   w0 = ow * g.p.stride[1] - g.p.padding[1];
   h1 = min(h0 + g.p.kernel[0], g.H + g.p.padding[0]);
@@ -100,9 +100,11 @@ __global__ void avg_pool_backward_kernel(const T* grad_out, T* grad_x, PoolGeom 
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t iw = k % g.W, ih = k / g.W % g.H, pl = k / (g.W * g.H);
     // Windows oh with oh*s - pad <= ih < oh*s - pad + kernel.
-    int64_t oh_lo = max(int64_t{0}, (ih + g.p.padding[0] - g.p.kernel[0] + g.p.stride[0]) / g.p.stride[0]);
+    int64_t oh_lo =
+        max(int64_t{0}, (ih + g.p.padding[0] - g.p.kernel[0] + g.p.stride[0]) / g.p.stride[0]);
     int64_t oh_hi = min(g.oH - 1, (ih + g.p.padding[0]) / g.p.stride[0]);
-    int64_t ow_lo = max(int64_t{0}, (iw + g.p.padding[1] - g.p.kernel[1] + g.p.stride[1]) / g.p.stride[1]);
+    int64_t ow_lo =
+        max(int64_t{0}, (iw + g.p.padding[1] - g.p.kernel[1] + g.p.stride[1]) / g.p.stride[1]);
     int64_t ow_hi = min(g.oW - 1, (iw + g.p.padding[1]) / g.p.stride[1]);
     A acc = 0;
     for (int64_t oh = oh_lo; oh <= oh_hi; ++oh)
@@ -122,13 +124,16 @@ PoolGeom geom(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
 
 }  // namespace
 
-void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices, const Pool2dParams& p) {
+void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices,
+                     const Pool2dParams& p) {
   if (out.numel() == 0) return;
   PoolGeom g = geom(x, out, p);
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    max_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
-        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), static_cast<int64_t*>(indices.data_ptr()), g);
+    max_pool_kernel<T>
+        <<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
+            static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()),
+            static_cast<int64_t*>(indices.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("max_pool2d");
   });
 }
@@ -141,8 +146,8 @@ void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, con
     using T = EMBER_TYPE(tag);
     max_pool_backward_kernel<T><<<cuda::grid_for(grad_out.numel(), kBlock), kBlock, 0, stream>>>(
         static_cast<const T*>(grad_out.data_ptr()), static_cast<const int64_t*>(indices.data_ptr()),
-        static_cast<T*>(grad_x.data_ptr()), grad_x.size(0) * grad_x.size(1), grad_x.size(2) * grad_x.size(3),
-        grad_out.size(2) * grad_out.size(3));
+        static_cast<T*>(grad_x.data_ptr()), grad_x.size(0) * grad_x.size(1),
+        grad_x.size(2) * grad_x.size(3), grad_out.size(2) * grad_out.size(3));
     EMBER_CUDA_LAUNCH_CHECK("max_pool2d_backward");
   });
 }
@@ -152,8 +157,9 @@ void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p) 
   PoolGeom g = geom(x, out, p);
   dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    avg_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
-        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
+    avg_pool_kernel<T>
+        <<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
+            static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("avg_pool2d");
   });
 }

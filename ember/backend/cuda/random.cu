@@ -20,7 +20,8 @@ void random_cuda(const Tensor& out, const RandomParams& p) {
   dispatch_all(out.dtype(), "random", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     random_kernel<T><<<cuda::grid_for(out.numel(), cuda::kThreads), cuda::kThreads, 0,
-                       cuda::raw_stream(out.device().index())>>>(static_cast<T*>(out.data_ptr()), out.numel(), p);
+                       cuda::raw_stream(out.device().index())>>>(static_cast<T*>(out.data_ptr()),
+                                                                 out.numel(), p);
     EMBER_CUDA_LAUNCH_CHECK("random_kernel");
   });
 }

@@ -40,8 +40,10 @@ RowGeometry geometry(const Shape& sizes, const Shape& strides) {
 
 template <typename A>
 __device__ A shfl_down(A v, int offset) {
-  if constexpr (std::is_same_v<A, bool>) return __shfl_down_sync(0xffffffffu, static_cast<int>(v), offset) != 0;
-  else return __shfl_down_sync(0xffffffffu, v, offset);
+  if constexpr (std::is_same_v<A, bool>)
+    return __shfl_down_sync(0xffffffffu, static_cast<int>(v), offset) != 0;
+  else
+    return __shfl_down_sync(0xffffffffu, v, offset);
 }
 
 // Reduces one value per thread across the block; the result is valid in thread 0.
@@ -62,13 +64,15 @@ __device__ A block_reduce(A v, R r) {
 
 // out[row * G + part] = R over part's slice of row `row` (contiguous, length N).
 template <typename T, typename A, typename O, typename R>
-__global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, int64_t parts, O* out, R r) {
+__global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, int64_t parts,
+                           O* out, R r) {
   for (int64_t job = blockIdx.x; job < M * parts; job += gridDim.x) {
     int64_t row = job / parts, part = job % parts;
     int64_t lo = N * part / parts, hi = N * (part + 1) / parts;
     const T* x = in + kept.offset(row);
     A acc = R::identity();
-    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(x[i])));
+    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
+      acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(x[i])));
     acc = block_reduce<A>(acc, r);
     if (threadIdx.x == 0) out[job] = static_cast<O>(acc);
   }
@@ -79,15 +83,16 @@ __global__ void column_kernel(const T* in, RowGeometry reduced, int64_t M, int64
   for (int64_t m = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; m < M;
        m += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     A acc = R::identity();
-    for (int64_t n = 0; n < N; ++n) acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(in[reduced.offset(n) + m])));
+    for (int64_t n = 0; n < N; ++n)
+      acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(in[reduced.offset(n) + m])));
     out[m] = static_cast<O>(acc);
   }
 }
 
 // The first max (or min) of each contiguous row, value and index; NaN wins.
 template <typename T>
-__global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, bool is_max, T* values,
-                           int64_t* indices) {
+__global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, bool is_max,
+                           T* values, int64_t* indices) {
   using A = opmath_t<T>;
   __shared__ A best_v[kBlock];
   __shared__ int64_t best_i[kBlock];
@@ -108,8 +113,9 @@ __global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
     for (int s = blockDim.x / 2; s > 0; s /= 2) {
       if (threadIdx.x < s) {
         int64_t oi = best_i[threadIdx.x + s];
-        if (oi >= 0 && (best_i[threadIdx.x] < 0 ||
-                        arg_better(best_v[threadIdx.x + s], oi, best_v[threadIdx.x], best_i[threadIdx.x], is_max))) {
+        if (oi >= 0 &&
+            (best_i[threadIdx.x] < 0 || arg_better(best_v[threadIdx.x + s], oi, best_v[threadIdx.x],
+                                                   best_i[threadIdx.x], is_max))) {
           best_v[threadIdx.x] = best_v[threadIdx.x + s];
           best_i[threadIdx.x] = oi;
         }
@@ -125,7 +131,8 @@ __global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
 }
 
 template <typename T, typename O, typename A, typename R>
-void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R r, cudaStream_t stream) {
+void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R r,
+                   cudaStream_t stream) {
   const T* x = static_cast<const T*>(in.data_ptr());
   O* o = static_cast<O*>(out.data_ptr());
   if (l.rows()) {
@@ -133,16 +140,19 @@ void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R
     // A few long rows: split each over several blocks, then reduce the partial results.
     int64_t parts = l.M < 64 && l.N > 65536 ? std::min<int64_t>(1024 / l.M + 1, l.N / 16384) : 1;
     if (parts <= 1) {
-      row_kernel<T, A, O><<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, 1, o, r);
+      row_kernel<T, A, O>
+          <<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, 1, o, r);
       EMBER_CUDA_LAUNCH_CHECK("reduce row_kernel");
       return;
     }
     Tensor partial = empty({l.M * parts}, TensorOptions(dtype_of<A>).with_device(in.device()));
     A* p = static_cast<A*>(partial.data_ptr());
-    row_kernel<T, A, A><<<cuda::grid_for(l.M * parts, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, parts, p, r);
+    row_kernel<T, A, A>
+        <<<cuda::grid_for(l.M * parts, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, parts, p, r);
     EMBER_CUDA_LAUNCH_CHECK("reduce row_kernel (partials)");
     RowGeometry rows = geometry({l.M}, {parts});
-    row_kernel<A, A, O><<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(p, rows, l.M, parts, 1, o, r);
+    row_kernel<A, A, O>
+        <<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(p, rows, l.M, parts, 1, o, r);
     EMBER_CUDA_LAUNCH_CHECK("reduce row_kernel (final)");
   } else {
     column_kernel<T, A, O><<<cuda::grid_for(l.M, kBlock), kBlock, 0, stream>>>(
@@ -153,7 +163,8 @@ void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R
 
 }  // namespace
 
-void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor& out, const Tensor& indices) {
+void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor& out,
+                 const Tensor& indices) {
   if (out.numel() == 0) return;
   cudaStream_t stream = cuda::raw_stream(in_.device().index());
   Tensor in = in_;
@@ -179,8 +190,10 @@ void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor
         using T = EMBER_TYPE(tag);
         using A = std::conditional_t<std::is_same_v<T, bool>, int64_t, sum_acc_t<T>>;
         using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;
-        if (op == ReduceOp::Sum) reduce_values<T, O, A>(in, l, out, SumReducer<A>{}, stream);
-        else reduce_values<T, O, A>(in, l, out, ProdReducer<A>{}, stream);
+        if (op == ReduceOp::Sum)
+          reduce_values<T, O, A>(in, l, out, SumReducer<A>{}, stream);
+        else
+          reduce_values<T, O, A>(in, l, out, ProdReducer<A>{}, stream);
       });
       return;
     case ReduceOp::Max:
@@ -193,17 +206,21 @@ void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor
         dispatch_numeric(in.dtype(), "max", [&](auto tag) {
           using T = EMBER_TYPE(tag);
           using A = opmath_t<T>;
-          if (is_max) reduce_values<T, T, A>(in, l, out, MaxReducer<A>{}, stream);
-          else reduce_values<T, T, A>(in, l, out, MinReducer<A>{}, stream);
+          if (is_max)
+            reduce_values<T, T, A>(in, l, out, MaxReducer<A>{}, stream);
+          else
+            reduce_values<T, T, A>(in, l, out, MinReducer<A>{}, stream);
         });
         return;
       }
       dispatch_numeric(in.dtype(), "argmax", [&](auto tag) {
         using T = EMBER_TYPE(tag);
         T* values = want_arg ? nullptr : static_cast<T*>(out.data_ptr());
-        int64_t* idx = want_arg ? static_cast<int64_t*>(out.data_ptr()) : static_cast<int64_t*>(indices.data_ptr());
+        int64_t* idx = want_arg ? static_cast<int64_t*>(out.data_ptr())
+                                : static_cast<int64_t*>(indices.data_ptr());
         arg_kernel<T><<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(
-            static_cast<const T*>(in.data_ptr()), geometry(l.kept_sizes, l.kept_strides), l.M, l.N, is_max, values, idx);
+            static_cast<const T*>(in.data_ptr()), geometry(l.kept_sizes, l.kept_strides), l.M, l.N,
+            is_max, values, idx);
         EMBER_CUDA_LAUNCH_CHECK("arg_kernel");
       });
       return;

@@ -21,9 +21,12 @@ struct Geometry {
 Geometry geometry(const Tensor& t, int64_t dim) {
   Geometry g;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim) g.outer *= t.size(d);
-    else if (d == dim) g.D = t.size(d);
-    else g.inner *= t.size(d);
+    if (d < dim)
+      g.outer *= t.size(d);
+    else if (d == dim)
+      g.D = t.size(d);
+    else
+      g.inner *= t.size(d);
   }
   return g;
 }
@@ -56,7 +59,8 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x) m = math::max(m, static_cast<A>(xr[i]));
     m = block_all_reduce(m, MaxReducer<A>{}, shared);
     if (m == -std::numeric_limits<A>::infinity()) {  // all -inf: NaN like PyTorch
-      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(std::numeric_limits<A>::quiet_NaN());
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
+        yr[i] = static_cast<T>(std::numeric_limits<A>::quiet_NaN());
       continue;
     }
     A s = 0;
@@ -64,10 +68,12 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
     s = block_all_reduce(s, SumReducer<A>{}, shared);
     if (log) {
       A shift = m + math::log(s);
-      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(static_cast<A>(xr[i]) - shift);
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
+        yr[i] = static_cast<T>(static_cast<A>(xr[i]) - shift);
     } else {
       A inv = A(1) / s;
-      for (int64_t i = threadIdx.x; i < D; i += blockDim.x) yr[i] = static_cast<T>(math::exp(static_cast<A>(xr[i]) - m) * inv);
+      for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
+        yr[i] = static_cast<T>(math::exp(static_cast<A>(xr[i]) - m) * inv);
     }
   }
 }
@@ -75,8 +81,8 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
 template <typename T>
 __global__ void softmax_columns(const T* x, T* y, Geometry g, bool log) {
   using A = opmath_t<T>;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.outer * g.inner;
-       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       c < g.outer * g.inner; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t o = c / g.inner, i = c % g.inner;
     const T* xc = x + o * g.D * g.inner + i;
     T* yc = y + o * g.D * g.inner + i;
@@ -95,8 +101,8 @@ __global__ void softmax_columns(const T* x, T* y, Geometry g, bool log) {
 template <typename T>
 __global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, Geometry g, bool log) {
   using A = opmath_t<T>;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < g.outer * g.inner;
-       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       c < g.outer * g.inner; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t o = c / g.inner, i = c % g.inner, base = o * g.D * g.inner + i;
     A s = 0;
     for (int64_t d = 0; d < g.D; ++d) {
@@ -124,13 +130,15 @@ void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
     if (g.inner == 1) {
       softmax_rows<T><<<cuda::grid_for(g.outer, 1), kBlock, 0, stream>>>(xp, yp, g.outer, g.D, log);
     } else {
-      softmax_columns<T><<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, stream>>>(xp, yp, g, log);
+      softmax_columns<T>
+          <<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, stream>>>(xp, yp, g, log);
     }
     EMBER_CUDA_LAUNCH_CHECK("softmax");
   });
 }
 
-void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, bool log, const Tensor& grad_in) {
+void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
+                           const Tensor& grad_in) {
   if (out.numel() == 0) return;
   Geometry g = geometry(out, dim);
   dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {

@@ -34,7 +34,9 @@ class PinnedMemory final : public DeviceMemory {
     return p;
   }
   void raw_free(void* ptr) noexcept override { cudaFreeHost(ptr); }
-  size_t total_memory() override { return device_backend(kCPU).allocator(0).memory().total_memory(); }
+  size_t total_memory() override {
+    return device_backend(kCPU).allocator(0).memory().total_memory();
+  }
   size_t free_memory() override { return device_backend(kCPU).allocator(0).memory().free_memory(); }
   void* record_event(StreamId stream) override {
     // An event must be made on its stream's device.
@@ -55,7 +57,9 @@ class PinnedMemory final : public DeviceMemory {
     EMBER_CUDA_CHECK(err);
     return true;
   }
-  void destroy_event(void* event) noexcept override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
+  void destroy_event(void* event) noexcept override {
+    cudaEventDestroy(static_cast<cudaEvent_t>(event));
+  }
   void synchronize() override { EMBER_CUDA_CHECK(cudaDeviceSynchronize()); }
 };
 
@@ -196,19 +200,24 @@ void device_to_device(const Tensor& dst, const Tensor& src) {
 }  // namespace cuda
 
 void copy_between_devices_cuda(const Tensor& dst, const Tensor& src, bool non_blocking) {
-  EMBER_ASSERT(src.sizes() == dst.sizes(), "copy_between_devices_cuda expects the source expanded by copy_");
+  EMBER_ASSERT(src.sizes() == dst.sizes(),
+               "copy_between_devices_cuda expects the source expanded by copy_");
   if (dst.numel() == 0) return;
-  if (src.is_cpu()) cuda::host_to_device(dst, src, non_blocking);
-  else if (dst.is_cpu()) cuda::device_to_host(dst, src, non_blocking);
-  else cuda::device_to_device(dst, src);
+  if (src.is_cpu())
+    cuda::host_to_device(dst, src, non_blocking);
+  else if (dst.is_cpu())
+    cuda::device_to_host(dst, src, non_blocking);
+  else
+    cuda::device_to_device(dst, src);
 }
 
 Tensor pin_memory_cuda(const Tensor& t) {
-  EMBER_CHECK(cuda::is_available(), "[pin_memory] needs a CUDA device: ", cuda::unavailable_reason());
+  EMBER_CHECK(cuda::is_available(),
+              "[pin_memory] needs a CUDA device: ", cuda::unavailable_reason());
   size_t nbytes = t.nbytes();
   auto storage = std::make_shared<StorageImpl>(cuda::pinned_allocator().allocate(nbytes), nbytes);
-  Tensor pinned(std::make_shared<TensorImpl>(storage, t.sizes(), contiguous_strides(t.sizes()), 0, t.dtype(),
-                                             Device(kCPU, 0)));
+  Tensor pinned(std::make_shared<TensorImpl>(storage, t.sizes(), contiguous_strides(t.sizes()), 0,
+                                             t.dtype(), Device(kCPU, 0)));
   TensorIter it(pinned, {t});
   copy_cpu(it);
   return pinned;

@@ -20,7 +20,8 @@ void run_unary(const TensorIter& it, const UnaryParams& p, const char* name) {
 void unary_cuda(UnaryOp op, const TensorIter& it, const UnaryParams& p) {
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
-  case UnaryOp::name: return run_unary<fn, OpKind::kind>(it, p, #name);
+  case UnaryOp::name:              \
+    return run_unary<fn, OpKind::kind>(it, p, #name);
     EMBER_UNARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }
@@ -37,7 +38,8 @@ void copy_cuda(const TensorIter& it) {
   if (it.numel == 0) return;
   if (it.dtypes[0] == it.dtypes[1] && it.is_contiguous()) {
     cudaStream_t stream = cuda::raw_stream(it.device.index());
-    EMBER_CUDA_CHECK(cudaMemcpyAsync(it.data[0], it.data[1], static_cast<size_t>(it.numel) * itemsize(it.dtypes[0]),
+    EMBER_CUDA_CHECK(cudaMemcpyAsync(it.data[0], it.data[1],
+                                     static_cast<size_t>(it.numel) * itemsize(it.dtypes[0]),
                                      cudaMemcpyDeviceToDevice, stream));
     return;
   }

@@ -2,9 +2,9 @@
 // CPU loop and the CUDA kernel. Same scheme as unary.h: functor, table line, backward in ops/.
 #pragma once
 
-#include "ember/backend/functors/math.h"
 #include <type_traits>
 #include <utility>
+#include "ember/backend/functors/math.h"
 
 #include "ember/backend/functors/unary.h"
 #include "ember/core/dtype.h"
@@ -15,11 +15,11 @@ struct BinaryParams {
   double alpha = 1;  // add and sub: a + alpha * b
 };
 
-#define EMBER_BINARY_FUNCTOR(Name, R, expr)                              \
-  template <typename T>                                                  \
-  struct Name {                                                          \
-    explicit EMBER_HOST_DEVICE Name(const BinaryParams&) {}              \
-    EMBER_HOST_DEVICE R operator()(T a, T b) const { return expr; }      \
+#define EMBER_BINARY_FUNCTOR(Name, R, expr)                         \
+  template <typename T>                                             \
+  struct Name {                                                     \
+    explicit EMBER_HOST_DEVICE Name(const BinaryParams&) {}         \
+    EMBER_HOST_DEVICE R operator()(T a, T b) const { return expr; } \
   };
 
 template <typename T>
@@ -34,7 +34,7 @@ struct SubFn {
   explicit EMBER_HOST_DEVICE SubFn(const BinaryParams& p) : alpha(static_cast<T>(p.alpha)) {}
   EMBER_HOST_DEVICE T operator()(T a, T b) const { return a - alpha * b; }
 };
-EMBER_BINARY_FUNCTOR(MulFn, T, a * b)
+EMBER_BINARY_FUNCTOR(MulFn, T, a* b)
 EMBER_BINARY_FUNCTOR(DivFn, T, a / b)
 EMBER_BINARY_FUNCTOR(PowFn, T, math::pow(a, b))
 EMBER_BINARY_FUNCTOR(MaximumFn, T, math::max(a, b))
@@ -45,32 +45,32 @@ EMBER_BINARY_FUNCTOR(LtFn, bool, a < b)
 EMBER_BINARY_FUNCTOR(LeFn, bool, a <= b)
 EMBER_BINARY_FUNCTOR(GtFn, bool, a > b)
 EMBER_BINARY_FUNCTOR(GeFn, bool, a >= b)
-EMBER_BINARY_FUNCTOR(LogicalAndFn, bool, a && b)
+EMBER_BINARY_FUNCTOR(LogicalAndFn, bool, a&& b)
 EMBER_BINARY_FUNCTOR(LogicalOrFn, bool, a || b)
 // Backward formulas: a is the incoming gradient, b what the forward saved.
-EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b > T(0) ? a : T(0))               // b = input
-EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a * b * (T(1) - b))             // b = output
-EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a * (T(1) - b * b))                // b = output
+EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b > T(0) ? a : T(0))  // b = input
+EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a* b*(T(1) - b))   // b = output
+EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))     // b = output
 #undef EMBER_BINARY_FUNCTOR
 
 /// (Name, functor, kind). Compare ops produce bool.
-#define EMBER_BINARY_OPS(_)                     \
-  _(Add, AddFn, Numeric)                        \
-  _(Sub, SubFn, Numeric)                        \
-  _(Mul, MulFn, Numeric)                        \
-  _(Div, DivFn, Floating)                       \
-  _(Pow, PowFn, Numeric)                        \
-  _(Maximum, MaximumFn, Numeric)                \
-  _(Minimum, MinimumFn, Numeric)                \
-  _(Eq, EqFn, Compare)                          \
-  _(Ne, NeFn, Compare)                          \
-  _(Lt, LtFn, Compare)                          \
-  _(Le, LeFn, Compare)                          \
-  _(Gt, GtFn, Compare)                          \
-  _(Ge, GeFn, Compare)                          \
-  _(LogicalAnd, LogicalAndFn, Bool)             \
-  _(LogicalOr, LogicalOrFn, Bool)               \
-  _(ReluBackward, ReluBackwardFn, Floating)     \
+#define EMBER_BINARY_OPS(_)                       \
+  _(Add, AddFn, Numeric)                          \
+  _(Sub, SubFn, Numeric)                          \
+  _(Mul, MulFn, Numeric)                          \
+  _(Div, DivFn, Floating)                         \
+  _(Pow, PowFn, Numeric)                          \
+  _(Maximum, MaximumFn, Numeric)                  \
+  _(Minimum, MinimumFn, Numeric)                  \
+  _(Eq, EqFn, Compare)                            \
+  _(Ne, NeFn, Compare)                            \
+  _(Lt, LtFn, Compare)                            \
+  _(Le, LeFn, Compare)                            \
+  _(Gt, GtFn, Compare)                            \
+  _(Ge, GeFn, Compare)                            \
+  _(LogicalAnd, LogicalAndFn, Bool)               \
+  _(LogicalOr, LogicalOrFn, Bool)                 \
+  _(ReluBackward, ReluBackwardFn, Floating)       \
   _(SigmoidBackward, SigmoidBackwardFn, Floating) \
   _(TanhBackward, TanhBackwardFn, Floating)
 
@@ -85,9 +85,11 @@ OpKind binary_op_kind(BinaryOp op);
 
 /// The element type a binary functor writes for inputs of type T: bool for comparisons, else T.
 template <typename F, typename T>
-using binary_result_t = std::conditional_t<
-    std::is_same_v<decltype(std::declval<F>()(std::declval<opmath_t<T>>(), std::declval<opmath_t<T>>())), bool>,
-    bool, T>;
+using binary_result_t =
+    std::conditional_t<std::is_same_v<decltype(std::declval<F>()(std::declval<opmath_t<T>>(),
+                                                                 std::declval<opmath_t<T>>())),
+                                      bool>,
+                       bool, T>;
 
 /// A binary functor with its right operand fixed: `x + 2` runs as a unary loop.
 template <typename F, typename T>
@@ -125,7 +127,7 @@ struct WhereFn {
   EMBER_HOST_DEVICE T operator()(bool c, T a, T b) const { return c ? a : b; }
 };
 
-#define EMBER_TERNARY_OPS(_) \
+#define EMBER_TERNARY_OPS(_)      \
   _(Addcmul, AddcmulFn, Floating) \
   _(Addcdiv, AddcdivFn, Floating) \
   _(Lerp, LerpFn, Floating)

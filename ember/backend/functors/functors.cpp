@@ -46,6 +46,8 @@ const char* unary_op_name(UnaryOp op) { return unary_names()[static_cast<size_t>
 OpKind unary_op_kind(UnaryOp op) { return kUnaryKinds[static_cast<size_t>(op)]; }
 const char* binary_op_name(BinaryOp op) { return binary_names()[static_cast<size_t>(op)].c_str(); }
 OpKind binary_op_kind(BinaryOp op) { return kBinaryKinds[static_cast<size_t>(op)]; }
-const char* ternary_op_name(TernaryOp op) { return ternary_names()[static_cast<size_t>(op)].c_str(); }
+const char* ternary_op_name(TernaryOp op) {
+  return ternary_names()[static_cast<size_t>(op)].c_str();
+}
 
 }  // namespace ember

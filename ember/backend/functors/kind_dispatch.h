@@ -11,8 +11,10 @@ namespace ember {
 
 template <OpKind kind, typename F>
 void dispatch_kind(DType t, const char* op, F&& f) {
-  if constexpr (kind == OpKind::Floating) dispatch_floating(t, op, f);
-  else if constexpr (kind == OpKind::Numeric) dispatch_numeric(t, op, f);
+  if constexpr (kind == OpKind::Floating)
+    dispatch_floating(t, op, f);
+  else if constexpr (kind == OpKind::Numeric)
+    dispatch_numeric(t, op, f);
   else if constexpr (kind == OpKind::Bool) {
     if (t != DType::Bool) throw_unsupported_dtype(op, t);
     f(TypeTag<bool>{});

@@ -102,15 +102,19 @@ EMBER_HOST_DEVICE inline double abs(double x) { return ::fabs(x); }
 
 template <typename T>
 EMBER_HOST_DEVICE inline bool isnan(T x) {
-  if constexpr (std::is_floating_point_v<T>) return x != x;
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
 }
 
 // Integer versions where the op is defined on integers.
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T abs(T x) {
-  if constexpr (std::is_unsigned_v<T>) return x;
-  else return x < 0 ? -x : x;
+  if constexpr (std::is_unsigned_v<T>)
+    return x;
+  else
+    return x < 0 ? -x : x;
 }
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T pow(T base, T exp) {
@@ -124,16 +128,26 @@ EMBER_HOST_DEVICE inline T pow(T base, T exp) {
   return result;
 }
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-EMBER_HOST_DEVICE inline T floor(T x) { return x; }
+EMBER_HOST_DEVICE inline T floor(T x) {
+  return x;
+}
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-EMBER_HOST_DEVICE inline T ceil(T x) { return x; }
+EMBER_HOST_DEVICE inline T ceil(T x) {
+  return x;
+}
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
-EMBER_HOST_DEVICE inline T round(T x) { return x; }
+EMBER_HOST_DEVICE inline T round(T x) {
+  return x;
+}
 
 // NaN-propagating max and min, like PyTorch's maximum / minimum and max reductions.
 template <typename T>
-EMBER_HOST_DEVICE inline T max(T a, T b) { return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b)); }
+EMBER_HOST_DEVICE inline T max(T a, T b) {
+  return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b));
+}
 template <typename T>
-EMBER_HOST_DEVICE inline T min(T a, T b) { return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b)); }
+EMBER_HOST_DEVICE inline T min(T a, T b) {
+  return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b));
+}
 
 }  // namespace ember::math

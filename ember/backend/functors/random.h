@@ -6,13 +6,15 @@
 #include <cstdint>
 
 #include "ember/backend/functors/math.h"
-#include "ember/core/philox.h"
 #include "ember/core/macros.h"
+#include "ember/core/philox.h"
 
 namespace ember {
 
 /// A float in [0, 1) from 24 random bits; a double in [0, 1) from 53.
-EMBER_HOST_DEVICE inline float uniform_float(uint32_t w) { return static_cast<float>(w >> 8) * 0x1.0p-24f; }
+EMBER_HOST_DEVICE inline float uniform_float(uint32_t w) {
+  return static_cast<float>(w >> 8) * 0x1.0p-24f;
+}
 EMBER_HOST_DEVICE inline double uniform_double(uint32_t w0, uint32_t w1) {
   uint64_t bits = (static_cast<uint64_t>(w0) << 21) ^ static_cast<uint64_t>(w1 >> 11);
   return static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1.0p-53;
@@ -31,7 +33,8 @@ struct RandomParams {
 EMBER_HOST_DEVICE inline double random_value(const RandomParams& p, uint64_t index) {
   Philox r(p.seed, p.offset, index);
   switch (p.kind) {
-    case RandomKind::Uniform: return p.a + (p.b - p.a) * uniform_double(r.c[0], r.c[1]);
+    case RandomKind::Uniform:
+      return p.a + (p.b - p.a) * uniform_double(r.c[0], r.c[1]);
     case RandomKind::Normal: {
       // Box-Muller; 1 - u keeps the log argument in (0, 1].
       double u1 = 1.0 - uniform_double(r.c[0], r.c[1]);
@@ -43,7 +46,8 @@ EMBER_HOST_DEVICE inline double random_value(const RandomParams& p, uint64_t ind
       uint64_t w = (static_cast<uint64_t>(r.c[0]) << 32) | r.c[1];
       return p.a + static_cast<double>(range ? w % range : 0);
     }
-    case RandomKind::Bernoulli: return uniform_double(r.c[0], r.c[1]) < p.a ? 1.0 : 0.0;
+    case RandomKind::Bernoulli:
+      return uniform_double(r.c[0], r.c[1]) < p.a ? 1.0 : 0.0;
   }
   return 0;
 }

@@ -32,16 +32,20 @@ struct ProdReducer {
 template <typename A>
 struct MaxReducer {
   EMBER_HOST_DEVICE static A identity() {
-    if constexpr (std::is_floating_point_v<A>) return -std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::lowest();
+    if constexpr (std::is_floating_point_v<A>)
+      return -std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::lowest();
   }
   EMBER_HOST_DEVICE A operator()(A a, A b) const { return math::max(a, b); }
 };
 template <typename A>
 struct MinReducer {
   EMBER_HOST_DEVICE static A identity() {
-    if constexpr (std::is_floating_point_v<A>) return std::numeric_limits<A>::infinity();
-    else return std::numeric_limits<A>::max();
+    if constexpr (std::is_floating_point_v<A>)
+      return std::numeric_limits<A>::infinity();
+    else
+      return std::numeric_limits<A>::max();
   }
   EMBER_HOST_DEVICE A operator()(A a, A b) const { return math::min(a, b); }
 };

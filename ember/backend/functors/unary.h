@@ -17,11 +17,11 @@ struct UnaryParams {
 // Numeric ops run on every dtype but bool; Bool ops run on bool only.
 enum class OpKind { Floating, Numeric, Bool, Compare };
 
-#define EMBER_UNARY_FUNCTOR(Name, expr)                                  \
-  template <typename T>                                                  \
-  struct Name {                                                          \
-    explicit EMBER_HOST_DEVICE Name(const UnaryParams&) {}               \
-    EMBER_HOST_DEVICE T operator()(T x) const { return expr; }           \
+#define EMBER_UNARY_FUNCTOR(Name, expr)                        \
+  template <typename T>                                        \
+  struct Name {                                                \
+    explicit EMBER_HOST_DEVICE Name(const UnaryParams&) {}     \
+    EMBER_HOST_DEVICE T operator()(T x) const { return expr; } \
   };
 
 EMBER_UNARY_FUNCTOR(NegFn, -x)
@@ -35,7 +35,7 @@ EMBER_UNARY_FUNCTOR(SigmoidFn, T(1) / (T(1) + math::exp(-x)))
 EMBER_UNARY_FUNCTOR(ReluFn, x > T(0) ? x : (math::isnan(x) ? x : T(0)))
 EMBER_UNARY_FUNCTOR(SinFn, math::sin(x))
 EMBER_UNARY_FUNCTOR(CosFn, math::cos(x))
-EMBER_UNARY_FUNCTOR(SquareFn, x * x)
+EMBER_UNARY_FUNCTOR(SquareFn, x* x)
 EMBER_UNARY_FUNCTOR(ReciprocalFn, T(1) / x)
 EMBER_UNARY_FUNCTOR(SignFn, T((T(0) < x) - (x < T(0))))
 EMBER_UNARY_FUNCTOR(FloorFn, math::floor(x))
@@ -50,7 +50,8 @@ EMBER_UNARY_FUNCTOR(LogicalNotFn, !x)
 template <typename T>
 struct ClampFn {
   T lo, hi;
-  explicit EMBER_HOST_DEVICE ClampFn(const UnaryParams& p) : lo(static_cast<T>(p.a)), hi(static_cast<T>(p.b)) {}
+  explicit EMBER_HOST_DEVICE ClampFn(const UnaryParams& p)
+      : lo(static_cast<T>(p.a)), hi(static_cast<T>(p.b)) {}
   EMBER_HOST_DEVICE T operator()(T x) const {
     if (math::isnan(x)) return x;
     return x < lo ? lo : (x > hi ? hi : x);
@@ -74,7 +75,9 @@ struct PowScalarFn {
 template <typename To>
 struct ConvertFn {
   template <typename From>
-  EMBER_HOST_DEVICE To operator()(From x) const { return static_cast<To>(x); }
+  EMBER_HOST_DEVICE To operator()(From x) const {
+    return static_cast<To>(x);
+  }
 };
 
 /// A constant (fill_).
@@ -85,28 +88,28 @@ struct FillFn {
 };
 
 /// (Name, functor, kind): the one table both backends expand.
-#define EMBER_UNARY_OPS(_)             \
-  _(Neg, NegFn, Numeric)               \
-  _(Abs, AbsFn, Numeric)               \
-  _(Exp, ExpFn, Floating)              \
-  _(Log, LogFn, Floating)              \
-  _(Sqrt, SqrtFn, Floating)            \
-  _(Rsqrt, RsqrtFn, Floating)          \
-  _(Tanh, TanhFn, Floating)            \
-  _(Sigmoid, SigmoidFn, Floating)      \
-  _(Relu, ReluFn, Numeric)             \
-  _(Sin, SinFn, Floating)              \
-  _(Cos, CosFn, Floating)              \
-  _(Square, SquareFn, Numeric)         \
+#define EMBER_UNARY_OPS(_)              \
+  _(Neg, NegFn, Numeric)                \
+  _(Abs, AbsFn, Numeric)                \
+  _(Exp, ExpFn, Floating)               \
+  _(Log, LogFn, Floating)               \
+  _(Sqrt, SqrtFn, Floating)             \
+  _(Rsqrt, RsqrtFn, Floating)           \
+  _(Tanh, TanhFn, Floating)             \
+  _(Sigmoid, SigmoidFn, Floating)       \
+  _(Relu, ReluFn, Numeric)              \
+  _(Sin, SinFn, Floating)               \
+  _(Cos, CosFn, Floating)               \
+  _(Square, SquareFn, Numeric)          \
   _(Reciprocal, ReciprocalFn, Floating) \
-  _(Sign, SignFn, Numeric)             \
-  _(Floor, FloorFn, Numeric)           \
-  _(Ceil, CeilFn, Numeric)             \
-  _(Round, RoundFn, Numeric)           \
-  _(Log1p, Log1pFn, Floating)          \
-  _(Expm1, Expm1Fn, Floating)          \
-  _(LogicalNot, LogicalNotFn, Bool)    \
-  _(Clamp, ClampFn, Numeric)           \
+  _(Sign, SignFn, Numeric)              \
+  _(Floor, FloorFn, Numeric)            \
+  _(Ceil, CeilFn, Numeric)              \
+  _(Round, RoundFn, Numeric)            \
+  _(Log1p, Log1pFn, Floating)           \
+  _(Expm1, Expm1Fn, Floating)           \
+  _(LogicalNot, LogicalNotFn, Bool)     \
+  _(Clamp, ClampFn, Numeric)            \
   _(PowScalar, PowScalarFn, Numeric)
 
 enum class UnaryOp {

@@ -13,7 +13,8 @@ namespace cuda {
 namespace {
 
 [[noreturn]] void not_built(const char* what) {
-  EMBER_FAIL("[", what, "] ember was built without CUDA support (configure with EMBER_CUDA=ON on "
+  EMBER_FAIL("[", what,
+             "] ember was built without CUDA support (configure with EMBER_CUDA=ON on "
              "a machine with the CUDA toolkit)");
 }
 
@@ -67,7 +68,9 @@ Stream current_stream(int) { not_built("current_stream"); }
 Stream default_stream(int) { not_built("default_stream"); }
 void set_current_stream(const Stream&) { not_built("set_current_stream"); }
 Stream get_stream_from_pool(bool, int) { not_built("get_stream_from_pool"); }
-StreamGuard::StreamGuard(const Stream& s) : previous_(s), previous_device_(0) { not_built("StreamGuard"); }
+StreamGuard::StreamGuard(const Stream& s) : previous_(s), previous_device_(0) {
+  not_built("StreamGuard");
+}
 StreamGuard::~StreamGuard() = default;
 Event::Event(bool, bool) { not_built("Event"); }
 Event::~Event() = default;
@@ -114,7 +117,8 @@ EMBER_NO_CUDA(reduce_cuda, ReduceOp, const Tensor&, const Shape&, const Tensor&,
 EMBER_NO_CUDA(bmm_cuda, const Tensor&, const Tensor&, const Tensor&, double, double)
 EMBER_NO_CUDA(softmax_cuda, const Tensor&, int64_t, bool, const Tensor&)
 EMBER_NO_CUDA(softmax_backward_cuda, const Tensor&, const Tensor&, int64_t, bool, const Tensor&)
-EMBER_NO_CUDA(conv2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&)
+EMBER_NO_CUDA(conv2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Conv2dParams&)
 EMBER_NO_CUDA(conv2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
               const Tensor&, const Tensor&, const Conv2dParams&)
 EMBER_NO_CUDA(max_pool2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Pool2dParams&)

@@ -21,7 +21,8 @@ BatchNorm::BatchNorm(int64_t n, double eps_, double momentum_, bool affine_, boo
       bias(register_parameter("bias", affine_ ? empty({n}) : Tensor())),
       running_mean(register_buffer("running_mean", track ? zeros({n}) : Tensor())),
       running_var(register_buffer("running_var", track ? ones({n}) : Tensor())),
-      num_batches_tracked(register_buffer("num_batches_tracked", track ? scalar_tensor(0, kInt64) : Tensor())),
+      num_batches_tracked(
+          register_buffer("num_batches_tracked", track ? scalar_tensor(0, kInt64) : Tensor())),
       dims_(std::move(dims)) {
   if (should_initialize()) reset_parameters();
 }

@@ -33,7 +33,8 @@ Tensor Conv2d::forward(const Tensor& x) {
 
 std::string Conv2d::extra_repr() const {
   auto pair = [](Pair p) { return "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")"; };
-  std::string s = std::to_string(options.in_channels) + ", " + std::to_string(options.out_channels) +
+  std::string s = std::to_string(options.in_channels) + ", " +
+                  std::to_string(options.out_channels) +
                   ", kernel_size=" + pair(options.kernel_size) + ", stride=" + pair(options.stride);
   if (options.padding != Pair{0, 0}) s += ", padding=" + pair(options.padding);
   if (options.dilation != Pair{1, 1}) s += ", dilation=" + pair(options.dilation);

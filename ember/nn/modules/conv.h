@@ -18,11 +18,26 @@ struct Conv2dOptions {
   Pair dilation{1, 1};
   int64_t groups = 1;
   bool bias = true;
-  Conv2dOptions& with_stride(int64_t s) { stride = {s, s}; return *this; }
-  Conv2dOptions& with_padding(int64_t p) { padding = {p, p}; return *this; }
-  Conv2dOptions& with_dilation(int64_t d) { dilation = {d, d}; return *this; }
-  Conv2dOptions& with_groups(int64_t g) { groups = g; return *this; }
-  Conv2dOptions& with_bias(bool b) { bias = b; return *this; }
+  Conv2dOptions& with_stride(int64_t s) {
+    stride = {s, s};
+    return *this;
+  }
+  Conv2dOptions& with_padding(int64_t p) {
+    padding = {p, p};
+    return *this;
+  }
+  Conv2dOptions& with_dilation(int64_t d) {
+    dilation = {d, d};
+    return *this;
+  }
+  Conv2dOptions& with_groups(int64_t g) {
+    groups = g;
+    return *this;
+  }
+  Conv2dOptions& with_bias(bool b) {
+    bias = b;
+    return *this;
+  }
 };
 
 class Conv2d : public Module {

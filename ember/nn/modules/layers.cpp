@@ -34,7 +34,11 @@ std::shared_ptr<Module> MaxPool2d::clone_impl() const {
 }
 
 AvgPool2d::AvgPool2d(Pair k, std::optional<Pair> s, Pair p, bool ceil, bool include_pad)
-    : kernel_size(k), stride(s ? *s : k), padding(p), ceil_mode(ceil), count_include_pad(include_pad) {}
+    : kernel_size(k),
+      stride(s ? *s : k),
+      padding(p),
+      ceil_mode(ceil),
+      count_include_pad(include_pad) {}
 Tensor AvgPool2d::forward(const Tensor& x) {
   return avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad);
 }
@@ -47,7 +51,8 @@ std::shared_ptr<Module> AvgPool2d::clone_impl() const {
 }
 
 Dropout::Dropout(double prob) : p(prob) {
-  EMBER_CHECK(p >= 0 && p <= 1, "[Dropout] dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK(p >= 0 && p <= 1, "[Dropout] dropout probability has to be between 0 and 1, but got ",
+              p);
 }
 Tensor Dropout::forward(const Tensor& x) { return functional::dropout(x, p, is_training()); }
 std::string Dropout::extra_repr() const {

@@ -9,14 +9,14 @@
 namespace ember::nn {
 
 /// A layer without parameters: its forward is a function of the input alone.
-#define EMBER_SIMPLE_LAYER(Name)                                                   \
-  class Name : public Module {                                                     \
-   public:                                                                         \
-    Name() = default;                                                              \
-    Tensor forward(const Tensor& x) override;                                      \
-    std::string name() const override { return #Name; }                            \
-                                                                                   \
-   protected:                                                                      \
+#define EMBER_SIMPLE_LAYER(Name)                                                             \
+  class Name : public Module {                                                               \
+   public:                                                                                   \
+    Name() = default;                                                                        \
+    Tensor forward(const Tensor& x) override;                                                \
+    std::string name() const override { return #Name; }                                      \
+                                                                                             \
+   protected:                                                                                \
     std::shared_ptr<Module> clone_impl() const override { return std::make_shared<Name>(); } \
   };
 EMBER_SIMPLE_LAYER(ReLU)
@@ -50,8 +50,8 @@ class LogSoftmax : public Module {
 
 class MaxPool2d : public Module {
  public:
-  explicit MaxPool2d(Pair kernel_size, std::optional<Pair> stride = std::nullopt, Pair padding = {0, 0},
-                     Pair dilation = {1, 1}, bool ceil_mode = false);
+  explicit MaxPool2d(Pair kernel_size, std::optional<Pair> stride = std::nullopt,
+                     Pair padding = {0, 0}, Pair dilation = {1, 1}, bool ceil_mode = false);
   explicit MaxPool2d(int64_t kernel_size) : MaxPool2d(Pair{kernel_size, kernel_size}) {}
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "MaxPool2d"; }
@@ -65,8 +65,8 @@ class MaxPool2d : public Module {
 
 class AvgPool2d : public Module {
  public:
-  explicit AvgPool2d(Pair kernel_size, std::optional<Pair> stride = std::nullopt, Pair padding = {0, 0},
-                     bool ceil_mode = false, bool count_include_pad = true);
+  explicit AvgPool2d(Pair kernel_size, std::optional<Pair> stride = std::nullopt,
+                     Pair padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true);
   explicit AvgPool2d(int64_t kernel_size) : AvgPool2d(Pair{kernel_size, kernel_size}) {}
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "AvgPool2d"; }
@@ -80,7 +80,8 @@ class AvgPool2d : public Module {
 
 class Flatten : public Module {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1) : start_dim(start_dim), end_dim(end_dim) {}
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : start_dim(start_dim), end_dim(end_dim) {}
   Tensor forward(const Tensor& x) override { return x.flatten(start_dim, end_dim); }
   std::string name() const override { return "Flatten"; }
   std::string extra_repr() const override {
@@ -89,7 +90,9 @@ class Flatten : public Module {
   const int64_t start_dim, end_dim;
 
  protected:
-  std::shared_ptr<Module> clone_impl() const override { return std::make_shared<Flatten>(start_dim, end_dim); }
+  std::shared_ptr<Module> clone_impl() const override {
+    return std::make_shared<Flatten>(start_dim, end_dim);
+  }
 };
 
 /// Zeroes elements with probability p in training mode; the identity in evaluation mode.

@@ -12,8 +12,10 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias)
       out_features(out),
       weight(register_parameter("weight", empty({out, in}))),
       bias(register_parameter("bias", with_bias ? empty({out}) : Tensor())) {
-  EMBER_CHECK(in >= 0 && out >= 0, "[Linear] in_features and out_features must be non-negative, "
-              "got ", in, " and ", out);
+  EMBER_CHECK(in >= 0 && out >= 0,
+              "[Linear] in_features and out_features must be non-negative, "
+              "got ",
+              in, " and ", out);
   if (should_initialize()) reset_parameters();
 }
 
@@ -28,8 +30,9 @@ void Linear::reset_parameters() {
 Tensor Linear::forward(const Tensor& x) { return linear(x, weight, bias); }
 
 std::string Linear::extra_repr() const {
-  return "in_features=" + std::to_string(in_features) + ", out_features=" +
-         std::to_string(out_features) + ", bias=" + (bias.defined() ? "True" : "False");
+  return "in_features=" + std::to_string(in_features) +
+         ", out_features=" + std::to_string(out_features) +
+         ", bias=" + (bias.defined() ? "True" : "False");
 }
 
 std::shared_ptr<Module> Linear::clone_impl() const {
