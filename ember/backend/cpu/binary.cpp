@@ -1,75 +1,20 @@
-// CPU binary and ternary ops: the tables of backend/functors/binary.h expanded over dtypes.
+// CPU binary and ternary ops and where: the tables of backend/functors/ through the shared
+// expansion.
 #include "ember/backend/cpu/loops.h"
-#include "ember/backend/functors/kind_dispatch.h"
+#include "ember/backend/functors/expand.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
-namespace {
-
-template <template <typename> class Fn, OpKind kind>
-void run_binary(const TensorIter& it, const BinaryParams& p, const char* name) {
-  dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    using F = Fn<opmath_t<T>>;
-    cpu::cpu_kernel<binary_result_t<F, T>, T, T>(it, F(p));
-  });
-}
-
-template <template <typename> class Fn, OpKind kind>
-void run_binary_scalar(const TensorIter& it, Scalar b, const BinaryParams& p, const char* name) {
-  dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    using M = opmath_t<T>;
-    using F = Fn<M>;
-    cpu::cpu_kernel<binary_result_t<F, T>, T>(it, BindRight<F, M>{F(p), b.to<M>()});
-  });
-}
-
-template <template <typename> class Fn>
-void run_ternary(const TensorIter& it, const TernaryParams& p, const char* name) {
-  dispatch_floating(it.dtypes[1], name, [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    cpu::cpu_kernel<T, T, T, T>(it, Fn<opmath_t<T>>(p));
-  });
-}
-
-}  // namespace
 
 void binary_cpu(BinaryOp op, const TensorIter& it, const BinaryParams& p) {
-  switch (op) {
-#define EMBER_CASE(name, fn, kind) \
-  case BinaryOp::name:             \
-    return run_binary<fn, OpKind::kind>(it, p, #name);
-    EMBER_BINARY_OPS(EMBER_CASE)
-#undef EMBER_CASE
-  }
+  expand_binary<cpu::Launcher>(op, it, p);
 }
-
 void binary_scalar_cpu(BinaryOp op, const TensorIter& it, Scalar b, const BinaryParams& p) {
-  switch (op) {
-#define EMBER_CASE(name, fn, kind) \
-  case BinaryOp::name:             \
-    return run_binary_scalar<fn, OpKind::kind>(it, b, p, #name);
-    EMBER_BINARY_OPS(EMBER_CASE)
-#undef EMBER_CASE
-  }
+  expand_binary_scalar<cpu::Launcher>(op, it, b, p);
 }
-
 void ternary_cpu(TernaryOp op, const TensorIter& it, const TernaryParams& p) {
-  switch (op) {
-#define EMBER_CASE(name, fn, kind) \
-  case TernaryOp::name:            \
-    return run_ternary<fn>(it, p, #name);
-    EMBER_TERNARY_OPS(EMBER_CASE)
-#undef EMBER_CASE
-  }
+  expand_ternary<cpu::Launcher>(op, it, p);
 }
-
-void where_cpu(const TensorIter& it) {
-  dispatch_all(it.dtypes[2], "where", [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    cpu::cpu_kernel<T, bool, T, T>(it, WhereFn<opmath_t<T>>{});
-  });
-}
+void where_cpu(const TensorIter& it) { expand_where<cpu::Launcher>(it); }
 
 }  // namespace ember

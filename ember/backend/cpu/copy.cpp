@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/functors/expand.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -15,13 +16,7 @@ void copy_cpu(const TensorIter& it) {
     });
     return;
   }
-  dispatch_all(it.dtypes[0], "copy_", [&](auto out_tag) {
-    using Out = EMBER_TYPE(out_tag);
-    dispatch_all(it.dtypes[1], "copy_", [&](auto in_tag) {
-      using In = EMBER_TYPE(in_tag);
-      cpu::cpu_kernel<Out, In>(it, ConvertFn<opmath_t<Out>>{});
-    });
-  });
+  expand_copy<cpu::Launcher>(it);
 }
 
 }  // namespace ember

@@ -76,7 +76,7 @@ EMBER_FORCE_INLINE void stream64(void* dst, const void* src) {
 
 // out[i] = f(in[i]...) over contiguous operands with streaming stores, in 64-byte blocks.
 template <typename Out, typename... In, typename F, size_t... I>
-void run_streaming(Out* out, std::tuple<const In*...> in, int64_t n, const F& f,
+void run_streaming(Out* out, [[maybe_unused]] std::tuple<const In*...> in, int64_t n, const F& f,
                    std::index_sequence<I...>) {
   constexpr int64_t kBlock = 64 / static_cast<int64_t>(sizeof(Out));
   int64_t i = 0;
@@ -153,5 +153,13 @@ void cpu_kernel(const TensorIter& it, const F& f) {
   };
   parallel_for(0, it.numel, kGrainSize, run);
 }
+
+/// The CPU's launcher for the shared op tables (functors/expand.h).
+struct Launcher {
+  template <typename Out, typename... In, typename F>
+  static void run(const TensorIter& it, const F& f) {
+    cpu_kernel<Out, In...>(it, f);
+  }
+};
 
 }  // namespace ember::cpu

@@ -196,4 +196,12 @@ void gpu_kernel(const TensorIter& it, const F& f) {
   EMBER_CUDA_LAUNCH_CHECK("elementwise kernel");
 }
 
+/// CUDA's launcher for the shared op tables (functors/expand.h).
+struct Launcher {
+  template <typename Out, typename... In, typename F>
+  static void run(const TensorIter& it, const F& f) {
+    gpu_kernel<Out, In...>(it, f);
+  }
+};
+
 }  // namespace ember::cuda
