@@ -39,6 +39,30 @@ Tensor rows_view(const Tensor& in, const Shape& dims) {
                                              in.dtype(), in.device()));
 }
 
+ReduceInput reduce_input(ReduceOp op, const Tensor& in, const Shape& dims, bool with_indices,
+                         void (*copy)(const TensorIter&)) {
+  ReduceLayout l = reduce_layout(in, dims);
+  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin || with_indices;
+  if (l.rows() || (!arg && l.columns())) return {in, std::move(l)};
+  Tensor view = rows_view(in, dims);
+  Tensor packed = empty(view.sizes(), in.options());
+  copy(TensorIter(packed, {view}));
+  return {packed, reduce_layout(packed, trailing_dims(in.dim(), dims.size()))};
+}
+
+DimSplit split_at(const Tensor& t, int64_t dim) {
+  DimSplit g;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d < dim)
+      g.outer *= t.size(d);
+    else if (d == dim)
+      g.D = t.size(d);
+    else
+      g.inner *= t.size(d);
+  }
+  return g;
+}
+
 Shape trailing_dims(int64_t ndim, size_t count) {
   Shape out;
   for (size_t i = 0; i < count; ++i)

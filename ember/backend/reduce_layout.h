@@ -3,6 +3,8 @@
 // leading dims) accumulate whole rows; anything else is first copied into the row layout.
 #pragma once
 
+#include "ember/backend/functors/reduce.h"
+#include "ember/backend/tensor_iter.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -17,6 +19,28 @@ struct ReduceLayout {
 };
 
 ReduceLayout reduce_layout(const Tensor& in, const Shape& dims);
+
+/// What a backend reduces: `in` itself when its layout is rows, or columns for a plain reduction
+/// (arg reductions and those with indices want rows); otherwise a row-layout copy of it made by the
+/// backend's `copy` kernel.
+struct ReduceInput {
+  Tensor in;
+  ReduceLayout layout;
+};
+ReduceInput reduce_input(ReduceOp op, const Tensor& in, const Shape& dims, bool with_indices,
+                         void (*copy)(const TensorIter&));
+
+/// What a reduction over no elements gives (ops/ rejects max/min/arg of an empty tensor).
+inline double reduce_identity(ReduceOp op) {
+  return op == ReduceOp::Prod || op == ReduceOp::All ? 1 : 0;
+}
+
+/// A contiguous tensor seen as (outer, D, inner) around `dim`: how softmax-like ops that reduce
+/// one dim and write every element walk it.
+struct DimSplit {
+  int64_t outer = 1, D = 1, inner = 1;
+};
+DimSplit split_at(const Tensor& t, int64_t dim);
 
 /// `in` as a view with the kept dims first and the reduced dims last (copy it to get rows).
 Tensor rows_view(const Tensor& in, const Shape& dims);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/backend/conv_layout.h"
 #include "ember/backend/cpu/blas.h"
 #include "ember/backend/cpu/conv_dnnl.h"
 #include "ember/backend/cpu/thread_pool.h"
@@ -16,45 +17,15 @@
 namespace ember {
 namespace {
 
-struct ConvGeom {
-  int64_t N, C, H, W, O, kh, kw, oH, oW, groups, Cg, Og, K, P;
-  int64_t sh, sw, ph, pw, dh, dw;
-};
-
-ConvGeom geom(const Tensor& x, const Tensor& w, const Tensor& out, const Conv2dParams& p) {
-  ConvGeom g{};
-  g.N = x.size(0);
-  g.C = x.size(1);
-  g.H = x.size(2);
-  g.W = x.size(3);
-  g.O = w.size(0);
-  g.kh = w.size(2);
-  g.kw = w.size(3);
-  g.oH = out.size(2);
-  g.oW = out.size(3);
-  g.groups = p.groups;
-  g.Cg = g.C / g.groups;
-  g.Og = g.O / g.groups;
-  g.K = g.Cg * g.kh * g.kw;
-  g.P = g.oH * g.oW;
-  g.sh = p.stride[0];
-  g.sw = p.stride[1];
-  g.ph = p.padding[0];
-  g.pw = p.padding[1];
-  g.dh = p.dilation[0];
-  g.dw = p.dilation[1];
-  return g;
-}
-
 // Samples per chunk: the column matrix (K x nb*P) of a chunk stays within ~512 KiB.
-int64_t chunk_size(const ConvGeom& g, size_t item) {
+int64_t chunk_size(const ConvLayout& g, size_t item) {
   int64_t per_sample = std::max<int64_t>(g.K * g.P * static_cast<int64_t>(item), 1);
   return std::clamp<int64_t>((512 << 10) / per_sample, 1, std::max<int64_t>(g.N, 1));
 }
 
 // cols (K x nb*P), column s*P + p holds the receptive field of output position p of sample n0+s.
 template <typename T>
-void im2col(const T* x, const ConvGeom& g, int64_t n0, int64_t nb, int64_t group, T* cols) {
+void im2col(const T* x, const ConvLayout& g, int64_t n0, int64_t nb, int64_t group, T* cols) {
   int64_t ld = nb * g.P;
   for (int64_t c = 0; c < g.Cg; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
@@ -87,7 +58,7 @@ void im2col(const T* x, const ConvGeom& g, int64_t n0, int64_t nb, int64_t group
 
 // Adds cols (K x nb*P) back into the input gradient (the transpose of im2col).
 template <typename T>
-void col2im(const T* cols, const ConvGeom& g, int64_t n0, int64_t nb, int64_t group, T* gx) {
+void col2im(const T* cols, const ConvLayout& g, int64_t n0, int64_t nb, int64_t group, T* gx) {
   int64_t ld = nb * g.P;
   for (int64_t c = 0; c < g.Cg; ++c)
     for (int64_t ki = 0; ki < g.kh; ++ki)
@@ -120,7 +91,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a
 
 // Runs body(n0, nb, scratch) over all chunks: in parallel when there are enough of them.
 template <typename T, typename F>
-void for_chunks(const ConvGeom& g, size_t scratch_elems, F body) {
+void for_chunks(const ConvLayout& g, size_t scratch_elems, F body) {
   int64_t nb = chunk_size(g, sizeof(T));
   int64_t chunks = (g.N + nb - 1) / nb;
   auto run = [&](int64_t lo, int64_t hi) {
@@ -139,7 +110,7 @@ void for_chunks(const ConvGeom& g, size_t scratch_elems, F body) {
 template <typename T>
 void conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                   const Conv2dParams& p) {
-  ConvGeom g = geom(x, w, out, p);
+  ConvLayout g = conv_layout(x, w, out, p);
   const T* xp = static_cast<const T*>(x.data_ptr());
   const T* wp = static_cast<const T*>(w.data_ptr());
   const T* bp = bias.defined() ? static_cast<const T*>(bias.data_ptr()) : nullptr;
@@ -168,7 +139,7 @@ void conv_forward(const Tensor& x, const Tensor& w, const Tensor& bias, const Te
 template <typename T>
 void conv_backward(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
                    const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
-  ConvGeom g = geom(x, w, gout, p);
+  ConvLayout g = conv_layout(x, w, gout, p);
   const T* xp = static_cast<const T*>(x.data_ptr());
   const T* wp = static_cast<const T*>(w.data_ptr());
   const T* gp = static_cast<const T*>(gout.data_ptr());

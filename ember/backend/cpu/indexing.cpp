@@ -3,21 +3,11 @@
 #include <cstring>
 
 #include "ember/backend/cpu/loops.h"
+#include "ember/backend/index_layout.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
 namespace {
-
-// `t` seen with index's sizes and a zero stride along dim (the index supplies that offset).
-Tensor view_as_index(const Tensor& t, const Tensor& index, Shape strides) {
-  return Tensor(std::make_shared<TensorImpl>(t.storage(), index.sizes(), std::move(strides),
-                                             t.storage_offset(), t.dtype(), t.device()));
-}
-Tensor restride(const Tensor& t, int64_t dim, const Tensor& index) {
-  Shape strides = t.strides();
-  strides[static_cast<size_t>(dim)] = 0;
-  return view_as_index(t, index, strides);
-}
 
 [[noreturn]] void out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
   EMBER_FAIL("[", op, "] index ", idx, " is out of bounds for dimension ", dim, " with size ",
@@ -28,10 +18,9 @@ Tensor restride(const Tensor& t, int64_t dim, const Tensor& index) {
 
 void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
   if (out.numel() == 0) return;
-  Tensor src = restride(self, dim, index);
-  TensorIter it(out, {index, src});
-  int64_t size = self.size(dim);
-  int64_t step = self.stride(dim) * static_cast<int64_t>(self.element_size());
+  IndexIteration g = gather_iteration(self, dim, index, out);
+  const TensorIter& it = g.it;
+  int64_t size = g.size, step = g.step;
   size_t item = self.element_size();
   parallel_for(0, it.numel, kGrainSize, [&](int64_t b, int64_t e) {
     cpu::for_each_run(it, b, e, [&](char** ptrs, const int64_t* strides, int64_t n) {
@@ -56,11 +45,9 @@ void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tens
 
 void scatter_add_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   if (index.numel() == 0) return;
-  Tensor dst = restride(out, dim, index);
-  Tensor srcv = view_as_index(src, index, src.strides());
-  TensorIter it(dst, {index, srcv});
-  int64_t size = out.size(dim);
-  int64_t step = out.stride(dim) * static_cast<int64_t>(out.element_size());
+  IndexIteration s = scatter_iteration(out, dim, index, src);
+  const TensorIter& it = s.it;
+  int64_t size = s.size, step = s.step;
   // Serial: two index entries may name the same destination.
   dispatch_numeric(out.dtype(), "scatter_add", [&](auto tag) {
     using T = EMBER_TYPE(tag);

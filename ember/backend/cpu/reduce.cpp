@@ -13,8 +13,6 @@
 namespace ember {
 namespace {
 
-using Layout = ReduceLayout;
-
 // Element offset of row-major index i within (sizes, strides).
 int64_t offset_of(int64_t i, const Shape& sizes, const Shape& strides) {
   int64_t off = 0;
@@ -58,7 +56,7 @@ A reduce_run(const T* x, int64_t n, R r) {
 
 // Rows of the [kept, reduced] view, contiguous inside: `base` is the view's data.
 template <typename T, typename O, typename A, typename R>
-void reduce_rows(const T* base, const Layout& l, O* out, R r) {
+void reduce_rows(const T* base, const ReduceLayout& l, O* out, R r) {
   if (l.M == 1) {
     int64_t threads = get_num_threads();
     int64_t chunks = std::max<int64_t>(1, std::min(threads, l.N / kGrainSize));
@@ -84,7 +82,7 @@ void reduce_rows(const T* base, const Layout& l, O* out, R r) {
 
 // Leading reduced dims, contiguous kept dims: out[m] = R over n of x[off(n) + m].
 template <typename T, typename O, typename A, typename R>
-void reduce_columns(const T* base, const Layout& l, O* out, R r) {
+void reduce_columns(const T* base, const ReduceLayout& l, O* out, R r) {
   parallel_for(0, l.M, std::max<int64_t>(64, kGrainSize / std::max<int64_t>(l.N, 1)),
                [&](int64_t b, int64_t e) {
                  std::unique_ptr<A[]> acc(new A[static_cast<size_t>(e - b)]);
@@ -103,7 +101,7 @@ void reduce_columns(const T* base, const Layout& l, O* out, R r) {
 
 // Value and first index of the max (or min) of each contiguous row; NaN wins.
 template <typename T>
-void arg_rows(const T* base, const Layout& l, bool is_max, T* values, int64_t* indices) {
+void arg_rows(const T* base, const ReduceLayout& l, bool is_max, T* values, int64_t* indices) {
   using M = opmath_t<T>;
   parallel_for(0, l.M, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(l.N, 1)),
                [&](int64_t b, int64_t e) {
@@ -125,7 +123,7 @@ void arg_rows(const T* base, const Layout& l, bool is_max, T* values, int64_t* i
 }
 
 template <typename T, typename O, typename A, typename R>
-void reduce_values(const Tensor& in, const Layout& l, const Tensor& out, R r) {
+void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R r) {
   O* o = static_cast<O*>(out.data_ptr());
   const T* base = static_cast<const T*>(in.data_ptr());
   if (l.rows()) {
@@ -142,20 +140,11 @@ void reduce_values(const Tensor& in, const Layout& l, const Tensor& out, R r) {
 void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor& out,
                 const Tensor& indices) {
   if (out.numel() == 0) return;
-  Tensor in = in_;
-  Layout l = reduce_layout(in, dims);
-  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin || indices.defined();
-  if (!l.rows() && (arg || !l.columns())) {
-    Tensor view = rows_view(in, dims);
-    Tensor packed = empty(view.sizes(), in.options());
-    TensorIter it(packed, {view});
-    copy_cpu(it);
-    in = packed;
-    l = reduce_layout(in, trailing_dims(in.dim(), dims.size()));
-  }
-  if (l.N == 0) {  // reducing nothing: the identity (ops/ rejects max/min/arg of empty)
-    TensorIter it(out, {});
-    fill_cpu(it, op == ReduceOp::Prod || op == ReduceOp::All ? 1 : 0);
+  ReduceInput input = reduce_input(op, in_, dims, indices.defined(), copy_cpu);
+  const Tensor& in = input.in;
+  const ReduceLayout& l = input.layout;
+  if (l.N == 0) {
+    fill_cpu(TensorIter(out, {}), reduce_identity(op));
     return;
   }
   switch (op) {

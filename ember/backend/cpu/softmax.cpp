@@ -8,25 +8,10 @@
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/functors/math.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/reduce_layout.h"
 
 namespace ember {
 namespace {
-
-struct Geometry {
-  int64_t outer = 1, D = 1, inner = 1;
-};
-Geometry geometry(const Tensor& t, int64_t dim) {
-  Geometry g;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim)
-      g.outer *= t.size(d);
-    else if (d == dim)
-      g.D = t.size(d);
-    else
-      g.inner *= t.size(d);
-  }
-  return g;
-}
 
 template <typename A>
 A row_max(const A* x, int64_t n) {
@@ -91,7 +76,7 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
 }  // namespace
 
 void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
-  Geometry g = geometry(x, dim);
+  DimSplit g = split_at(x, dim);
   if (x.numel() == 0) return;
   dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
     using T = EMBER_TYPE(tag);
@@ -136,7 +121,7 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
 
 void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
                           const Tensor& grad_in) {
-  Geometry g = geometry(out, dim);
+  DimSplit g = split_at(out, dim);
   if (out.numel() == 0) return;
   dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);

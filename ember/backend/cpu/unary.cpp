@@ -5,7 +5,9 @@
 
 namespace ember {
 
-void unary_cpu(UnaryOp op, const TensorIter& it, const UnaryParams& p) { expand_unary<cpu::Launcher>(op, it, p); }
+void unary_cpu(UnaryOp op, const TensorIter& it, const UnaryParams& p) {
+  expand_unary<cpu::Launcher>(op, it, p);
+}
 void fill_cpu(const TensorIter& it, Scalar v) { expand_fill<cpu::Launcher>(it, v); }
 
 }  // namespace ember

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ember/backend/conv_layout.h"
 #include "ember/backend/cuda/blas.h"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/kernels.h"
@@ -13,25 +14,10 @@
 namespace ember {
 namespace {
 
-struct Geom {
-  int64_t N, C, H, W, O, kh, kw, oH, oW, groups, Cg, Og, K, P;
-  int64_t sh, sw, ph, pw, dh, dw;
-};
-
-Geom geom(const Tensor& x, const Tensor& w, const Tensor& out, const Conv2dParams& p) {
-  Geom g{};
-  g.N = x.size(0), g.C = x.size(1), g.H = x.size(2), g.W = x.size(3);
-  g.O = w.size(0), g.kh = w.size(2), g.kw = w.size(3), g.oH = out.size(2), g.oW = out.size(3);
-  g.groups = p.groups, g.Cg = g.C / g.groups, g.Og = g.O / g.groups;
-  g.K = g.Cg * g.kh * g.kw, g.P = g.oH * g.oW;
-  g.sh = p.stride[0], g.sw = p.stride[1], g.ph = p.padding[0], g.pw = p.padding[1];
-  g.dh = p.dilation[0], g.dw = p.dilation[1];
-  return g;
-}
-
 // cols[s][r][q] (s < nb, r < K, q < P): the input value at kernel position r of output q.
 template <typename T>
-__global__ void im2col_kernel(const T* x, T* cols, Geom g, int64_t n0, int64_t nb, int64_t group) {
+__global__ void im2col_kernel(const T* x, T* cols, ConvLayout g, int64_t n0, int64_t nb,
+                              int64_t group) {
   int64_t total = nb * g.K * g.P;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -48,7 +34,7 @@ __global__ void im2col_kernel(const T* x, T* cols, Geom g, int64_t n0, int64_t n
 
 // The transpose of im2col: grad_x[n][c][ih][iw] = sum of dcols over the positions it fed.
 template <typename T>
-__global__ void col2im_kernel(const T* dcols, T* gx, Geom g, int64_t n0, int64_t nb,
+__global__ void col2im_kernel(const T* dcols, T* gx, ConvLayout g, int64_t n0, int64_t nb,
                               int64_t group) {
   using A = opmath_t<T>;
   int64_t total = nb * g.Cg * g.H * g.W;
@@ -76,7 +62,7 @@ __global__ void col2im_kernel(const T* dcols, T* gx, Geom g, int64_t n0, int64_t
 }
 
 // Samples per chunk: the columns of a chunk stay within ~256 MiB.
-int64_t chunk(const Geom& g, size_t item) {
+int64_t chunk(const ConvLayout& g, size_t item) {
   int64_t per = std::max<int64_t>(1, g.K * g.P * static_cast<int64_t>(item));
   return std::clamp<int64_t>((int64_t{256} << 20) / per, 1, std::max<int64_t>(g.N, 1));
 }
@@ -86,7 +72,7 @@ int64_t chunk(const Geom& g, size_t item) {
 void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                  const Conv2dParams& p) {
   if (out.numel() == 0) return;
-  Geom g = geom(x, w, out, p);
+  ConvLayout g = conv_layout(x, w, out, p);
   int device = x.device().index();
   cudaStream_t stream = cuda::raw_stream(device);
   int64_t nb = chunk(g, x.element_size());
@@ -121,7 +107,7 @@ void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
 
 void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
                           const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
-  Geom g = geom(x, w, gout, p);
+  ConvLayout g = conv_layout(x, w, gout, p);
   int device = x.device().index();
   cudaStream_t stream = cuda::raw_stream(device);
   if (gb.defined()) {

@@ -118,20 +118,14 @@ thread_local std::vector<uintptr_t> t_current;
 // --- memory ------------------------------------------------------------------------------------
 
 // One GPU's memory for the caching allocator: cudaMalloc, and events on the streams that use it.
-class CudaMemory final : public DeviceMemory {
+class CudaMemory final : public StreamOrderedMemory {
  public:
   explicit CudaMemory(int device) : device_(device) {}
   Device device() const override { return Device(kCUDA, device_); }
   void* raw_alloc(size_t bytes) override {
     RawDeviceGuard guard(device_);
     void* p = nullptr;
-    cudaError_t err = cudaMalloc(&p, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    EMBER_CUDA_CHECK(err);
-    return p;
+    return allocated_or_null(cudaMalloc(&p, bytes), p);
   }
   void raw_free(void* ptr) noexcept override {
     RawDeviceGuard guard(device_);
@@ -140,25 +134,6 @@ class CudaMemory final : public DeviceMemory {
   size_t total_memory() override { return mem_get_info(device_).second; }
   size_t free_memory() override { return mem_get_info(device_).first; }
   StreamId current_stream() override { return cuda::current_stream(device_).handle(); }
-  void* record_event(StreamId stream) override {
-    RawDeviceGuard guard(device_);
-    cudaEvent_t e;
-    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
-    return e;
-  }
-  bool query_event(void* event) override {
-    cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
-  void destroy_event(void* event) noexcept override {
-    cudaEventDestroy(static_cast<cudaEvent_t>(event));
-  }
   void synchronize() override {
     RawDeviceGuard guard(device_);
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
@@ -256,6 +231,37 @@ RawDeviceGuard::RawDeviceGuard(int device) : previous_(-1) {
 }
 RawDeviceGuard::~RawDeviceGuard() {
   if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
+void* StreamOrderedMemory::record_event(StreamId stream) {
+  // An event must be made on its stream's device.
+  int device = 0;
+  EMBER_CUDA_CHECK(cudaStreamGetDevice(reinterpret_cast<cudaStream_t>(stream), &device));
+  RawDeviceGuard guard(device);
+  cudaEvent_t e;
+  EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
+  return e;
+}
+bool StreamOrderedMemory::query_event(void* event) {
+  cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  EMBER_CUDA_CHECK(err);
+  return true;
+}
+void StreamOrderedMemory::destroy_event(void* event) noexcept {
+  cudaEventDestroy(static_cast<cudaEvent_t>(event));
+}
+void* StreamOrderedMemory::allocated_or_null(cudaError_t err, void* p) {
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // so that a later launch check does not report this handled failure
+    return nullptr;
+  }
+  EMBER_CUDA_CHECK(err);
+  return p;
 }
 
 // --- device.h ------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@
 #include "ember/backend/cuda/atomics.cuh"
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/loops.cuh"
+#include "ember/backend/index_layout.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -21,93 +22,56 @@ __device__ void report(cuda::KernelError* err, const char* op, int dim, int64_t 
   }
 }
 
-// Operands: 0 out (index's shape), 1 index, 2 source seen with index's shape and stride 0 on dim.
-template <typename T>
-__global__ void gather_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Pointers<3> p,
-                              int64_t step, int64_t size, int dim, cuda::KernelError* err) {
+// Gather (out, index, self along dim) or scatter_add (out along dim, index, src): see
+// backend/index_layout.h. Scatter adds atomically, as two indices may name one destination.
+template <typename T, bool kScatter>
+__global__ void index_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Pointers<3> p,
+                             int64_t step, int64_t size, int dim, cuda::KernelError* err) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
     calc.offsets(i, off);
     int64_t idx = *reinterpret_cast<const int64_t*>(p.p[1] + off[1]);
     if (idx < -size || idx >= size) {
-      report(err, "gather", dim, idx, size);
+      report(err, kScatter ? "scatter_add" : "gather", dim, idx, size);
       continue;
     }
     if (idx < 0) idx += size;
-    *reinterpret_cast<T*>(p.p[0] + off[0]) =
-        *reinterpret_cast<const T*>(p.p[2] + off[2] + idx * step);
+    if constexpr (kScatter)
+      cuda::atomic_add(reinterpret_cast<T*>(p.p[0] + off[0] + idx * step),
+                       *reinterpret_cast<const T*>(p.p[2] + off[2]));
+    else
+      *reinterpret_cast<T*>(p.p[0] + off[0]) =
+          *reinterpret_cast<const T*>(p.p[2] + off[2] + idx * step);
   }
 }
 
-// Operands: 0 destination seen with index's shape and stride 0 on dim, 1 index, 2 source.
-template <typename T>
-__global__ void scatter_add_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Pointers<3> p,
-                                   int64_t step, int64_t size, int dim, cuda::KernelError* err) {
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t off[3];
-    calc.offsets(i, off);
-    int64_t idx = *reinterpret_cast<const int64_t*>(p.p[1] + off[1]);
-    if (idx < -size || idx >= size) {
-      report(err, "scatter_add", dim, idx, size);
-      continue;
-    }
-    if (idx < 0) idx += size;
-    cuda::atomic_add(reinterpret_cast<T*>(p.p[0] + off[0] + idx * step),
-                     *reinterpret_cast<const T*>(p.p[2] + off[2]));
-  }
-}
-
-Tensor view_as_index(const Tensor& t, const Tensor& index, Shape strides) {
-  return Tensor(std::make_shared<TensorImpl>(t.storage(), index.sizes(), std::move(strides),
-                                             t.storage_offset(), t.dtype(), t.device()));
-}
-
-Tensor restride(const Tensor& t, int64_t dim, const Tensor& index) {
-  Shape strides = t.strides();
-  strides[static_cast<size_t>(dim)] = 0;
-  return view_as_index(t, index, strides);
-}
-
-template <int N>
-cuda::Pointers<N> pointers(const TensorIter& it) {
-  cuda::Pointers<N> p;
-  for (int k = 0; k < N; ++k) p.p[k] = it.data[k];
-  return p;
+template <typename T, bool kScatter>
+void launch(const IndexIteration& g, int64_t dim, int device) {
+  const TensorIter& it = g.it;
+  cuda::Pointers<3> p;
+  for (int k = 0; k < 3; ++k) p.p[k] = it.data[k];
+  index_kernel<T, kScatter>
+      <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, cuda::raw_stream(device)>>>(
+          it.numel, cuda::OffsetCalculator<3>(it), p, g.step, g.size, static_cast<int>(dim),
+          cuda::kernel_error_slot(device));
+  EMBER_CUDA_LAUNCH_CHECK(kScatter ? "scatter_add" : "gather");
 }
 
 }  // namespace
 
 void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
   if (out.numel() == 0) return;
-  TensorIter it(out, {index, restride(self, dim, index)});
-  int device = self.device().index();
-  int64_t step = self.stride(dim) * static_cast<int64_t>(self.element_size());
-  dispatch_all(self.dtype(), "gather", [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    gather_kernel<T>
-        <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, cuda::raw_stream(device)>>>(
-            it.numel, cuda::OffsetCalculator<3>(it), pointers<3>(it), step, self.size(dim),
-            static_cast<int>(dim), cuda::kernel_error_slot(device));
-    EMBER_CUDA_LAUNCH_CHECK("gather");
-  });
+  IndexIteration g = gather_iteration(self, dim, index, out);
+  dispatch_all(self.dtype(), "gather",
+               [&](auto tag) { launch<EMBER_TYPE(tag), false>(g, dim, self.device().index()); });
 }
 
 void scatter_add_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
   if (index.numel() == 0) return;
-  Tensor dst = restride(out, dim, index);
-  TensorIter it(dst, {index, view_as_index(src, index, src.strides())});
-  int device = out.device().index();
-  int64_t step = out.stride(dim) * static_cast<int64_t>(out.element_size());
-  dispatch_numeric(out.dtype(), "scatter_add", [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    scatter_add_kernel<T>
-        <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, cuda::raw_stream(device)>>>(
-            it.numel, cuda::OffsetCalculator<3>(it), pointers<3>(it), step, out.size(dim),
-            static_cast<int>(dim), cuda::kernel_error_slot(device));
-    EMBER_CUDA_LAUNCH_CHECK("scatter_add");
-  });
+  IndexIteration g = scatter_iteration(out, dim, index, src);
+  dispatch_numeric(out.dtype(), "scatter_add",
+                   [&](auto tag) { launch<EMBER_TYPE(tag), true>(g, dim, out.device().index()); });
 }
 
 }  // namespace ember

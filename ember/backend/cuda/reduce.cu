@@ -167,20 +167,11 @@ void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor
                  const Tensor& indices) {
   if (out.numel() == 0) return;
   cudaStream_t stream = cuda::raw_stream(in_.device().index());
-  Tensor in = in_;
-  ReduceLayout l = reduce_layout(in, dims);
-  bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin || indices.defined();
-  if (!l.rows() && (arg || !l.columns())) {
-    Tensor view = rows_view(in, dims);
-    Tensor packed = empty(view.sizes(), in.options());
-    TensorIter it(packed, {view});
-    copy_cuda(it);
-    in = packed;
-    l = reduce_layout(in, trailing_dims(in.dim(), dims.size()));
-  }
+  ReduceInput input = reduce_input(op, in_, dims, indices.defined(), copy_cuda);
+  const Tensor& in = input.in;
+  const ReduceLayout& l = input.layout;
   if (l.N == 0) {
-    TensorIter it(out, {});
-    fill_cuda(it, op == ReduceOp::Prod || op == ReduceOp::All ? 1 : 0);
+    fill_cuda(TensorIter(out, {}), reduce_identity(op));
     return;
   }
   switch (op) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "ember/backend/cuda/stream.h"
+#include "ember/core/caching_allocator.h"
 #include "ember/core/error.h"
 
 namespace ember::cuda {
@@ -32,6 +33,20 @@ class RawDeviceGuard {
 
  private:
   int previous_;
+};
+
+/// Memory used by work on CUDA streams (device memory, pinned host memory): the caching allocator
+/// reuses a block only after the events recorded on the streams that used it have passed.
+class StreamOrderedMemory : public DeviceMemory {
+ public:
+  void* record_event(StreamId stream) override;
+  bool query_event(void* event) override;
+  void destroy_event(void* event) noexcept override;
+
+ protected:
+  /// What an allocation call returned: `p`, or nullptr when the device is out of memory (the
+  /// caching allocator then empties its cache and retries); any other error throws.
+  static void* allocated_or_null(cudaError_t err, void* p);
 };
 
 }  // namespace ember::cuda

@@ -9,27 +9,12 @@
 #include "ember/backend/functors/math.h"
 #include "ember/backend/functors/reduce.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/reduce_layout.h"
 
 namespace ember {
 namespace {
 
 constexpr int kBlock = 256;
-
-struct Geometry {
-  int64_t outer = 1, D = 1, inner = 1;
-};
-Geometry geometry(const Tensor& t, int64_t dim) {
-  Geometry g;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < dim)
-      g.outer *= t.size(d);
-    else if (d == dim)
-      g.D = t.size(d);
-    else
-      g.inner *= t.size(d);
-  }
-  return g;
-}
 
 template <typename A, typename R>
 __device__ A block_all_reduce(A v, R r, A* shared) {
@@ -79,7 +64,7 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
 }
 
 template <typename T>
-__global__ void softmax_columns(const T* x, T* y, Geometry g, bool log) {
+__global__ void softmax_columns(const T* x, T* y, DimSplit g, bool log) {
   using A = opmath_t<T>;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        c < g.outer * g.inner; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -99,7 +84,7 @@ __global__ void softmax_columns(const T* x, T* y, Geometry g, bool log) {
 }
 
 template <typename T>
-__global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, Geometry g, bool log) {
+__global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, DimSplit g, bool log) {
   using A = opmath_t<T>;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        c < g.outer * g.inner; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -121,7 +106,7 @@ __global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, Geomet
 
 void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
   if (x.numel() == 0) return;
-  Geometry g = geometry(x, dim);
+  DimSplit g = split_at(x, dim);
   cudaStream_t stream = cuda::raw_stream(x.device().index());
   dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
     using T = EMBER_TYPE(tag);
@@ -140,7 +125,7 @@ void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
 void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
                            const Tensor& grad_in) {
   if (out.numel() == 0) return;
-  Geometry g = geometry(out, dim);
+  DimSplit g = split_at(out, dim);
   dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     softmax_backward_kernel<T><<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0,

@@ -20,46 +20,18 @@ namespace {
 
 // Page-locked host memory, cached like device memory (core/caching_allocator.h). Its events are
 // recorded on the CUDA streams that used a block, so a block is reused only after their copies.
-class PinnedMemory final : public DeviceMemory {
+class PinnedMemory final : public StreamOrderedMemory {
  public:
   Device device() const override { return Device(kCPU, 0); }
   void* raw_alloc(size_t bytes) override {
     void* p = nullptr;
-    cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    EMBER_CUDA_CHECK(err);
-    return p;
+    return allocated_or_null(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
   }
   void raw_free(void* ptr) noexcept override { cudaFreeHost(ptr); }
   size_t total_memory() override {
     return device_backend(kCPU).allocator(0).memory().total_memory();
   }
   size_t free_memory() override { return device_backend(kCPU).allocator(0).memory().free_memory(); }
-  void* record_event(StreamId stream) override {
-    // An event must be made on its stream's device.
-    int device = 0;
-    EMBER_CUDA_CHECK(cudaStreamGetDevice(reinterpret_cast<cudaStream_t>(stream), &device));
-    RawDeviceGuard guard(device);
-    cudaEvent_t e;
-    EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
-    return e;
-  }
-  bool query_event(void* event) override {
-    cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
-  void destroy_event(void* event) noexcept override {
-    cudaEventDestroy(static_cast<cudaEvent_t>(event));
-  }
   void synchronize() override { EMBER_CUDA_CHECK(cudaDeviceSynchronize()); }
 };
 

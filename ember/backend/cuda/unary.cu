@@ -5,7 +5,9 @@
 
 namespace ember {
 
-void unary_cuda(UnaryOp op, const TensorIter& it, const UnaryParams& p) { expand_unary<cuda::Launcher>(op, it, p); }
+void unary_cuda(UnaryOp op, const TensorIter& it, const UnaryParams& p) {
+  expand_unary<cuda::Launcher>(op, it, p);
+}
 void fill_cuda(const TensorIter& it, Scalar v) { expand_fill<cuda::Launcher>(it, v); }
 
 }  // namespace ember

@@ -29,7 +29,8 @@ struct Expand {
     });
   }
   template <template <typename> class Fn, OpKind kind>
-  static void binary_scalar(const TensorIter& it, Scalar b, const BinaryParams& p, const char* name) {
+  static void binary_scalar(const TensorIter& it, Scalar b, const BinaryParams& p,
+                            const char* name) {
     dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
       using T = EMBER_TYPE(tag);
       using M = opmath_t<T>;

@@ -12,18 +12,13 @@
 
 namespace ember::math {
 
-EMBER_HOST_DEVICE inline float exp(float x) {
-#if defined(__CUDA_ARCH__)
-  return ::expf(x);
-#else
-  // exp(x) = 2^n * e^r with n = round(x / ln 2), |r| <= ln2 / 2; e^r by Cephes' degree-6
-  // polynomial (about 1 ulp). 2^n is applied as two factors so that results in the subnormal range
-  // and overflow to infinity come out right without branches.
-  bool nan = x != x;
-  float xc = nan ? 0.0f : (x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x));
-  float n = xc * 1.44269504088896341f + 12582912.0f;  // round to nearest via the float mantissa
+namespace detail {
+// exp(x) = 2^n * e^r with n = round(x / ln 2), |r| <= ln2 / 2; e^r by Cephes' degree-6 polynomial
+// (about 1 ulp). Returns e^r and sets n. x must be clamped to where 2^n stays finite.
+EMBER_HOST_DEVICE inline float exp_reduced(float x, int32_t& n_out) {
+  float n = x * 1.44269504088896341f + 12582912.0f;  // round to nearest via the float mantissa
   n -= 12582912.0f;
-  float r = xc - n * 0.693359375f;
+  float r = x - n * 0.693359375f;
   r -= n * -2.12194440e-4f;
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -31,12 +26,26 @@ EMBER_HOST_DEVICE inline float exp(float x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  int32_t ni = static_cast<int32_t>(n);
-  int32_t n1 = ni >> 1, n2 = ni - n1;
-  float s1 = detail::bits_float(static_cast<uint32_t>(n1 + 127) << 23);
-  float s2 = detail::bits_float(static_cast<uint32_t>(n2 + 127) << 23);
-  float result = p * s1 * s2;
+  n_out = static_cast<int32_t>(n);
+  return p * r * r + r + 1.0f;
+}
+EMBER_HOST_DEVICE inline float pow2(int32_t n) {
+  return ember::detail::bits_float(static_cast<uint32_t>(n + 127) << 23);
+}
+}  // namespace detail
+
+EMBER_HOST_DEVICE inline float exp(float x) {
+#if defined(__CUDA_ARCH__)
+  return ::expf(x);
+#else
+  // Branch-free so that loops over it vectorise. 2^n is applied as two factors so that results in
+  // the subnormal range and overflow to infinity come out right.
+  bool nan = x != x;
+  float xc = nan ? 0.0f : (x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x));
+  int32_t n;
+  float p = detail::exp_reduced(xc, n);
+  int32_t n1 = n >> 1;
+  float result = p * detail::pow2(n1) * detail::pow2(n - n1);
   return nan ? x : result;
 #endif
 }
@@ -50,19 +59,9 @@ EMBER_HOST_DEVICE inline float exp_nonpositive(float x) {
   return ::__expf(x);
 #else
   float xc = x < -87.0f ? -87.0f : x;  // NaN passes through the comparison and stays NaN
-  float n = xc * 1.44269504088896341f + 12582912.0f;
-  n -= 12582912.0f;
-  float r = xc - n * 0.693359375f;
-  r -= n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
-  float result = p * detail::bits_float(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
-  return x < -87.0f ? 0.0f : result;
+  int32_t n;
+  float p = detail::exp_reduced(xc, n);
+  return x < -87.0f ? 0.0f : p * detail::pow2(n);
 #endif
 }
 EMBER_HOST_DEVICE inline double exp_nonpositive(double x) { return ::exp(x); }
