@@ -1,5 +1,6 @@
 # Installs ember from BINARY_DIR into a staging prefix, then configures, builds and runs the
-# consumer project in this folder against it with find_package(ember CONFIG).
+# consumer project in this folder against it with find_package(ember CONFIG). LINKER_FLAGS are the
+# build's own (a sanitized libember.a needs the sanitizer runtimes in the consumer's link).
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${prefix}
@@ -8,7 +9,8 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build
-  -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} RESULT_VARIABLE rc)
+  -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
+  RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring the consumer failed: ${rc}")
 endif()
