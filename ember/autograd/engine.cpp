@@ -83,7 +83,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
     EMBER_CHECK(out.defined(), "[backward] output ", i, " is undefined");
-    Edge edge = gradient_edge(out);
+    Edge edge = history_edge(out);
     EMBER_CHECK(edge.valid(), "[backward] element ", i,
                 " of tensors does not require grad and "
                 "does not have a grad_fn");
@@ -111,7 +111,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
   if (inputs) {
     captured.resize(inputs->size());
     for (size_t i = 0; i < inputs->size(); ++i) {
-      Edge e = gradient_edge((*inputs)[i]);
+      Edge e = history_edge((*inputs)[i]);
       EMBER_CHECK(e.valid(), "[grad] input ", i, " does not require grad");
       captures.push_back({e.node.get(), e.input_nr, i});
     }

@@ -128,6 +128,8 @@ void Tensor::set_data(const Tensor& data) const {
   if (dst.autograd) dst.autograd->grad_accumulator.reset();
 }
 
+Tensor Tensor::_base() const { return impl_->view_base ? Tensor(impl_->view_base) : Tensor(); }
+
 Tensor Tensor::detach() const {
   auto impl = std::make_shared<TensorImpl>(impl_->storage, impl_->sizes, impl_->strides,
                                            impl_->offset, impl_->dtype, impl_->device);

@@ -41,6 +41,11 @@ struct TensorImpl {
   Device device;  // always with an index
   bool contiguous = true;
   std::unique_ptr<AutogradMeta> autograd;  // null until the tensor takes part in autograd
+  // A view made under grad mode keeps the tensor that owns its memory (never itself a view), so
+  // that an in-place op on the view can rewrite the base's history; view_version is the storage
+  // version its own history matches (ops/autograd_support.cpp).
+  std::shared_ptr<TensorImpl> view_base;
+  uint32_t view_version = 0;
 };
 
 /// Options for factories: dtype, device and requires_grad, chainable like torch::TensorOptions.
@@ -117,6 +122,9 @@ class Tensor {
   std::string toString() const;  // "CPUFloatType{2,3}"-like summary: "float32[2, 3] on cpu"
 
   // --- autograd (core/autograd_meta.cpp, autograd/engine.cpp) ---
+  /// Whether this is a view made under grad mode; _base() is then the tensor it views.
+  bool is_view() const { return impl_->view_base != nullptr; }
+  Tensor _base() const;
   bool requires_grad() const;
   Tensor& requires_grad_(bool requires_grad = true);
   /// The accumulated gradient of a leaf (undefined until backward reaches it).

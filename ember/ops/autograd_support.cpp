@@ -1,7 +1,12 @@
 #include "ember/ops/autograd_support.h"
 
+#include <algorithm>
+
 #include "ember/core/device_backend.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/views.h"
 
 namespace ember {
 
@@ -23,7 +28,7 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
   node->input_meta.reserve(inputs.size());
   for (const Tensor* t : inputs) {
     if (t->defined()) {
-      node->next_edges.push_back(gradient_edge(*t));
+      node->next_edges.push_back(history_edge(*t));
       node->input_meta.push_back({t->dtype(), t->sizes()});
     } else {
       node->next_edges.push_back({});
@@ -42,12 +47,104 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
 }
 }  // namespace detail
 
+namespace {
+
+// Whether some two elements of (sizes, strides) share memory: sorted by stride, each dim must step
+// past everything the smaller dims span.
+bool overlaps(const Shape& sizes, const Shape& strides) {
+  std::vector<std::pair<int64_t, int64_t>>
+      dims;  // (stride, size) of dims with more than one element
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  std::sort(dims.begin(), dims.end());
+  int64_t span = 0;  // the largest offset the dims so far reach
+  for (auto [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
+
+// Where a view of `base` sits within a contiguous tensor of base's shape: the gradients of the
+// base are made contiguous, so its own strides do not matter beyond this check.
+struct ViewGeometry {
+  Shape sizes, strides, base_sizes;
+  int64_t offset;  // from the base's first element
+  Tensor in(const Tensor& whole) const { return as_strided(whole, sizes, strides, offset); }
+};
+ViewGeometry view_geometry(const Tensor& view, const Tensor& base, const char* op) {
+  EMBER_CHECK(base.is_contiguous(), "[", op,
+              "] autograd through a view needs the viewed tensor to be contiguous; it has shape ",
+              base.sizes(), " and strides ", base.strides(),
+              " (call .contiguous() before viewing)");
+  return {view.sizes(), view.strides(), base.sizes(),
+          view.storage_offset() - base.storage_offset()};
+}
+
+// Gives `view` the history "a view of `base`'s current value".
+void record_view_of(const Tensor& view, const Tensor& base) {
+  ViewGeometry geo = view_geometry(view, base, "view");
+  bool overlapping = overlaps(geo.sizes, geo.strides);
+  record("AsStridedBackward0", {&view}, {&base}, [geo, overlapping](const Tensor& g) -> TensorList {
+    Tensor whole = zeros(geo.base_sizes, g.options());
+    if (!overlapping) {
+      geo.in(whole).copy_(g);
+      return {whole};
+    }
+    // Several view elements share a base element (expand): their gradients add up.
+    int64_t n = whole.numel();
+    Tensor where = geo.in(arange(n, TensorOptions(kInt64).with_device(g.device())));
+    return {whole.reshape({n})
+                .scatter_add(0, where.reshape({-1}), g.reshape({-1}))
+                .view(geo.base_sizes)};
+  });
+}
+
+}  // namespace
+
+void refresh_view_history(const Tensor& view) {
+  TensorImpl* impl = view.unsafe_impl();
+  if (impl->view_version == view._version()) return;
+  impl->view_version = view._version();
+  Tensor base(impl->view_base);
+  if (base.requires_grad() && GradMode::is_enabled()) record_view_of(view, base);
+}
+
 void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", op,
-              "] a leaf tensor that requires "
-              "grad is being used in an in-place operation; wrap it in NoGradGuard or use the "
-              "out-of-place op");
+              "] a leaf tensor that requires grad is being used in an in-place operation; wrap it "
+              "in NoGradGuard or use the out-of-place op");
+  if (!self.is_view()) return;
+  Tensor base = self._base();
+  EMBER_CHECK(!(base.is_leaf() && base.requires_grad()), "[", op,
+              "] a view of a leaf tensor that requires grad is being used in an in-place "
+              "operation; wrap it in NoGradGuard or work on a clone");
+  EMBER_CHECK(!overlaps(self.sizes(), self.strides()), "[", op,
+              "] more than one element of the written-to tensor refers to a single memory "
+              "location (an expanded view, shape ",
+              self.sizes(), " strides ", self.strides(), "); clone it before the in-place op");
+}
+
+void rebase_history(const Tensor& self) {
+  if (!self.is_view() || !self.grad_fn()) return;
+  // self's history is the in-place op's result: current, not to be refreshed from the base.
+  self.unsafe_impl()->view_version = self._version();
+  Tensor base = self._base();
+  ViewGeometry geo = view_geometry(self, base, "in-place on a view");
+  // The new base: the old one outside the view's region, the op's result (self's history) inside.
+  record("CopySlices", {&base}, {&base, &self},
+         [geo](const Tensor& g, const Node& n) -> TensorList {
+           Tensor whole = g.contiguous();
+           Tensor g_result = n.needs_input_grad(1) ? geo.in(whole).clone() : Tensor();
+           Tensor g_base;
+           if (n.needs_input_grad(0)) {
+             g_base = whole.is_same(g) ? g.clone() : whole;
+             geo.in(g_base).zero_();  // the overwritten values get no gradient
+           }
+           return {g_base, g_result};
+         });
+  record_view_of(self, base);
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

@@ -15,17 +15,28 @@
 
 namespace ember {
 
+/// A view whose storage was modified since its history was made takes a fresh one from its base,
+/// so that ops see the change (and a view of a tensor that came to require grad requires it too).
+void refresh_view_history(const Tensor& view);
+
+/// Whether `t` takes part in an op's graph now.
+inline bool needs_grad(const Tensor& t) {
+  if (!t.defined()) return false;
+  if (t.unsafe_impl()->view_base) refresh_view_history(t);
+  return t.requires_grad();
+}
+
 /// Whether an op on these tensors must record a node: grad mode is on and one requires grad.
 inline bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor* t : inputs)
-    if (t->defined() && t->requires_grad()) return true;
+    if (needs_grad(*t)) return true;
   return false;
 }
 inline bool any_requires_grad(const std::vector<Tensor>& inputs) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor& t : inputs)
-    if (t.defined() && t.requires_grad()) return true;
+    if (needs_grad(t)) return true;
   return false;
 }
 
@@ -102,9 +113,36 @@ std::shared_ptr<Node> record_list(const char* name, const std::vector<Tensor>& o
   return node;
 }
 
+/// The edge `t`'s gradient flows into when an op uses it now (after refresh_view_history).
+inline Edge history_edge(const Tensor& t) {
+  if (t.unsafe_impl()->view_base) refresh_view_history(t);
+  return gradient_edge(t);
+}
+
 /// For in-place ops: checks that `self` may be modified under autograd (not a leaf that requires
-/// grad). The op then records a node whose first input is self's previous history.
+/// grad, nor a view of one). The op then records a node whose first input is self's previous
+/// history, and calls rebase_history.
 void check_inplace(const Tensor& self, const char* op);
+
+/// After an in-place op gave `self` its history: when `self` is a view, its base takes the history
+/// instead (the base with the view's region replaced by the op's result), and the view becomes a
+/// view of the new base. PyTorch's CopySlices.
+void rebase_history(const Tensor& self);
+
+/// An in-place op under autograd: `compute` makes the result out of place from a clone (backward
+/// formulas may then use the old value); it is written back and `self` takes its history.
+template <typename F>
+Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
+  check_inplace(self, op);
+  Tensor result = compute(self.clone());
+  {
+    NoGradGuard no_grad;
+    self.copy_(result);
+  }
+  set_history(self, result.grad_fn(), autograd_meta(result).output_nr);
+  rebase_history(self);
+  return self;
+}
 
 /// Sums `grad` over the dims that were broadcast to reach it from `shape`.
 Tensor sum_to(const Tensor& grad, const Shape& shape);

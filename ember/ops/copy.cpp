@@ -34,6 +34,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
              if (n.needs_input_grad(1)) gsrc = sum_to(g, ss).to(sd, st);
              return {Tensor(), gsrc};  // the overwritten values get no gradient
            });
+    rebase_history(*this);
   }
   return *this;
 }
@@ -87,12 +88,17 @@ Tensor Tensor::clone() const {
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor& Tensor::fill_(Scalar value) {
-  if (GradMode::is_enabled() && requires_grad()) check_inplace(*this, "fill_");
+  bool grad = any_requires_grad({this});
+  if (grad) check_inplace(*this, "fill_");
   if (numel() > 0) {
     TensorIter it(*this, {});
     EMBER_DISPATCH_DEVICE(device(), fill, it, value);
   }
   bump_version();
+  if (grad) {  // the old values get no gradient: the tensor is now a constant
+    record("FillBackward0", {this}, {this}, [](const Tensor&) -> TensorList { return {Tensor()}; });
+    rebase_history(*this);
+  }
   return *this;
 }
 

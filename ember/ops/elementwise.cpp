@@ -91,24 +91,6 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
 
 }  // namespace detail
 
-namespace {
-
-// In-place op under autograd: the result is computed out of place from a clone (so backward
-// formulas may use the old value), written back, and `self` takes the result's history.
-template <typename F>
-Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
-  check_inplace(self, op);
-  Tensor result = compute(self.clone());
-  {
-    NoGradGuard no_grad;
-    self.copy_(result);
-  }
-  set_history(self, result.grad_fn(), autograd_meta(result).output_nr);
-  return self;
-}
-
-}  // namespace
-
 // --- add / sub ---------------------------------------------------------------------------------
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {

@@ -134,16 +134,10 @@ Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) 
   return ember::scatter_add(*this, dim, index, src);
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (any_requires_grad({this, &src})) {
-    check_inplace(*this, "scatter_add_");
-    Tensor r = ember::scatter_add(*this, dim, index, src);
-    {
-      NoGradGuard no_grad;
-      copy_(r);
-    }
-    set_history(*this, r.grad_fn(), 0);
-    return *this;
-  }
+  if (any_requires_grad({this, &src}))
+    return inplace_with_grad(*this, "scatter_add_", [&](const Tensor& s) {
+      return ember::scatter_add(s, dim, index, src);
+    });
   int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
   check_index("scatter_add_", *this, d, index, &src);
   EMBER_DISPATCH_DEVICE(device(), scatter_add, *this, d, index, src);

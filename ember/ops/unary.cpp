@@ -40,19 +40,6 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   return self;
 }
 
-// In-place with autograd: compute out of place from a clone, write back, take its history.
-template <typename F>
-Tensor& unary_inplace_grad(Tensor& self, const char* name, F f) {
-  check_inplace(self, name);
-  Tensor result = f(self.clone());
-  {
-    NoGradGuard no_grad;
-    self.copy_(result);
-  }
-  set_history(self, result.grad_fn(), 0);
-  return self;
-}
-
 // Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad.
 #define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                              \
   Tensor fname(const Tensor& x) {                                                                 \
@@ -136,12 +123,12 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
 
 // --- Tensor methods -----------------------------------------------------------------------------
 
-#define EMBER_UNARY_METHODS(name, Op)                                                              \
-  Tensor Tensor::name() const { return ember::name(*this); }                                       \
-  Tensor& Tensor::name##_() {                                                                      \
-    if (any_requires_grad({this}))                                                                 \
-      return unary_inplace_grad(*this, #name "_", [](const Tensor& s) { return ember::name(s); }); \
-    return unary_inplace(UnaryOp::Op, *this);                                                      \
+#define EMBER_UNARY_METHODS(name, Op)                                                             \
+  Tensor Tensor::name() const { return ember::name(*this); }                                      \
+  Tensor& Tensor::name##_() {                                                                     \
+    if (any_requires_grad({this}))                                                                \
+      return inplace_with_grad(*this, #name "_", [](const Tensor& s) { return ember::name(s); }); \
+    return unary_inplace(UnaryOp::Op, *this);                                                     \
   }
 EMBER_UNARY_METHODS(neg, Neg)
 EMBER_UNARY_METHODS(abs, Abs)
@@ -175,8 +162,8 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
   if (any_requires_grad({this}))
-    return unary_inplace_grad(*this, "clamp_",
-                              [&](const Tensor& s) { return ember::clamp(s, min, max); });
+    return inplace_with_grad(*this, "clamp_",
+                             [&](const Tensor& s) { return ember::clamp(s, min, max); });
   EMBER_CHECK(min || max, "[clamp_] at least one of 'min' or 'max' must not be None");
   return unary_inplace(UnaryOp::Clamp, *this, clamp_params(dtype(), min, max));
 }

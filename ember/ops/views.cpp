@@ -13,8 +13,14 @@ namespace ember {
 namespace {
 
 Tensor make_view(const Tensor& base, Shape sizes, Shape strides, int64_t offset) {
-  return Tensor(std::make_shared<TensorImpl>(base.storage(), std::move(sizes), std::move(strides),
-                                             offset, base.dtype(), base.device()));
+  auto impl = std::make_shared<TensorImpl>(base.storage(), std::move(sizes), std::move(strides),
+                                           offset, base.dtype(), base.device());
+  if (GradMode::is_enabled()) {  // views made under no_grad are not differentiable (PyTorch's rule)
+    const std::shared_ptr<TensorImpl>& parent = base.impl();
+    impl->view_base = parent->view_base ? parent->view_base : parent;
+    impl->view_version = base._version();
+  }
+  return Tensor(std::move(impl));
 }
 
 // Strides that let `sizes` view a tensor of (old_sizes, old_strides), if any (PyTorch's

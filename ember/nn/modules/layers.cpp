@@ -14,13 +14,8 @@ Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
 
 namespace {
 std::string pair_str(Pair p) {
-  if (p[0] == p[1]) return std::to_string(p[0]);
-  std::string s = "(";  // built by appends: GCC 12 warns falsely on "(" + std::string
-  s += std::to_string(p[0]);
-  s += ", ";
-  s += std::to_string(p[1]);
-  s += ")";
-  return s;
+  return p[0] == p[1] ? std::to_string(p[0])
+                      : "(" + std::to_string(p[0]) + ", " + std::to_string(p[1]) + ")";
 }
 }  // namespace
 
