@@ -53,14 +53,16 @@ struct TensorOptions {
   DType dtype = kDefaultFloat;
   Device device = Device(DeviceType::CPU, 0);
   bool requires_grad = false;
+  bool has_dtype = false;  // dtype was given (tensor() infers it from the data otherwise)
 
   TensorOptions() = default;
-  TensorOptions(DType d) : dtype(d) {}         // NOLINT
-  TensorOptions(Device d) : device(d) {}       // NOLINT
-  TensorOptions(const char* d) : device(d) {}  // NOLINT
-  TensorOptions(DeviceType d) : device(d) {}   // NOLINT
+  TensorOptions(DType d) : dtype(d), has_dtype(true) {}  // NOLINT
+  TensorOptions(Device d) : device(d) {}                 // NOLINT
+  TensorOptions(const char* d) : device(d) {}            // NOLINT
+  TensorOptions(DeviceType d) : device(d) {}             // NOLINT
   TensorOptions& with_dtype(DType d) {
     dtype = d;
+    has_dtype = true;
     return *this;
   }
   TensorOptions& with_device(Device d) {

@@ -172,37 +172,62 @@ template Tensor from_vector(const std::vector<Half>&, Shape, const TensorOptions
 template Tensor from_vector(const std::vector<BFloat16>&, Shape, const TensorOptions&);
 
 namespace {
-template <typename T>
-Tensor from_nested(std::initializer_list<std::initializer_list<T>> rows, const TensorOptions& o) {
-  std::vector<double> flat;
-  size_t cols = rows.size() ? rows.begin()->size() : 0;
-  for (const auto& row : rows) {
-    EMBER_CHECK(row.size() == cols, "[tensor] expected rows of equal length ", cols, ", got ",
-                row.size());
-    for (T v : row) flat.push_back(static_cast<double>(v));
+
+// Walks `data` in row-major order: its shape (checked to be rectangular), its values, and the
+// widest kind among them.
+struct Flattened {
+  Shape sizes;
+  std::vector<Scalar> values;
+  Scalar::Kind kind = Scalar::Kind::Bool;
+  bool seen_value = false;
+};
+void flatten(const NestedList& data, size_t dim, Flattened& f) {
+  if (!data.is_list()) {
+    EMBER_CHECK(dim == f.sizes.size(), "[tensor] expected a sequence at dim ", dim,
+                " (the first element nests ", f.sizes.size(), " deep), got a number");
+    f.values.push_back(data.value());
+    f.kind = std::max(f.kind, data.value().kind());
+    f.seen_value = true;
+    return;
   }
-  return from_vector(flat, {static_cast<int64_t>(rows.size()), static_cast<int64_t>(cols)}, o);
+  auto n = static_cast<int64_t>(data.items().size());
+  if (dim == f.sizes.size()) {  // the first list at this depth sets its length
+    EMBER_CHECK(!f.seen_value, "[tensor] expected a number at dim ", dim, ", got a sequence");
+    f.sizes.push_back(n);
+  } else {
+    EMBER_CHECK(f.sizes[dim] == n, "[tensor] expected sequence of length ", f.sizes[dim],
+                " at dim ", dim, " (got ", n, ")");
+  }
+  for (const NestedList& item : data.items()) flatten(item, dim + 1, f);
 }
+
 }  // namespace
 
-Tensor tensor(std::initializer_list<double> values, const TensorOptions& o) {
-  return from_vector(std::vector<double>(values), {static_cast<int64_t>(values.size())}, o);
-}
-Tensor tensor(std::initializer_list<std::initializer_list<double>> values, const TensorOptions& o) {
-  return from_nested(values, o);
-}
-Tensor tensor(std::initializer_list<int64_t> values, const TensorOptions& o) {
-  return from_vector(std::vector<int64_t>(values), {static_cast<int64_t>(values.size())}, o);
-}
-Tensor tensor(std::initializer_list<int> values, const TensorOptions& o) {
-  std::vector<int64_t> v(values.begin(), values.end());
-  return from_vector(v, {static_cast<int64_t>(v.size())}, o);
-}
-Tensor tensor(std::initializer_list<std::initializer_list<int>> values, const TensorOptions& o) {
-  return from_nested(values, o);
-}
-Tensor tensor(std::initializer_list<bool> values, const TensorOptions& o) {
-  return from_vector(std::vector<bool>(values), {static_cast<int64_t>(values.size())}, o);
+Tensor tensor(const NestedList& data, const TensorOptions& options) {
+  Flattened f;
+  flatten(data, 0, f);
+  DType inferred = f.kind == Scalar::Kind::Float ? kDefaultFloat
+                   : f.kind == Scalar::Kind::Int ? kInt64
+                   : f.seen_value                ? kBool
+                                                 : kDefaultFloat;  // tensor({}): float32[0]
+  TensorOptions o = options;
+  if (!o.has_dtype) o.dtype = inferred;
+  // Values are written in the inferred kind first so that int64 values stay exact.
+  Shape sizes = data.is_list() ? f.sizes : Shape{1};
+  Tensor t;
+  if (inferred == kDefaultFloat) {
+    std::vector<double> v;
+    for (const Scalar& x : f.values) v.push_back(x.to_double());
+    t = from_vector(v, sizes, TensorOptions(kFloat64));
+  } else {
+    std::vector<int64_t> v;
+    for (const Scalar& x : f.values) v.push_back(x.to_int());
+    t = from_vector(v, sizes, TensorOptions(kInt64));
+  }
+  if (!data.is_list()) t = t.reshape(Shape{});  // tensor(5.0): 0-dim
+  Tensor r = t.to(o.device, o.dtype);
+  if (o.requires_grad) r.requires_grad_(true);
+  return r;
 }
 
 }  // namespace ember

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/generator.h"
+#include "ember/core/scalar.h"
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -54,15 +56,26 @@ Tensor bernoulli(const Tensor& like, double p, Generator* gen = nullptr);
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, Shape sizes = {},
                    const TensorOptions& options = dtype_of<T>);
-/// torch.tensor({1.0, 2.0}) and {{1, 2}, {3, 4}}: floats give float32, integers int64, like
-/// PyTorch.
-Tensor tensor(std::initializer_list<double> values, const TensorOptions& options = kFloat32);
-Tensor tensor(std::initializer_list<std::initializer_list<double>> values,
-              const TensorOptions& options = kFloat32);
-Tensor tensor(std::initializer_list<int64_t> values, const TensorOptions& options = kInt64);
-Tensor tensor(std::initializer_list<int> values, const TensorOptions& options = kInt64);
-Tensor tensor(std::initializer_list<std::initializer_list<int>> values,
-              const TensorOptions& options = kInt64);
-Tensor tensor(std::initializer_list<bool> values, const TensorOptions& options = kBool);
+/// torch.tensor's data: a number, or a braced list of NestedLists of equal shape. {{5}, {6}} is a
+/// 2x1 tensor; a braced list always makes a dimension, however many elements it has.
+class NestedList {
+ public:
+  template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  NestedList(T value) : value_(value) {}  // NOLINT: numbers convert implicitly, as in Python
+  NestedList(std::initializer_list<NestedList> items) : items_(items), is_list_(true) {}
+
+  bool is_list() const { return is_list_; }
+  const Scalar& value() const { return value_; }
+  const std::vector<NestedList>& items() const { return items_; }
+
+ private:
+  Scalar value_;
+  std::vector<NestedList> items_;
+  bool is_list_ = false;
+};
+
+/// torch.tensor(data): the dtype comes from the data unless given (any float: float32, else any
+/// integer: int64, else bool), like PyTorch. Ragged lists are an error naming the dim.
+Tensor tensor(const NestedList& data, const TensorOptions& options = {});
 
 }  // namespace ember

@@ -49,8 +49,37 @@ TEST(Tensor, Factories) {
   EXPECT_EQ(values(tensor({{1, 2}, {3, 4}})), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(tensor({{1, 2}, {3, 4}}).dtype(), kInt64);
   EXPECT_EQ(tensor({1.5}).dtype(), kFloat32);
-  EXPECT_THROW_WITH(tensor({{1, 2}, {3}}), "rows of equal length");
   EXPECT_THROW_WITH(arange(0, 5, 0), "step must be nonzero");
+}
+
+TEST(Tensor, FromNestedListsLikeTorchTensor) {
+  Tensor column = tensor({{5}, {6}});
+  EXPECT_EQ(column.sizes(), (Shape{2, 1}));
+  EXPECT_EQ(column.dtype(), kInt64);
+  EXPECT_EQ(tensor({{{1.0}, {2.0}}, {{3.0}, {4.0}}}).sizes(), (Shape{2, 2, 1}));
+  Tensor scalar = tensor(2.5);
+  EXPECT_EQ(scalar.dim(), 0);
+  EXPECT_EQ(scalar.item<double>(), 2.5);
+  EXPECT_EQ(tensor({5}).sizes(), (Shape{1}));
+  // The widest kind wins (float over int over bool); a given dtype wins over all.
+  EXPECT_EQ(tensor({1, 2.5}).dtype(), kFloat32);
+  EXPECT_EQ(tensor({true, false}).dtype(), kBool);
+  EXPECT_EQ(tensor({true, 2}).dtype(), kInt64);
+  EXPECT_EQ(tensor({1, 2}, kFloat64).dtype(), kFloat64);
+  EXPECT_EQ(tensor({1, 2}, Device("cpu")).dtype(), kInt64);  // a device alone keeps the inference
+  EXPECT_TRUE(tensor({1.0}, TensorOptions().with_requires_grad()).requires_grad());
+  int64_t big = (int64_t{1} << 60) + 1;  // not representable as a double
+  EXPECT_EQ(tensor({big}).item<int64_t>(), big);
+  size_t n = 3;
+  EXPECT_EQ(values(tensor({n, n + 1})), (std::vector<double>{3, 4}));
+  Tensor empty_list = tensor({});
+  EXPECT_EQ(empty_list.sizes(), (Shape{0}));
+  EXPECT_EQ(empty_list.dtype(), kFloat32);
+  EXPECT_EQ(tensor({{}, {}}).sizes(), (Shape{2, 0}));
+  // Ragged data is an error naming the dim, as in PyTorch.
+  EXPECT_THROW_WITH(tensor({{1, 2}, {3}}), "expected sequence of length 2 at dim 1 (got 1)");
+  EXPECT_THROW_WITH(tensor({{1, 2}, 3}), "expected a sequence at dim 1");
+  EXPECT_THROW_WITH(tensor({1, {2}}), "expected a number at dim 1, got a sequence");
 }
 
 TEST(Tensor, RandomIsSeededAndDistributed) {
