@@ -135,12 +135,18 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
   Tensor out = finish(reduce_raw(ReduceOp::Prod, x, dims, out_dtype), x, dims, keepdim);
   if (any_requires_grad({&x})) {
-    // d prod / d x_i = prod / x_i; exact when x has no zeros.
+    // d prod / d x_i is the product of the other elements: prod / x_i when there is no zero; with
+    // one zero, the zero's gradient is the product of the rest and every other one is 0; with two
+    // or more, all are 0.
     record("ProdBackward1", {&out}, {&x},
-           [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
-            keepdim](const Tensor& g) -> TensorList {
+           [sx = SavedTensor(x), dim = dims[0], dims, keepdim](const Tensor& g) -> TensorList {
              const Tensor& x = sx.get();
-             return {expand_grad(g * so.get(), x.sizes(), dims, keepdim) / x};
+             Tensor is_zero = eq(x, 0);
+             Tensor zero_count = sum(is_zero, {dim}, /*keepdim=*/true);
+             Tensor rest = prod(masked_fill(x, is_zero, 1), dim, /*keepdim=*/true);
+             Tensor others = where(is_zero, where(eq(zero_count, 1), rest, 0),
+                                   where(eq(zero_count, 0), rest / x, 0));
+             return {expand_grad(g, x.sizes(), dims, keepdim) * others};
            });
   }
   return out;
