@@ -136,20 +136,14 @@ TEST(Autograd, AccumulatedGradIsNotAliased) {
       << "a.grad and b.grad must not share memory";
 }
 
-}  // namespace
-}  // namespace ember
-
-namespace ember {
-namespace {
-
 TEST(Autograd, ProdGradientIsTheProductOfTheOthersEvenWithZeros) {
   Tensor x = tensor({{2.0, 0.0, 3.0}, {0.0, 0.0, 5.0}, {1.0, 2.0, 3.0}}).requires_grad_();
   x.prod(1).sum().backward();
   // One zero: only it gets a gradient; two zeros: none; no zero: prod / x.
-  EXPECT_EQ(testing::values(x.grad()), (std::vector<double>{0, 6, 0, 0, 0, 0, 6, 3, 2}));
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 6, 0, 0, 0, 0, 6, 3, 2}));
   Tensor y = tensor({4.0, 0.0, 5.0}).requires_grad_();
   y.prod().backward();
-  EXPECT_EQ(testing::values(y.grad()), (std::vector<double>{0, 20, 0}));
+  EXPECT_EQ(values(y.grad()), (std::vector<double>{0, 20, 0}));
 }
 
 }  // namespace
