@@ -57,6 +57,10 @@ const Discovery& discovery() {
     if (err != cudaSuccess) {
       // No driver (35), no device (100), a bad CUDA_VISIBLE_DEVICES...: all mean "no GPU".
       r.reason = std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
+      // The runtime says "insufficient" both for an old driver and for none at all.
+      if (err == cudaErrorInsufficientDriver)
+        r.reason += "; is an NVIDIA driver for CUDA " + std::to_string(CUDART_VERSION / 1000) +
+                    " installed?";
       cudaGetLastError();
       return r;
     }
