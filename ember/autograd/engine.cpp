@@ -42,17 +42,26 @@ Tensor validate(Tensor g, const Node& node, size_t i) {
 // Note [Backward stream]
 // A node's backward runs on the stream its forward op ran on, so a model run on a side stream is
 // differentiated there too. The gradients it receives were made on the streams current when the
-// nodes before it ran: its stream first waits for that work.
+// nodes before it ran: its stream first waits for that work. The gradients it returns go back to
+// the engine's stream: that stream waits for them, and their memory is kept from reuse on the
+// node's stream until the engine's stream is done with it.
 class StreamScope {
  public:
-  explicit StreamScope(const Node& node) : device_(node.device) {
+  explicit StreamScope(const Node& node) : device_(node.device), stream_(node.stream) {
     if (!device_.is_cuda()) return;
     DeviceBackend& b = device_backend(kCUDA);
     previous_ = b.current_stream(device_.index());
-    if (previous_ == node.stream) return;
-    b.stream_wait(device_.index(), node.stream, previous_);
-    b.set_current_stream(device_.index(), node.stream);
+    if (previous_ == stream_) return;
+    b.stream_wait(device_.index(), stream_, previous_);
+    b.set_current_stream(device_.index(), stream_);
     switched_ = true;
+  }
+  /// Hands the node's results to the engine's stream.
+  void hand_back(const std::vector<Tensor>& grads) const {
+    if (!switched_) return;
+    device_backend(kCUDA).stream_wait(device_.index(), previous_, stream_);
+    for (const Tensor& g : grads)
+      if (g.defined() && g.device() == device_) g.record_stream(previous_);
   }
   ~StreamScope() {
     if (!switched_) return;
@@ -64,6 +73,7 @@ class StreamScope {
 
  private:
   Device device_;
+  uintptr_t stream_;
   uintptr_t previous_ = 0;
   bool switched_ = false;
 };
@@ -158,6 +168,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       StreamScope scope(*node);
       for (auto& hook : node->pre_hooks) hook(grads);
       input_grads = node->apply(std::move(grads));
+      scope.hand_back(input_grads);
       EMBER_ASSERT(input_grads.size() == node->next_edges.size(), node->name(), " returned ",
                    input_grads.size(), " gradients for ", node->next_edges.size(), " inputs");
     }

@@ -240,10 +240,9 @@ struct CachingAllocator::Impl {
     return true;
   }
 
-  // Requires mutex held. Waits for the device, reclaims every pending block, frees every whole
-  // free segment.
+  // Requires mutex held. Waits for every pending block's events (they may be on other devices'
+  // streams, so one device sync would not do), reclaims the blocks, frees every whole free segment.
   void release_all() {
-    if (!pending_events.empty()) memory->synchronize();
     process_events(/*wait=*/true);
     std::vector<Block*> whole;
     for (Pool* pool : {&small_pool, &large_pool})
@@ -255,16 +254,27 @@ struct CachingAllocator::Impl {
   // Requires mutex held. Returns blocks whose events have all completed to their pools.
   void process_events(bool wait) {
     if (pending_events.empty()) return;
-    std::vector<std::pair<void*, Block*>> still;
-    for (auto& [event, block] : pending_events) {
-      if (wait || memory->query_event(event)) {
+    size_t kept = 0, i = 0;  // entries [0, kept) wait on; [kept, i) are handled
+    try {
+      for (; i < pending_events.size(); ++i) {
+        auto [event, block] = pending_events[i];
+        if (wait) {
+          memory->synchronize_event(event);
+        } else if (!memory->query_event(event)) {
+          pending_events[kept++] = pending_events[i];
+          continue;
+        }
         memory->destroy_event(event);
         if (--block->event_count == 0) free_block(block);
-      } else {
-        still.emplace_back(event, block);
       }
+    } catch (...) {
+      // A broken device part-way: keep the unhandled entries (the failing one included) so that
+      // no event is destroyed twice and no block freed twice.
+      pending_events.erase(pending_events.begin() + static_cast<ptrdiff_t>(kept),
+                           pending_events.begin() + static_cast<ptrdiff_t>(i));
+      throw;
     }
-    pending_events.swap(still);
+    pending_events.resize(kept);
   }
 
   bool should_split(const Block* b, size_t size) const {

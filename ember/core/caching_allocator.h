@@ -33,8 +33,8 @@ class DeviceMemory {
   virtual void* record_event(StreamId /*stream*/) { return nullptr; }
   virtual bool query_event(void* /*event*/) { return true; }
   virtual void destroy_event(void* /*event*/) noexcept {}
-  /// Waits for all work on the device.
-  virtual void synchronize() {}
+  /// Waits on the host until `event` has happened.
+  virtual void synchronize_event(void* /*event*/) {}
 };
 
 struct Stat {

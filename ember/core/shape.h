@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <ostream>
 #include <string>
 
@@ -11,6 +12,17 @@ namespace ember {
 
 /// Sizes or strides of a tensor (in elements), or a list of dimensions.
 using Shape = SmallVector<int64_t, 6>;
+
+/// The dims a reduction runs over, taken as PyTorch takes them: one dim (`x.sum(0)`) or a list
+/// (`x.sum({0, 1})`, a Shape); empty means all dims where the op allows it.
+struct Dims : Shape {
+  Dims() = default;
+  Dims(int64_t dim) : Shape{dim} {}                           // NOLINT: x.sum(0)
+  Dims(std::initializer_list<int64_t> dims) : Shape(dims) {}  // NOLINT
+  Dims(const Shape& dims) : Shape(dims) {}                    // NOLINT
+  template <typename U>
+  Dims(const std::vector<U>& dims) : Shape(dims) {}  // NOLINT
+};
 
 std::ostream& operator<<(std::ostream& os, const Shape& s);  // [2, 3]
 std::string to_string(const Shape& s);

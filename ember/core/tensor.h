@@ -284,27 +284,27 @@ class Tensor {
 
   // --- reductions (ops/reduce.cpp) ---
   Tensor sum(std::optional<DType> dtype = std::nullopt) const;
-  Tensor sum(const Shape& dims, bool keepdim = false,
+  Tensor sum(const Dims& dims, bool keepdim = false,
              std::optional<DType> dtype = std::nullopt) const;
   Tensor mean() const;
-  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  Tensor mean(const Dims& dims, bool keepdim = false) const;
   Tensor prod() const;
   Tensor prod(int64_t dim, bool keepdim = false) const;
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
-  Tensor amax(const Shape& dims = {}, bool keepdim = false) const;
-  Tensor amin(const Shape& dims = {}, bool keepdim = false) const;
+  Tensor amax(const Dims& dims = {}, bool keepdim = false) const;
+  Tensor amin(const Dims& dims = {}, bool keepdim = false) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   /// Over `dims` (all when empty), with Bessel's correction when `unbiased`.
-  Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
-  Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(const Dims& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(const Dims& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor all() const;
   Tensor any() const;
   Tensor norm(Scalar p = 2) const;
-  Tensor logsumexp(const Shape& dims, bool keepdim = false) const;
+  Tensor logsumexp(const Dims& dims, bool keepdim = false) const;
 
   // --- linear algebra and nn (ops/) ---
   Tensor matmul(const Tensor& other) const;

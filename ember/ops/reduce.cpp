@@ -86,7 +86,7 @@ int64_t count(const Tensor& x, const Shape& dims) {
 
 }  // namespace
 
-Tensor sum(const Tensor& x, const Shape& dims_in, bool keepdim, std::optional<DType> dtype) {
+Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DType> dtype) {
   check_defined("sum", x);
   Shape dims = normalize_dims(x, dims_in, "sum");
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
@@ -103,7 +103,7 @@ Tensor sum(const Tensor& x, const Shape& dims_in, bool keepdim, std::optional<DT
 
 Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{}, false, dtype); }
 
-Tensor mean(const Tensor& x, const Shape& dims_in, bool keepdim) {
+Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   check_defined("mean", x);
   EMBER_CHECK(x.is_floating_point(),
               "[mean] could not infer output dtype: input dtype must be "
@@ -203,10 +203,10 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdi
 }
 }  // namespace
 
-Tensor amax(const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) {
   return amax_amin(x, dims, keepdim, true);
 }
-Tensor amin(const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) {
   return amax_amin(x, dims, keepdim, false);
 }
 Tensor max(const Tensor& x) { return amax(x); }
@@ -242,7 +242,7 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return arg(x, dim, keepdim, false);
 }
 
-Tensor var(const Tensor& x, const Shape& dims_in, bool unbiased, bool keepdim) {
+Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
   int64_t n = count(x, dims);
@@ -253,7 +253,7 @@ Tensor var(const Tensor& x, const Shape& dims_in, bool unbiased, bool keepdim) {
   if (denom <= 0) return ss * std::numeric_limits<double>::quiet_NaN();
   return ss / denom;
 }
-Tensor std(const Tensor& x, const Shape& dims, bool unbiased, bool keepdim) {
+Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
   return sqrt(var(x, dims, unbiased, keepdim));
 }
 
@@ -285,7 +285,7 @@ Tensor norm(const Tensor& x, Scalar p) {
   return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
 }
 
-Tensor logsumexp(const Tensor& x, const Shape& dims_in, bool keepdim) {
+Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
   Shape dims = normalize_dims(x, dims_in, "logsumexp");
   Tensor m;
   {

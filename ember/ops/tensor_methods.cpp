@@ -46,11 +46,11 @@ bool Tensor::allclose(const Tensor& o, double rtol, double atol) const {
 }
 
 Tensor Tensor::sum(std::optional<DType> dtype) const { return ember::sum(*this, dtype); }
-Tensor Tensor::sum(const Shape& dims, bool keepdim, std::optional<DType> dtype) const {
+Tensor Tensor::sum(const Dims& dims, bool keepdim, std::optional<DType> dtype) const {
   return ember::sum(*this, dims, keepdim, dtype);
 }
 Tensor Tensor::mean() const { return ember::mean(*this); }
-Tensor Tensor::mean(const Shape& dims, bool keepdim) const {
+Tensor Tensor::mean(const Dims& dims, bool keepdim) const {
   return ember::mean(*this, dims, keepdim);
 }
 Tensor Tensor::prod() const { return ember::prod(*this); }
@@ -63,10 +63,10 @@ Tensor Tensor::min() const { return ember::min(*this); }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   return ember::min(*this, dim, keepdim);
 }
-Tensor Tensor::amax(const Shape& dims, bool keepdim) const {
+Tensor Tensor::amax(const Dims& dims, bool keepdim) const {
   return ember::amax(*this, dims, keepdim);
 }
-Tensor Tensor::amin(const Shape& dims, bool keepdim) const {
+Tensor Tensor::amin(const Dims& dims, bool keepdim) const {
   return ember::amin(*this, dims, keepdim);
 }
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
@@ -75,16 +75,16 @@ Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
 Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
   return ember::argmin(*this, dim, keepdim);
 }
-Tensor Tensor::var(const Shape& dims, bool unbiased, bool keepdim) const {
+Tensor Tensor::var(const Dims& dims, bool unbiased, bool keepdim) const {
   return ember::var(*this, dims, unbiased, keepdim);
 }
-Tensor Tensor::std(const Shape& dims, bool unbiased, bool keepdim) const {
+Tensor Tensor::std(const Dims& dims, bool unbiased, bool keepdim) const {
   return ember::std(*this, dims, unbiased, keepdim);
 }
 Tensor Tensor::all() const { return ember::all(*this); }
 Tensor Tensor::any() const { return ember::any(*this); }
 Tensor Tensor::norm(Scalar p) const { return ember::norm(*this, p); }
-Tensor Tensor::logsumexp(const Shape& dims, bool keepdim) const {
+Tensor Tensor::logsumexp(const Dims& dims, bool keepdim) const {
   return ember::logsumexp(*this, dims, keepdim);
 }
 

@@ -39,14 +39,24 @@ class FakeDevice final : public DeviceMemory {
   void* record_event(StreamId s) override {
     auto id = new int(static_cast<int>(s));
     pending_.insert(id);
+    live_.insert(id);
     return id;
   }
-  bool query_event(void* e) override { return pending_.count(static_cast<int*>(e)) == 0; }
+  bool query_event(void* e) override {
+    if (failing_query > 0 && --failing_query == 0) EMBER_FAIL("fake device: the context is broken");
+    return pending_.count(static_cast<int*>(e)) == 0;
+  }
   void destroy_event(void* e) noexcept override {
+    if (!live_.erase(static_cast<int*>(e))) {
+      ++double_destroys;  // never deleted twice, so the test can report it
+      return;
+    }
     pending_.erase(static_cast<int*>(e));
     delete static_cast<int*>(e);
   }
-  void synchronize() override { complete_events(); }
+  void synchronize_event(void* e) override {
+    if (pending_.erase(static_cast<int*>(e))) done_.insert(static_cast<int*>(e));
+  }
   void complete_events() {
     for (int* e : pending_) done_.insert(e);
     pending_.clear();
@@ -56,8 +66,11 @@ class FakeDevice final : public DeviceMemory {
   size_t pending_events() const { return pending_.size(); }
 
   StreamId stream = 0;
+  int failing_query = 0;  // when set to n, the n-th query_event call from now throws
+  int double_destroys = 0;
 
  private:
+  std::set<int*> live_;
   size_t capacity_;
   size_t used_ = 0;
   uintptr_t next_ = 0x100000000;
@@ -157,6 +170,22 @@ TEST(CachingAllocator, RecordStreamDelaysReuseUntilTheEventCompletes) {
   f.device->complete_events();
   DataPtr c = f.alloc->allocate(4 * kMiB, 1);
   EXPECT_EQ(c.get(), p);
+}
+
+TEST(CachingAllocator, ADeviceErrorWhileReclaimingLosesNothing) {
+  Fixture f(1024 * kMiB);
+  for (int i = 0; i < 3; ++i) {
+    DataPtr a = f.alloc->allocate(4 * kMiB, 1);
+    f.alloc->record_stream(a, 2);
+  }
+  f.device->complete_events();
+  f.device->failing_query = 2;  // the first pending block is reclaimed, then the device fails
+  EXPECT_THROW_WITH(f.alloc->allocate(kMiB, 1), "the context is broken");
+  DataPtr b = f.alloc->allocate(kMiB, 1);  // reclaims the other two, each once
+  EXPECT_EQ(f.device->double_destroys, 0);
+  MemoryStats s = f.stats();
+  EXPECT_EQ(s.active[kAllPools].current, 1);
+  EXPECT_EQ(s.allocated_bytes[kAllPools].current, static_cast<int64_t>(kMiB));
 }
 
 TEST(CachingAllocator, ReleasesCachedSegmentsBeforeGivingUp) {

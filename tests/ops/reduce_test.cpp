@@ -126,6 +126,17 @@ TEST(Reduce, MaxMinWithIndicesAndArgs) {
   EXPECT_THROW_WITH(zeros({2, 0}).argmax(1), "non-zero size");
 }
 
+TEST(Reduce, ASingleDimNeedsNoBraces) {
+  // x.sum(0) reads as in PyTorch and means the same as x.sum({0}).
+  Tensor x = tensor({{1.0, 2.0, 4.0}, {3.0, 3.0, 3.0}});
+  EXPECT_EQ(values(x.sum(0)), values(x.sum({0})));
+  EXPECT_TRUE(all_close(x.mean(1), tensor({7.0 / 3, 3.0})));
+  EXPECT_EQ(values(x.amax(-1)), (std::vector<double>{4, 3}));
+  EXPECT_TRUE(all_close(x.var(0, /*unbiased=*/false), tensor({1.0, 0.25, 0.25})));
+  EXPECT_EQ(x.sum(1, /*keepdim=*/true).sizes(), (Shape{2, 1}));
+  EXPECT_THROW_WITH(x.sum(2), "dimension out of range");
+}
+
 TEST(Reduce, VarStdProdAllAny) {
   Tensor x = tensor({{1.0, 2.0, 4.0}, {3.0, 3.0, 3.0}});
   EXPECT_NEAR(x.var().item<double>(), 1.0666666666666667, 1e-6);

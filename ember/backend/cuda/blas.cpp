@@ -12,6 +12,7 @@
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/matmul_layout.h"
+#include "ember/core/device_backend.h"
 
 #define EMBER_CUBLAS_CHECK(expr)                                                          \
   do {                                                                                    \
@@ -36,6 +37,24 @@ cublasHandle_t handle(int device) {
   return h;
 }
 
+// cuBLAS's default workspace is one per handle, so kernels of one handle running at once on two
+// streams would share it: each (device, stream) gets its own, from the caching allocator, as in
+// PyTorch. 32 MiB is what cuBLAS recommends for Hopper.
+constexpr size_t kWorkspaceBytes = size_t{32} << 20;
+void bind(cublasHandle_t h, int device, cudaStream_t stream) {
+  thread_local std::map<std::pair<int, cudaStream_t>, DataPtr> workspaces;
+  auto key = std::make_pair(device, stream);
+  auto it = workspaces.find(key);
+  if (it == workspaces.end())
+    it = workspaces
+             .emplace(key,
+                      device_backend(kCUDA).allocator(device).allocate(
+                          kWorkspaceBytes, stream_id(device, reinterpret_cast<uintptr_t>(stream))))
+             .first;
+  EMBER_CUBLAS_CHECK(cublasSetStream(h, stream));
+  EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, it->second.get(), kWorkspaceBytes));
+}
+
 }  // namespace
 
 void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, int64_t n,
@@ -43,9 +62,9 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
                           const void* b, int64_t ldb, int64_t sb, double beta, void* c, int64_t ldc,
                           int64_t sc, int64_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
-  RawDeviceGuard guard(device);
+  LaunchScope launch(device);
   cublasHandle_t h = handle(device);
-  EMBER_CUBLAS_CHECK(cublasSetStream(h, raw_stream(device)));
+  bind(h, device, launch.stream);
   cudaDataType_t type;
   cublasComputeType_t compute;
   switch (dtype) {

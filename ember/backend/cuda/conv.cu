@@ -74,7 +74,8 @@ void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
   if (out.numel() == 0) return;
   ConvLayout g = conv_layout(x, w, out, p);
   int device = x.device().index();
-  cudaStream_t stream = cuda::raw_stream(device);
+  cuda::LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
   int64_t nb = chunk(g, x.element_size());
   Tensor cols = empty({nb, g.K, g.P}, x.options());
   dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
@@ -109,7 +110,8 @@ void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, 
                           const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
   ConvLayout g = conv_layout(x, w, gout, p);
   int device = x.device().index();
-  cudaStream_t stream = cuda::raw_stream(device);
+  cuda::LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
   if (gb.defined()) {
     Tensor view =
         Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},

@@ -9,10 +9,10 @@ namespace ember {
 void copy_cuda(const TensorIter& it) {
   if (it.numel == 0) return;
   if (it.dtypes[0] == it.dtypes[1] && it.is_contiguous()) {
-    cudaStream_t stream = cuda::raw_stream(it.device.index());
+    cuda::LaunchScope launch(it.device.index());
     EMBER_CUDA_CHECK(cudaMemcpyAsync(it.data[0], it.data[1],
                                      static_cast<size_t>(it.numel) * itemsize(it.dtypes[0]),
-                                     cudaMemcpyDeviceToDevice, stream));
+                                     cudaMemcpyDeviceToDevice, launch.stream));
     return;
   }
   expand_copy<cuda::Launcher>(it);

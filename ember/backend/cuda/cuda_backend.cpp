@@ -137,10 +137,8 @@ class CudaMemory final : public StreamOrderedMemory {
   }
   size_t total_memory() override { return mem_get_info(device_).second; }
   size_t free_memory() override { return mem_get_info(device_).first; }
-  StreamId current_stream() override { return cuda::current_stream(device_).handle(); }
-  void synchronize() override {
-    RawDeviceGuard guard(device_);
-    EMBER_CUDA_CHECK(cudaDeviceSynchronize());
+  StreamId current_stream() override {
+    return stream_id(device_, cuda::current_stream(device_).handle());
   }
 
  private:
@@ -223,6 +221,11 @@ void check_launch(const char* kernel, const char* file, int line) {
   if (err == cudaSuccess && sync_after_every_op()) err = cudaDeviceSynchronize();
   if (err != cudaSuccess)
     detail::throw_cuda_error("CUDA", static_cast<int>(err), kernel, file, line);
+  if (sync_after_every_op()) {  // the kernel has finished: report its index errors at this op
+    int device = 0;
+    EMBER_CUDA_CHECK(cudaGetDevice(&device));
+    check_kernel_errors(device);
+  }
 }
 
 RawDeviceGuard::RawDeviceGuard(int device) : previous_(-1) {
@@ -237,15 +240,33 @@ RawDeviceGuard::~RawDeviceGuard() {
   if (previous_ >= 0) cudaSetDevice(previous_);
 }
 
-void* StreamOrderedMemory::record_event(StreamId stream) {
-  // An event must be made on its stream's device.
+namespace {
+// Default-stream ids: the tag bit, which no user-space address has, and the device index.
+constexpr StreamId kDefaultStreamTag = StreamId{1} << 63;
+}  // namespace
+
+StreamId stream_id(int device, uintptr_t handle) {
+  return handle ? handle : kDefaultStreamTag | static_cast<StreamId>(device);
+}
+cudaStream_t stream_of(StreamId id) {
+  return id & kDefaultStreamTag ? nullptr : reinterpret_cast<cudaStream_t>(id);
+}
+int device_of(StreamId id) {
+  if (id & kDefaultStreamTag) return static_cast<int>(id & ~kDefaultStreamTag);
   int device = 0;
-  EMBER_CUDA_CHECK(cudaStreamGetDevice(reinterpret_cast<cudaStream_t>(stream), &device));
-  RawDeviceGuard guard(device);
+  EMBER_CUDA_CHECK(cudaStreamGetDevice(stream_of(id), &device));
+  return device;
+}
+
+void* StreamOrderedMemory::record_event(StreamId stream) {
+  RawDeviceGuard guard(device_of(stream));  // an event is made on its stream's device
   cudaEvent_t e;
   EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-  EMBER_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
+  EMBER_CUDA_CHECK(cudaEventRecord(e, stream_of(stream)));
   return e;
+}
+void StreamOrderedMemory::synchronize_event(void* event) {
+  EMBER_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
 }
 bool StreamOrderedMemory::query_event(void* event) {
   cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));

@@ -49,10 +49,11 @@ __global__ void index_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Po
 template <typename T, bool kScatter>
 void launch(const IndexIteration& g, int64_t dim, int device) {
   const TensorIter& it = g.it;
+  cuda::LaunchScope launch(device);
   cuda::Pointers<3> p;
   for (int k = 0; k < 3; ++k) p.p[k] = it.data[k];
   index_kernel<T, kScatter>
-      <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, cuda::raw_stream(device)>>>(
+      <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, launch.stream>>>(
           it.numel, cuda::OffsetCalculator<3>(it), p, g.step, g.size, static_cast<int>(dim),
           cuda::kernel_error_slot(device));
   EMBER_CUDA_LAUNCH_CHECK(kScatter ? "scatter_add" : "gather");

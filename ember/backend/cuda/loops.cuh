@@ -158,7 +158,8 @@ template <typename Out, typename... In, typename F>
 void gpu_kernel(const TensorIter& it, const F& f) {
   static_assert(sizeof...(In) <= 3, "gpu_kernel handles up to three inputs");
   if (it.numel == 0) return;
-  cudaStream_t stream = raw_stream(it.device.index());
+  LaunchScope launch(it.device.index());
+  cudaStream_t stream = launch.stream;
   constexpr int kN = sizeof...(In) + 1;
   bool aligned = true;
   for (int k = 0; k < kN; ++k) aligned &= reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;

@@ -10,7 +10,8 @@
 
 namespace ember::cuda {
 
-/// Bytes in live tensors / held by the cache on `device` (the current one when -1).
+/// Bytes in live tensors / held by the cache on `device` (the current one when -1). As in PyTorch,
+/// allocated bytes include cuBLAS's workspaces: 32 MiB per stream that has run a matmul.
 size_t memory_allocated(int device = -1);
 size_t max_memory_allocated(int device = -1);
 size_t memory_reserved(int device = -1);

@@ -128,18 +128,19 @@ void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices,
                      const Pool2dParams& p) {
   if (out.numel() == 0) return;
   PoolGeom g = geom(x, out, p);
+  cuda::LaunchScope launch(x.device().index());
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    max_pool_kernel<T>
-        <<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
-            static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()),
-            static_cast<int64_t*>(indices.data_ptr()), g);
+    max_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, launch.stream>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()),
+        static_cast<int64_t*>(indices.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("max_pool2d");
   });
 }
 
 void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x) {
-  cudaStream_t stream = cuda::raw_stream(grad_x.device().index());
+  cuda::LaunchScope launch(grad_x.device().index());
+  cudaStream_t stream = launch.stream;
   EMBER_CUDA_CHECK(cudaMemsetAsync(grad_x.data_ptr(), 0, grad_x.nbytes(), stream));
   if (grad_out.numel() == 0) return;
   dispatch_floating(grad_x.dtype(), "max_pool2d_backward", [&](auto tag) {
@@ -155,11 +156,11 @@ void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, con
 void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
   if (out.numel() == 0) return;
   PoolGeom g = geom(x, out, p);
+  cuda::LaunchScope launch(x.device().index());
   dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    avg_pool_kernel<T>
-        <<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, cuda::raw_stream(x.device().index())>>>(
-            static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
+    avg_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, launch.stream>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("avg_pool2d");
   });
 }
@@ -167,11 +168,12 @@ void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p) 
 void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p) {
   if (grad_x.numel() == 0) return;
   PoolGeom g = geom(grad_x, grad_out, p);
+  cuda::LaunchScope launch(grad_x.device().index());
   dispatch_floating(grad_x.dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    avg_pool_backward_kernel<T><<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0,
-                                  cuda::raw_stream(grad_x.device().index())>>>(
-        static_cast<const T*>(grad_out.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
+    avg_pool_backward_kernel<T>
+        <<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0, launch.stream>>>(
+            static_cast<const T*>(grad_out.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("avg_pool2d_backward");
   });
 }

@@ -17,11 +17,12 @@ __global__ void random_kernel(T* out, int64_t n, RandomParams p) {
 void random_cuda(const Tensor& out, const RandomParams& p) {
   EMBER_ASSERT(out.is_contiguous(), "random_cuda expects a contiguous tensor");
   if (out.numel() == 0) return;
+  cuda::LaunchScope launch(out.device().index());
   dispatch_all(out.dtype(), "random", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    random_kernel<T><<<cuda::grid_for(out.numel(), cuda::kThreads), cuda::kThreads, 0,
-                       cuda::raw_stream(out.device().index())>>>(static_cast<T*>(out.data_ptr()),
-                                                                 out.numel(), p);
+    random_kernel<T>
+        <<<cuda::grid_for(out.numel(), cuda::kThreads), cuda::kThreads, 0, launch.stream>>>(
+            static_cast<T*>(out.data_ptr()), out.numel(), p);
     EMBER_CUDA_LAUNCH_CHECK("random_kernel");
   });
 }

@@ -166,7 +166,8 @@ void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R
 void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor& out,
                  const Tensor& indices) {
   if (out.numel() == 0) return;
-  cudaStream_t stream = cuda::raw_stream(in_.device().index());
+  cuda::LaunchScope launch(in_.device().index());
+  cudaStream_t stream = launch.stream;
   ReduceInput input = reduce_input(op, in_, dims, indices.defined(), copy_cuda);
   const Tensor& in = input.in;
   const ReduceLayout& l = input.layout;

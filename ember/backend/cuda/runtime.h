@@ -35,6 +35,27 @@ class RawDeviceGuard {
   int previous_;
 };
 
+/// The caching allocator's name for a stream of `device`. A created stream's handle names it; the
+/// default stream's handle (0) is the same on every device, so its id carries the device.
+StreamId stream_id(int device, uintptr_t handle);
+/// The stream an id names, and the device it belongs to.
+cudaStream_t stream_of(StreamId id);
+int device_of(StreamId id);
+
+/// What a kernel entry point launches with: `device` made current for the scope (a launch goes to
+/// the current device, and stream 0 means the current device's default stream) and that device's
+/// current stream. Entry points take one before touching a stream.
+class LaunchScope {
+ public:
+  explicit LaunchScope(int device) : guard_(device), stream(raw_stream(device)) {}
+
+ private:
+  RawDeviceGuard guard_;  // first: the stream is looked up with the device already current
+
+ public:
+  const cudaStream_t stream;
+};
+
 /// Memory used by work on CUDA streams (device memory, pinned host memory): the caching allocator
 /// reuses a block only after the events recorded on the streams that used it have passed.
 class StreamOrderedMemory : public DeviceMemory {
@@ -42,6 +63,7 @@ class StreamOrderedMemory : public DeviceMemory {
   void* record_event(StreamId stream) override;
   bool query_event(void* event) override;
   void destroy_event(void* event) noexcept override;
+  void synchronize_event(void* event) override;
 
  protected:
   /// What an allocation call returned: `p`, or nullptr when the device is out of memory (the

@@ -107,7 +107,8 @@ __global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, DimSpl
 void softmax_cuda(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
   if (x.numel() == 0) return;
   DimSplit g = split_at(x, dim);
-  cudaStream_t stream = cuda::raw_stream(x.device().index());
+  cuda::LaunchScope launch(x.device().index());
+  cudaStream_t stream = launch.stream;
   dispatch_floating(x.dtype(), "softmax", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
@@ -126,12 +127,13 @@ void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, b
                            const Tensor& grad_in) {
   if (out.numel() == 0) return;
   DimSplit g = split_at(out, dim);
+  cuda::LaunchScope launch(out.device().index());
   dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    softmax_backward_kernel<T><<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0,
-                                 cuda::raw_stream(out.device().index())>>>(
-        static_cast<const T*>(grad.data_ptr()), static_cast<const T*>(out.data_ptr()),
-        static_cast<T*>(grad_in.data_ptr()), g, log);
+    softmax_backward_kernel<T>
+        <<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, launch.stream>>>(
+            static_cast<const T*>(grad.data_ptr()), static_cast<const T*>(out.data_ptr()),
+            static_cast<T*>(grad_in.data_ptr()), g, log);
     EMBER_CUDA_LAUNCH_CHECK("softmax_backward");
   });
 }

@@ -32,7 +32,9 @@ class PinnedMemory final : public StreamOrderedMemory {
     return device_backend(kCPU).allocator(0).memory().total_memory();
   }
   size_t free_memory() override { return device_backend(kCPU).allocator(0).memory().free_memory(); }
-  void synchronize() override { EMBER_CUDA_CHECK(cudaDeviceSynchronize()); }
+  // The host uses pinned memory in program order, not on a stream: no CUDA stream has this id,
+  // so every stream a block is recorded on gets an event.
+  StreamId current_stream() override { return ~StreamId{0}; }
 };
 
 CachingAllocator& pinned_allocator() {
@@ -89,8 +91,8 @@ void memcpy_async(const Tensor& dst, const Tensor& src, cudaMemcpyKind kind, cud
 
 void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   int device = dst.device().index();
-  RawDeviceGuard guard(device);
-  cudaStream_t stream = raw_stream(device);
+  LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
   // The bytes cross in the source's dtype; conversion and strides are done on the GPU.
   Tensor host = contiguous_host(src);
   bool direct = dst.is_contiguous() && dst.dtype() == src.dtype() && dst.sizes() == src.sizes();
@@ -98,7 +100,8 @@ void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
   memcpy_async(staging, host, cudaMemcpyHostToDevice, stream);
   bool pinned = is_pinned_ptr(host.data_ptr());
   if (pinned && CachingAllocator::owns(host.storage()->data))
-    pinned_allocator().record_stream(host.storage()->data, reinterpret_cast<StreamId>(stream));
+    pinned_allocator().record_stream(host.storage()->data,
+                                     stream_id(device, reinterpret_cast<uintptr_t>(stream)));
   if (!direct) {
     TensorIter it(dst, {staging});
     copy_cuda(it);
@@ -110,8 +113,8 @@ void host_to_device(const Tensor& dst, const Tensor& src, bool non_blocking) {
 
 void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
   int device = src.device().index();
-  RawDeviceGuard guard(device);
-  cudaStream_t stream = raw_stream(device);
+  LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
   // Convert and compact on the GPU, then one transfer of the destination's bytes.
   Tensor dev = src;
   if (!src.is_contiguous() || src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
@@ -125,7 +128,8 @@ void device_to_host(const Tensor& dst, const Tensor& src, bool non_blocking) {
   bool async = non_blocking && direct && is_pinned_ptr(host.data_ptr());
   if (async) {
     if (CachingAllocator::owns(host.storage()->data))
-      pinned_allocator().record_stream(host.storage()->data, reinterpret_cast<StreamId>(stream));
+      pinned_allocator().record_stream(host.storage()->data,
+                                       stream_id(device, reinterpret_cast<uintptr_t>(stream)));
     return;  // the caller synchronises before reading, as with PyTorch's non_blocking copies
   }
   EMBER_CUDA_CHECK(cudaStreamSynchronize(stream));  // pageable memory: the host must wait
@@ -158,8 +162,11 @@ void device_to_device(const Tensor& dst, const Tensor& src) {
       EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(d.data_ptr(), to, s.data_ptr(), from, d.nbytes(),
                                            reinterpret_cast<cudaStream_t>(dst_stream.handle())));
   }
-  // The source's memory must outlive the copy: its allocator waits for the destination stream.
-  device_backend(kCUDA).allocator(from).record_stream(s.storage()->data, dst_stream.handle());
+  // The source's memory must outlive the copy: its stream waits for the copy (so later work there,
+  // which may reuse the memory, comes after), and its allocator waits for the destination stream.
+  src_stream.wait_stream(dst_stream);
+  device_backend(kCUDA).allocator(from).record_stream(s.storage()->data,
+                                                      stream_id(to, dst_stream.handle()));
   if (!direct) {
     RawDeviceGuard guard(to);
     TensorIter it(dst, {d});
@@ -198,7 +205,10 @@ Tensor pin_memory_cuda(const Tensor& t) {
 bool is_pinned_cuda(const Tensor& t) { return cuda::is_pinned_ptr(t.data_ptr()); }
 
 void record_stream_cuda(const Tensor& t, uintptr_t stream) {
-  device_backend(kCUDA).allocator(t.device().index()).record_stream(t.storage()->data, stream);
+  // A raw handle of 0 is taken as the default stream of the tensor's own device.
+  int device = t.device().index();
+  device_backend(kCUDA).allocator(device).record_stream(t.storage()->data,
+                                                        cuda::stream_id(device, stream));
 }
 
 }  // namespace ember
