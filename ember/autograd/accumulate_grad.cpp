@@ -25,10 +25,15 @@ class AccumulateGrad final : public Node {
     }
     Tensor& grad = meta.grad;
     if (!grad.defined()) {
-      // Keep the gradient itself only if nothing else can see it; otherwise a later in-place
-      // accumulation would change that other tensor too.
+      // Keep the gradient itself only if nothing else can see it and it owns one element per
+      // value: a later in-place accumulation must change neither another tensor nor, through an
+      // expanded view (sum's gradient), several elements at once. Under create_graph the clone
+      // keeps the graph.
       bool exclusive = g.impl().use_count() == 1 && g.storage().use_count() == 1;
-      grad = GradMode::is_enabled() ? g : (exclusive ? g.detach() : g.detach().clone());
+      if (GradMode::is_enabled())
+        grad = g.clone();
+      else
+        grad = exclusive && g.is_contiguous() ? g.detach() : g.detach().clone();
     } else if (GradMode::is_enabled()) {
       grad = grad + g;  // create_graph: keep the graph of the accumulation
     } else {
@@ -46,10 +51,6 @@ class AccumulateGrad final : public Node {
 
 std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf) {
   return std::make_shared<AccumulateGrad>(leaf);
-}
-
-bool is_grad_accumulator(const Node& node) {
-  return dynamic_cast<const AccumulateGrad*>(&node) != nullptr;
 }
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 
 #include <queue>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ember/core/autograd_meta.h"
 #include "ember/core/device_backend.h"
@@ -12,10 +13,6 @@
 #include "ember/ops/reduce.h"
 
 namespace ember {
-
-// Defined in autograd/accumulate_grad.cpp.
-bool is_grad_accumulator(const Node& node);
-
 namespace autograd {
 namespace {
 
@@ -144,6 +141,33 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
     }
   }
 
+  // autograd::grad runs only the nodes on a path to a requested input and leaves the rest of the
+  // graph intact for a later backward (PyTorch's exec_info). Depth-first, post-order: a node is
+  // needed when one of its edges leads to a requested input's node or to a needed node.
+  std::unordered_map<Node*, bool> needed;
+  if (inputs) {
+    std::unordered_set<Node*> targets;
+    for (const Capture& c : captures) targets.insert(c.node);
+    std::vector<std::pair<Node*, size_t>> path;  // (node, next edge to visit)
+    for (auto& r : roots)
+      if (needed.emplace(r.get(), false).second) path.emplace_back(r.get(), 0);
+    while (!path.empty()) {
+      auto& [n, i] = path.back();
+      if (i < n->next_edges.size()) {
+        const Edge& e = n->next_edges[i++];
+        if (e.valid() && needed.emplace(e.node.get(), false).second)
+          path.emplace_back(e.node.get(), 0);
+        continue;
+      }
+      bool leads = false;
+      for (const Edge& e : n->next_edges)
+        if (e.valid()) leads |= targets.count(e.node.get()) > 0 || needed[e.node.get()];
+      needed[n] = leads;
+      path.pop_back();
+    }
+  }
+  auto runs = [&](Node* n) { return !inputs || needed[n]; };
+
   auto newer = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(newer)> ready(newer);
   for (auto& r : roots)
@@ -163,7 +187,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
     bool any = false;
     for (const Tensor& g : grads) any |= g.defined();
     std::vector<Tensor> input_grads;
-    bool skip = !any || (inputs && is_grad_accumulator(*node));
+    bool skip = !any || !runs(node);
     if (!skip) {
       StreamScope scope(*node);
       for (auto& hook : node->pre_hooks) hook(grads);
@@ -172,7 +196,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
       EMBER_ASSERT(input_grads.size() == node->next_edges.size(), node->name(), " returned ",
                    input_grads.size(), " gradients for ", node->next_edges.size(), " inputs");
     }
-    if (!retain_graph) node->release_variables();
+    if (!retain_graph && runs(node)) node->release_variables();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;

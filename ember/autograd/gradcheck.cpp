@@ -75,8 +75,9 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
         double numeric = (fp - fm) / (2 * o.eps);
         double err = std::fabs(numeric - ad[k]);
         double tol = o.atol + o.rtol * std::fabs(numeric);
-        if (!(err <= tol) && err - tol > worst) {
-          worst = err - tol;
+        double excess = std::isnan(err) ? INFINITY : err - tol;  // a NaN fails too
+        if (!(err <= tol) && excess > worst) {
+          worst = excess;
           std::ostringstream os;
           os << "input " << positions[c] << " element " << k << " (output direction " << r
              << "): numerical " << numeric << " vs analytical " << ad[k];

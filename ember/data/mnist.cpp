@@ -95,9 +95,19 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
     shape.push_back(n);
   }
   Tensor t = empty(shape, kUInt8);
-  // Decompress exactly what the header implies and stop there.
-  read_exact(gz, path, t.data_ptr(), static_cast<size_t>(total), 4 + 4 * static_cast<size_t>(ndim),
-             "data");
+  // Decompress what the header implies, then one byte more: the file must end there (a
+  // mismatched header is an error, not a silent truncation), and reaching the end of a .gz makes
+  // zlib check its CRC. A gzip bomb costs no more than the header's size.
+  size_t data_offset = 4 + 4 * static_cast<size_t>(ndim);
+  read_exact(gz, path, t.data_ptr(), static_cast<size_t>(total), data_offset, "data");
+  char extra;
+  int r = gzread(gz.f, &extra, 1);
+  int code = Z_OK;
+  const char* msg = gzerror(gz.f, &code);
+  EMBER_CHECK(r == 0 && (code == Z_OK || code == Z_STREAM_END), "[idx] ", path,
+              ": end of data at offset ", data_offset + static_cast<size_t>(total), ": ",
+              r > 0 ? "expected the end of the file as the header's sizes imply, got more data"
+                    : (msg ? msg : "read error"));
   return t;
 }
 

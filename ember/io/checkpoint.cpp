@@ -22,8 +22,16 @@ Metadata load_checkpoint(const std::string& path, nn::Module& model, optim::Opti
       EMBER_FAIL("[load_checkpoint] ", path, ": unexpected tensor '", name,
                  "' (expected names starting with model. or optimizer.)");
   }
-  model.load_state_dict(model_state);
+  // Both loads validate before they change anything; the optimizer goes first because its old
+  // state can be put back cheaply (loading replaces its tensors rather than writing into them).
+  nn::NamedTensors previous = optimizer.state_dict();
   optimizer.load_state_dict(optimizer_state);
+  try {
+    model.load_state_dict(model_state);
+  } catch (...) {
+    optimizer.load_state_dict(previous);
+    throw;
+  }
   return f.metadata;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "ember/core/grad_mode.h"
 #include "ember/io/atomic_file.h"
@@ -169,9 +170,11 @@ SafetensorsFile from_safetensors(const std::string& bytes, Device device,
     spans.push_back({begin, end, name});
     entries.emplace_back(name, *dt, shape, begin);
   }
-  // The data must be covered exactly once, without holes, to the end of the file.
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  // The data must be covered exactly once, without holes, to the end of the file. Empty tensors
+  // sort before a tensor at the same offset.
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+    return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
+  });
   uint64_t expect = 0;
   for (const Span& s : spans) {
     if (s.begin != expect)

@@ -71,6 +71,12 @@ Tensor reduce(const Tensor& loss, Reduction r) {
   }
   return loss;
 }
+
+void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
+  EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes), "[", op,
+              "] the class weight must have one entry per class (", classes, "), got shape ",
+              weight.sizes());
+}
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
@@ -88,6 +94,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
               "[nll_loss] expected a target of shape [", logp.size(0), "], got ", target.sizes());
   check_same_device("nll_loss", {&input, &target, &weight});
   int64_t C = logp.size(1);
+  check_class_weight("nll_loss", weight, C);
   Tensor valid = ne(tgt, ignore_index);
   Tensor safe = where(valid, tgt, scalar_tensor(0, kInt64).to(tgt.device()));
   if (tgt.is_cpu() && tgt.numel() > 0) {
@@ -118,6 +125,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor logp = log_softmax(input, class_dim);
   int64_t C = input.size(class_dim);
   if (target.is_floating_point()) {
+    check_class_weight("cross_entropy", weight, C);
     EMBER_CHECK(target.sizes() == input.sizes(),
                 "[cross_entropy] class-probability targets must "
                 "have the input's shape ",
@@ -132,11 +140,17 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   // Smoothing mixes in the mean negative log-probability over all classes.
   Tensor batched = input.dim() == 1 ? logp.unsqueeze(0) : logp;
   Tensor tgt = input.dim() == 1 ? target.reshape({1}) : target;
-  Tensor valid = ne(tgt, ignore_index).to(logp.dtype());
+  Tensor is_valid = ne(tgt, ignore_index);
+  Tensor valid = is_valid.to(logp.dtype());
   Tensor smooth = -batched.sum({1}) * valid;
-  if (weight.defined()) smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
+  // The mean divides by the total weight of the counted targets, as nll_loss's does.
+  Tensor total = valid.sum();
+  if (weight.defined()) {
+    smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
+    total = (weight.index_select(0, where(is_valid, tgt, 0)) * valid).sum();
+  }
   Tensor smooth_loss =
-      reduction == Reduction::Mean ? smooth.sum() / valid.sum() : reduce(smooth, reduction);
+      reduction == Reduction::Mean ? smooth.sum() / total : reduce(smooth, reduction);
   if (input.dim() == 1 && reduction == Reduction::None) smooth_loss = smooth_loss.squeeze(0);
   return nll * (1 - label_smoothing) + smooth_loss * (label_smoothing / C);
 }

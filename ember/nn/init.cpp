@@ -66,11 +66,14 @@ double kaiming_std(const Tensor& t, double a, FanMode mode, Nonlinearity n) {
 }
 }  // namespace
 
+// Zero-element tensors (Linear(0, 5)) have nothing to initialise: a no-op, as in PyTorch.
 Tensor& kaiming_uniform_(Tensor& t, double a, FanMode mode, Nonlinearity n) {
+  if (t.numel() == 0) return t;
   double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, n);
   return init::uniform_(t, -bound, bound);
 }
 Tensor& kaiming_normal_(Tensor& t, double a, FanMode mode, Nonlinearity n) {
+  if (t.numel() == 0) return t;
   return init::normal_(t, 0, kaiming_std(t, a, mode, n));
 }
 

@@ -24,9 +24,7 @@ Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requi
               "[register_parameter] invalid "
               "parameter name '",
               name, "' (it must be non-empty and contain no '.')");
-  for (const Slot& s : parameters_)
-    EMBER_CHECK(s.name != name, "[register_parameter] ", this->name(), " already has a parameter '",
-                name, "'");
+  check_new_name("register_parameter", name);
   if (t.defined() && requires_grad) t.requires_grad_(true);
   parameters_.push_back({name, std::make_unique<Tensor>(std::move(t))});
   return *parameters_.back().tensor;
@@ -37,8 +35,16 @@ Tensor& Module::register_buffer(const std::string& name, Tensor t) {
               "[register_buffer] invalid "
               "buffer name '",
               name, "'");
+  check_new_name("register_buffer", name);
   buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
   return *buffers_.back().tensor;
+}
+
+void Module::check_new_name(const char* op, const std::string& name) const {
+  for (const std::vector<Slot>* slots : {&parameters_, &buffers_})
+    for (const Slot& s : *slots)
+      EMBER_CHECK(s.name != name, "[", op, "] ", this->name(), " already has a ",
+                  slots == &parameters_ ? "parameter" : "buffer", " '", name, "'");
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
@@ -50,11 +56,14 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
 }
 
 void Module::collect(const std::string& prefix, bool params, bool recurse,
-                     NamedTensors& out) const {
+                     std::set<const TensorImpl*>& seen, NamedTensors& out) const {
+  // A tensor shared by two modules (a module used twice, tied weights) is listed once, under its
+  // first name, so that an optimizer steps it once.
   for (const Slot& s : params ? parameters_ : buffers_)
-    if (s.tensor->defined()) out.emplace_back(prefix + s.name, *s.tensor);
+    if (s.tensor->defined() && seen.insert(s.tensor->unsafe_impl()).second)
+      out.emplace_back(prefix + s.name, *s.tensor);
   if (!recurse) return;
-  for (auto& [n, c] : children_) c->collect(prefix + n + ".", params, true, out);
+  for (auto& [n, c] : children_) c->collect(prefix + n + ".", params, true, seen, out);
 }
 
 void Module::collect_slots(bool params, bool recurse, std::vector<Tensor*>& out) {
@@ -66,7 +75,8 @@ void Module::collect_slots(bool params, bool recurse, std::vector<Tensor*>& out)
 
 NamedTensors Module::named_parameters(bool recurse) const {
   NamedTensors out;
-  collect("", true, recurse, out);
+  std::set<const TensorImpl*> seen;
+  collect("", true, recurse, seen, out);
   return out;
 }
 std::vector<Tensor> Module::parameters(bool recurse) const {
@@ -76,7 +86,8 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
 }
 NamedTensors Module::named_buffers(bool recurse) const {
   NamedTensors out;
-  collect("", false, recurse, out);
+  std::set<const TensorImpl*> seen;
+  collect("", false, recurse, seen, out);
   return out;
 }
 std::vector<Tensor> Module::buffers(bool recurse) const {
@@ -112,9 +123,15 @@ std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modul
   } catch (const std::bad_weak_ptr&) {
     EMBER_FAIL("[named_modules] the module must be owned by a std::shared_ptr (use nn::make)");
   }
-  out.emplace_back("", self);
-  for (auto& [n, c] : children_)
-    for (auto& [sub, m] : c->named_modules()) out.emplace_back(sub.empty() ? n : n + "." + sub, m);
+  // Depth first; a module reachable twice is listed once, under its first name.
+  std::set<const Module*> seen;
+  std::function<void(const std::shared_ptr<Module>&, const std::string&)> walk =
+      [&](const std::shared_ptr<Module>& m, const std::string& name) {
+        if (!seen.insert(m.get()).second) return;
+        out.emplace_back(name, m);
+        for (auto& [n, c] : m->children_) walk(c, name.empty() ? n : name + "." + n);
+      };
+  walk(self, "");
   return out;
 }
 
@@ -125,33 +142,24 @@ Module& Module::apply(const std::function<void(Module&)>& fn) {
 }
 
 Module& Module::to(Device device, DType dtype, bool non_blocking) {
-  NoGradGuard no_grad;
-  auto move = [&](Tensor& t, bool convert) {
-    DType target = convert && t.is_floating_point() ? dtype : t.dtype();
-    t.set_data(t.to(device, target, non_blocking));
-    if (t.grad().defined()) t.mutable_grad() = t.grad().to(device, target, non_blocking);
-  };
-  for (Tensor* t : parameter_slots()) move(*t, true);
-  for (Tensor* t : buffer_slots()) move(*t, true);
-  return *this;
+  return convert(device, dtype, non_blocking);
 }
-
 Module& Module::to(Device device, bool non_blocking) {
-  NoGradGuard no_grad;
-  for (Tensor* t : parameter_slots()) {
-    t->set_data(t->to(device, non_blocking));
-    if (t->grad().defined()) t->mutable_grad() = t->grad().to(device, non_blocking);
-  }
-  for (Tensor* t : buffer_slots()) t->set_data(t->to(device, non_blocking));
-  return *this;
+  return convert(device, std::nullopt, non_blocking);
 }
+Module& Module::to(DType dtype) { return convert(std::nullopt, dtype, false); }
 
-Module& Module::to(DType dtype) {
+Module& Module::convert(std::optional<Device> device, std::optional<DType> dtype,
+                        bool non_blocking) {
   NoGradGuard no_grad;
-  for (Tensor* t : parameter_slots())
-    if (t->is_floating_point()) t->set_data(t->to(dtype));
-  for (Tensor* t : buffer_slots())
-    if (t->is_floating_point()) t->set_data(t->to(dtype));
+  auto move = [&](Tensor& t) {
+    Device d = device.value_or(t.device());
+    DType type = dtype && t.is_floating_point() ? *dtype : t.dtype();
+    t.set_data(t.to(d, type, non_blocking));
+    if (t.grad().defined()) t.mutable_grad() = t.grad().to(d, type, non_blocking);
+  };
+  for (Tensor* t : parameter_slots()) move(*t);
+  for (Tensor* t : buffer_slots()) move(*t);
   return *this;
 }
 
@@ -206,6 +214,8 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
     auto it = mine.find(name);
     if (it == mine.end()) {
       unexpected.push_back(name);
+    } else if (!t.defined()) {
+      mismatched.push_back(name + ": the value is an undefined tensor");
     } else if (it->second->sizes() != t.sizes()) {
       mismatched.push_back(name + ": copying a param with shape " + to_string(t.sizes()) +
                            ", the shape in the current model is " + to_string(it->second->sizes()));

@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,8 +72,9 @@ class Module : public std::enable_shared_from_this<Module> {
   Tensor& register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
   Tensor& register_buffer(const std::string& name, Tensor t);
 
-  /// The slots behind parameters() and buffers(), in the same order; replicas fill them with
-  /// tensors that stay connected to the original's parameters in the autograd graph.
+  /// Every parameter or buffer slot in registration order, a module used in two places giving
+  /// its slots twice: the order clone_structure()'s copy has, which replicas fill with tensors
+  /// that stay connected to the original's parameters in the autograd graph.
   std::vector<Tensor*> parameter_slots(bool recurse = true);
   std::vector<Tensor*> buffer_slots(bool recurse = true);
   /// A copy of the structure whose slots the caller fills (clone() copies, DataParallel
@@ -99,7 +102,10 @@ class Module : public std::enable_shared_from_this<Module> {
     std::string name;
     std::unique_ptr<Tensor> tensor;  // a stable address for the layer's reference
   };
-  void collect(const std::string& prefix, bool params, bool recurse, NamedTensors& out) const;
+  void collect(const std::string& prefix, bool params, bool recurse,
+               std::set<const TensorImpl*>& seen, NamedTensors& out) const;
+  void check_new_name(const char* op, const std::string& name) const;
+  Module& convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
   void collect_slots(bool params, bool recurse, std::vector<Tensor*>& out);
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;

@@ -18,6 +18,15 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
   }
 }
 
+void check_no_internal_overlap(const char* op, const Tensor& out) {
+  for (int64_t d = 0; d < out.dim(); ++d) {
+    EMBER_CHECK(out.size(d) <= 1 || out.stride(d) != 0, "[", op,
+                "] more than one element of the written-to tensor refers to a single memory "
+                "location (shape ",
+                out.sizes(), ", strides ", out.strides(), "); clone() it first");
+  }
+}
+
 void check_defined(const char* op, const Tensor& t, const char* name) {
   EMBER_CHECK(t.defined(), "[", op, "] ", name, " is an undefined tensor");
 }

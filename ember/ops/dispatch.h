@@ -15,6 +15,10 @@ namespace ember {
 /// Throws unless every defined tensor is on the same device (the message names both devices).
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 
+/// Throws when `out` has elements that share memory (a dim of stride 0: an expanded tensor), which
+/// an in-place op or a copy would write more than once.
+void check_no_internal_overlap(const char* op, const Tensor& out);
+
 /// Throws unless `t` is defined.
 void check_defined(const char* op, const Tensor& t, const char* name = "input");
 

@@ -64,6 +64,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                  const BinaryParams& p) {
   const char* name = binary_op_name(op);
   check_same_device(name, {&out, &a, &b});
+  check_no_internal_overlap(name, out);
   OpKind kind = binary_op_kind(op);
   DType ct = compute_dtype(kind, result_type(a, b));
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -447,6 +448,7 @@ template <typename F>
 Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name, F out_of_place) {
   if (any_requires_grad({&self}))
     return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
+  check_no_internal_overlap(name, self);
   DType ct = result_type(self, other);
   bool can_cast = is_floating_point(self.dtype()) || !is_floating_point(ct);
   EMBER_CHECK(can_cast, "[", name, "] result type ", ct,
@@ -515,6 +517,7 @@ Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tens
   EMBER_CHECK(self.is_floating_point(), "[", name, "] expected a floating point tensor, got ",
               self.dtype());
   check_same_device(name, {&self, &t1, &t2});
+  check_no_internal_overlap(name, self);
   Shape shape =
       broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), name), t2.sizes(), name);
   EMBER_CHECK(shape == self.sizes(), "[", name, "] output with shape ", self.sizes(),

@@ -1,5 +1,6 @@
 #include "ember/optim/optimizer.h"
 
+#include <cctype>
 #include <set>
 
 #include "ember/core/autograd_meta.h"
@@ -70,46 +71,65 @@ nn::NamedTensors Optimizer::state_dict() const {
   return out;
 }
 
+namespace {
+// "state.<index>.<name>" or "param_groups.<index>.<name>".
+struct StateKey {
+  std::string kind;
+  size_t index = 0;
+  std::string name;
+};
+StateKey parse_key(const std::string& key) {
+  size_t dot = key.find('.'), dot2 = dot == std::string::npos ? dot : key.find('.', dot + 1);
+  bool ok =
+      dot2 != std::string::npos && dot2 > dot + 1 && dot2 + 1 < key.size() && dot2 - dot - 1 <= 9;
+  for (size_t i = dot + 1; ok && i < dot2; ++i)
+    ok = std::isdigit(static_cast<unsigned char>(key[i]));
+  EMBER_CHECK(ok, "[optimizer.load_state_dict] malformed key '", key,
+              "' (expected state.<index>.<name> or param_groups.<index>.<name>)");
+  return {key.substr(0, dot), std::stoul(key.substr(dot + 1, dot2 - dot - 1)),
+          key.substr(dot2 + 1)};
+}
+}  // namespace
+
 void Optimizer::load_state_dict(const nn::NamedTensors& state) {
   std::vector<Tensor*> params;
   for (ParamGroup& g : groups_)
     for (Tensor& p : g.params) params.push_back(&p);
   // Validate everything first: a failed load must change nothing.
   for (auto& [key, t] : state) {
-    size_t dot = key.find('.'), dot2 = key.find('.', dot + 1);
-    EMBER_CHECK(dot != std::string::npos && dot2 != std::string::npos,
-                "[optimizer.load_state_dict] "
-                "malformed key '",
-                key, "'");
-    std::string kind = key.substr(0, dot);
-    size_t index = std::stoul(key.substr(dot + 1, dot2 - dot - 1));
-    if (kind == "state") {
-      EMBER_CHECK(index < params.size(), "[optimizer.load_state_dict] state for parameter ", index,
-                  " but the optimizer has ", params.size(), " parameters");
-      std::string name = key.substr(dot2 + 1);
-      bool scalar_state = name == "step";
-      EMBER_CHECK(scalar_state || t.sizes() == params[index]->sizes(),
-                  "[optimizer.load_state_dict] ", key, " has shape ", t.sizes(), " but parameter ",
-                  index, " has shape ", params[index]->sizes());
+    StateKey k = parse_key(key);
+    EMBER_CHECK(t.defined(), "[optimizer.load_state_dict] ", key, " is an undefined tensor");
+    if (k.kind == "state") {
+      EMBER_CHECK(k.index < params.size(), "[optimizer.load_state_dict] state for parameter ",
+                  k.index, " but the optimizer has ", params.size(), " parameters");
+      if (k.name == "step")
+        EMBER_CHECK(t.numel() == 1, "[optimizer.load_state_dict] ", key,
+                    " must hold one number, got shape ", t.sizes());
+      else
+        EMBER_CHECK(t.sizes() == params[k.index]->sizes(), "[optimizer.load_state_dict] ", key,
+                    " has shape ", t.sizes(), " but parameter ", k.index, " has shape ",
+                    params[k.index]->sizes());
     } else {
-      EMBER_CHECK(kind == "param_groups" && index < groups_.size(),
-                  "[optimizer.load_state_dict] "
-                  "unexpected key '",
-                  key, "' (the optimizer has ", groups_.size(), " groups)");
+      EMBER_CHECK(k.kind == "param_groups" && k.index < groups_.size(),
+                  "[optimizer.load_state_dict] unexpected key '", key, "' (the optimizer has ",
+                  groups_.size(), " groups)");
+      EMBER_CHECK(t.numel() == 1, "[optimizer.load_state_dict] ", key,
+                  " must hold one number, got shape ", t.sizes());
     }
   }
+  // The loaded state replaces the old one (parameters it does not mention start afresh).
   NoGradGuard no_grad;
+  state_.clear();
   for (auto& [key, t] : state) {
-    size_t dot = key.find('.'), dot2 = key.find('.', dot + 1);
-    size_t index = std::stoul(key.substr(dot + 1, dot2 - dot - 1));
-    std::string name = key.substr(dot2 + 1);
-    if (key.rfind("state.", 0) == 0) {
-      const Tensor& p = *params[index];
+    StateKey k = parse_key(key);
+    if (k.kind == "state") {
+      const Tensor& p = *params[k.index];
       // The step count stays on the CPU (reading it must not wait for a GPU), like PyTorch's.
-      state_[p.unsafe_impl()][name] = name == "step" ? t.to(Device(kCPU, 0), kFloat64, false, true)
-                                                     : t.to(p.device(), p.dtype(), false, true);
+      state_[p.unsafe_impl()][k.name] = k.name == "step"
+                                            ? t.to(Device(kCPU, 0), kFloat64, false, true)
+                                            : t.to(p.device(), p.dtype(), false, true);
     } else {
-      groups_[index].options[name] = t.item<double>();
+      groups_[k.index].options[k.name] = t.item<double>();
     }
   }
 }

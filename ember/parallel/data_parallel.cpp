@@ -111,7 +111,12 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
     run(0);
   } else {
     std::vector<std::thread> threads;
-    for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
+    try {
+      for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
+    } catch (...) {  // a thread that cannot start: let the started ones finish, then report it
+      for (auto& t : threads) t.join();
+      throw;
+    }
     for (auto& t : threads) t.join();
   }
   for (const std::exception_ptr& e : errors)

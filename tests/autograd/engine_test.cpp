@@ -146,5 +146,40 @@ TEST(Autograd, ProdGradientIsTheProductOfTheOthersEvenWithZeros) {
   EXPECT_EQ(values(y.grad()), (std::vector<double>{0, 20, 0}));
 }
 
+TEST(Autograd, AGradientFromAnExpandedViewAccumulatesOncePerElement) {
+  // sum's gradient is an expanded (stride 0) tensor: kept as .grad, adding into it would add
+  // into one memory location several times.
+  Tensor x = ones({3}).requires_grad_();
+  x.sum().backward();
+  x.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{2, 2, 2}));
+}
+
+TEST(Autograd, GradRunsOnlyThePartOfTheGraphItNeeds) {
+  // As torch.autograd.grad: the nodes below the requested input are not run, nor freed.
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = x * x;
+  Tensor z = (y * 3).sum();
+  EXPECT_EQ(values(autograd::grad({z}, {y})[0]), (std::vector<double>{3, 3}));
+  (y * 4).sum().backward();  // y's node still has its saved tensors
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{8, 16}));
+  // Both a tensor and one computed from it: the path between them runs.
+  Tensor w = tensor({3.0}).requires_grad_();
+  Tensor v = w * w;
+  std::vector<Tensor> g = autograd::grad({(v * w).sum()}, {w, v});
+  EXPECT_EQ(g[0].item<double>(), 27);  // d(w^3)/dw
+  EXPECT_EQ(g[1].item<double>(), 3);   // d(v w)/dv
+}
+
+TEST(Autograd, InPlaceOnAnExpandedTensorIsAnError) {
+  Tensor a = zeros({3}).expand({2, 3});
+  EXPECT_THROW_WITH(a.add_(1.0), "more than one element of the written-to tensor");
+  EXPECT_THROW_WITH(a.relu_(), "more than one element of the written-to tensor");
+  EXPECT_THROW_WITH(a.copy_(ones({2, 3})), "more than one element of the written-to tensor");
+  EXPECT_THROW_WITH(a.mul_(ones({2, 3})), "more than one element of the written-to tensor");
+  a.fill_(1.0);  // allowed, as in PyTorch: every write stores the same value
+  EXPECT_EQ(values(a), (std::vector<double>{1, 1, 1, 1, 1, 1}));
+}
+
 }  // namespace
 }  // namespace ember

@@ -177,5 +177,13 @@ TEST(Gradcheck, EveryOp) {
   }
 }
 
+TEST(Gradcheck, ANaNGradientFails) {
+  // sqrt(x - x): the value never moves (numerical 0) but autograd gives inf * 0 = NaN.
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  std::string report = gradcheck([](auto& v) { return sqrt(v[0] - v[0]); }, {x});
+  EXPECT_NE(report.find("vs analytical"), std::string::npos) << report;
+  EXPECT_NE(report.find("nan"), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace ember

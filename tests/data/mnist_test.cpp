@@ -81,6 +81,17 @@ TEST(Idx, EveryCorruptionIsAOneLineErrorWithFieldAndOffset) {
   check(idx_bytes({0, 2, 2}, 0), true, "dimension 0 at offset 4");
   check(idx_bytes({65536, 65536, 65536}, 0), true, "more than the 4 GiB limit");
   check(std::string("\0\0", 2), true, "magic number at offset 2: expected 4 bytes, got 2");
+  check(idx_bytes({2, 2, 2}, 9), true, "end of data at offset 24: expected the end of the file");
+  check(idx_bytes({2, 2, 2}, 9), false, "end of data at offset 24: expected the end of the file");
+  // A flipped bit in the CRC: zlib checks it once it reaches the end of the stream.
+  {
+    fs::path whole = dir.path / "crc.gz";
+    write_file(whole, idx_bytes({2, 2, 2}, 8), true);
+    std::ifstream in(whole, std::ios::binary);
+    std::string gzbytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzbytes[gzbytes.size() - 6] ^= 0x01;  // inside the CRC-32 of the trailer
+    check(gzbytes, false, "incorrect data check");
+  }
   // A gzip stream cut in the middle: zlib reports it only through gzerror.
   {
     fs::path whole = dir.path / "whole.gz";

@@ -52,6 +52,19 @@ TEST(Safetensors, RoundTripsEveryDtypeAndMetadata) {
   EXPECT_EQ(f.tensors[1].first, "t_int64");
 }
 
+TEST(Safetensors, AnEmptyTensorMaySitAtAnotherTensorsOffset) {
+  // The writer puts the empty float64 first, at [0, 0], and the float32 at [0, 8]; the reader
+  // must not take that for an overlap whatever order the header lists them in.
+  nn::NamedTensors tensors{{"a", ones({2})}, {"z", zeros({0}, kFloat64)}};
+  io::SafetensorsFile f = io::from_safetensors(io::to_safetensors(tensors));
+  ASSERT_EQ(f.tensors.size(), 2u);
+  expect_rejected(
+      file_bytes(
+          R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"z":{"dtype":"F64","shape":[0],"data_offsets":[0,0]},"y":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+          std::string(8, '\0')),
+      "starts at 4 but the previous data ends at 8");
+}
+
 TEST(Safetensors, ReaderRules) {
   std::string four_floats(16, '\0');
   // N bounds
@@ -153,6 +166,13 @@ TEST(Checkpoint, ModelAndOptimizerComeBack) {
   EXPECT_EQ(meta.at("epoch"), "7");
   EXPECT_EQ(opt2.lr(), 0.1);
   EXPECT_TRUE(all_close(model->forward(x), model2->forward(x), 0, 0));
+  // A checkpoint of another model changes neither the model nor the optimizer.
+  auto other = nn::make<models::MLP>(std::vector<int64_t>{4, 3, 2});
+  optim::SGD other_opt(other->parameters(), optim::SGDOptions(0.3));
+  io::save_checkpoint(path, *other, other_opt);
+  EXPECT_THROW_WITH(io::load_checkpoint(path, *model2, opt2), "size mismatch");
+  EXPECT_EQ(opt2.lr(), 0.1);
+  EXPECT_EQ(opt2.state_dict().size(), opt.state_dict().size()) << "the momentum buffers are kept";
   fs::remove_all(dir);
 }
 

@@ -46,6 +46,23 @@ TEST(Losses, LabelSmoothingAndGradients) {
   EXPECT_TRUE(all_close(logits.grad(), sm - target, 1e-5, 1e-6));
 }
 
+TEST(Losses, LabelSmoothingWithClassWeightsMatchesPyTorch) {
+  // Values from torch 1.13: F.cross_entropy(x, t, weight=w, label_smoothing=0.2); the mean divides
+  // by the weight of the counted targets, not their number.
+  Tensor x =
+      tensor({{1.0, 2.0, 0.5}, {0.1, 0.2, 3.0}, {-1.0, 0.5, 0.3}, {2.0, -0.5, 1.0}}, kFloat64);
+  Tensor t = tensor({0, 2, 1, -100});
+  Tensor w = tensor({1.0, 2.0, 3.0}, kFloat64);
+  EXPECT_NEAR(F::cross_entropy(x, t, w, -100, F::Reduction::Mean, 0.2).item<double>(),
+              0.6941971972902172, 1e-9);
+  EXPECT_NEAR(F::cross_entropy(x, t, w, -100, F::Reduction::Sum, 0.2).item<double>(),
+              4.165183183741304, 1e-9);
+  EXPECT_THROW_WITH(F::cross_entropy(x, t, tensor({1.0, 2.0})),
+                    "[nll_loss] the class weight must have one entry per class (3), got shape [2]");
+  EXPECT_THROW_WITH(F::cross_entropy(x, softmax(x, 1), tensor({1.0, 2.0})),
+                    "[cross_entropy] the class weight must have one entry per class (3)");
+}
+
 TEST(Losses, NllAndMse) {
   Tensor logp = log_softmax(tensor({{1.0, 2.0}, {3.0, 1.0}}), 1);
   EXPECT_NEAR(F::nll_loss(logp, tensor({0, 0})).item<double>(),

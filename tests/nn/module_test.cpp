@@ -32,6 +32,36 @@ TEST(Module, ParametersBuffersAndNames) {
       "  (2): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)\n)");
 }
 
+TEST(Module, ASharedModuleIsListedOnce) {
+  // As PyTorch: parameters() and named_modules() list a module used twice once (an optimizer
+  // steps it once); the state dict names it at every place.
+  auto l = nn::make<nn::Linear>(2, 2);
+  auto net = nn::make<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{l, l});
+  std::vector<std::string> names;
+  for (auto& [n, t] : net->named_parameters()) names.push_back(n);
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias"}));
+  EXPECT_EQ(net->named_modules().size(), 2u);
+  EXPECT_EQ(net->state_dict().size(), 4u);
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.1));  // no "appears in more than one group"
+  net->forward(ones({1, 2})).sum().backward();
+  opt.step();
+}
+
+TEST(Module, NamesAreUniqueAcrossParametersAndBuffers) {
+  nn::Linear fc(2, 2);
+  EXPECT_THROW_WITH(fc.register_buffer("weight", zeros({1})),
+                    "[register_buffer] Linear already has a parameter 'weight'");
+  fc.register_buffer("count", zeros({1}));
+  EXPECT_THROW_WITH(fc.register_buffer("count", zeros({1})), "already has a buffer 'count'");
+  EXPECT_THROW_WITH(fc.register_parameter("count", zeros({1})), "already has a buffer 'count'");
+}
+
+TEST(Module, ZeroElementLayersInitialiseAsNoOps) {
+  nn::Linear empty_in(0, 5), empty_out(5, 0);
+  EXPECT_EQ(values(empty_in.bias), (std::vector<double>{0, 0, 0, 0, 0}));
+  EXPECT_EQ(empty_out.weight.numel(), 0);
+}
+
 TEST(Module, PyTorchDefaultInitialisationBounds) {
   manual_seed(0);
   nn::Linear fc(100, 50);
@@ -60,6 +90,8 @@ TEST(Module, ToMovesParametersInPlace) {
   Tensor y = fc->forward(ones({1, 3}, kFloat64));
   y.sum().backward();
   EXPECT_EQ(w.grad().dtype(), kFloat64);
+  fc->to(kFloat32);
+  EXPECT_EQ(w.grad().dtype(), kFloat32) << "gradients follow their parameters";
   auto bn = nn::make<nn::BatchNorm2d>(2);
   bn->to(kFloat64);
   EXPECT_EQ(bn->running_mean.dtype(), kFloat64);
@@ -101,6 +133,9 @@ TEST(Module, StateDictRoundTripAndClearErrors) {
     EXPECT_NE(m.find("size mismatch for"), std::string::npos) << m;
   }
   EXPECT_TRUE(all_close(a->forward(x), b->forward(x), 0, 0)) << "a failed load changes nothing";
+  state = a->state_dict();
+  state[0].second = Tensor();
+  EXPECT_THROW_WITH(b->load_state_dict(state), "conv1.weight: the value is an undefined tensor");
 }
 
 TEST(Module, CloneIsADeepCopy) {

@@ -119,6 +119,20 @@ TEST(Optimizer, StateDictRoundTrip) {
   nn::NamedTensors bad = state;
   bad[0].second = zeros({5});
   EXPECT_THROW_WITH(b.load_state_dict(bad), "has shape [5] but parameter 0 has shape [2]");
+  bad = state;
+  bad[0].first = "state.x.exp_avg";
+  EXPECT_THROW_WITH(b.load_state_dict(bad), "malformed key 'state.x.exp_avg'");
+  bad = state;
+  bad.emplace_back("param_groups.0.lr", ones({2}));
+  EXPECT_THROW_WITH(b.load_state_dict(bad), "param_groups.0.lr must hold one number");
+  // Loading replaces the state: a fresh optimizer's dict leaves no moments behind, as in PyTorch.
+  optim::Adam fresh({q}, optim::AdamOptions(0.1));
+  b.load_state_dict(fresh.state_dict());
+  Tensor before = q.detach().clone();
+  b.zero_grad();
+  (q * q).sum().backward();
+  b.step();  // Adam's first step moves every element by lr
+  EXPECT_TRUE(all_close(before - q.detach(), full({2}, 0.1), 1e-5, 1e-7));
 }
 
 TEST(Schedulers, StepAndCosine) {
@@ -139,6 +153,32 @@ TEST(Schedulers, StepAndCosine) {
   cos.step();
   cos.step();
   EXPECT_NEAR(opt2.lr(), 0.0, 1e-12);
+}
+
+TEST(Schedulers, ResumeFromTheOptimizersStateOrTheirOwn) {
+  Tensor p = ones({1}).requires_grad_();
+  optim::SGD opt({p}, optim::SGDOptions(1.0));
+  optim::StepLR step(opt, 2, 0.5);
+  for (int e = 0; e < 3; ++e) step.step();
+  EXPECT_EQ(opt.lr(), 0.5);
+  // A new run: the optimizer's state carries initial_lr, the scheduler resumes after 3 epochs.
+  optim::SGD opt2({p}, optim::SGDOptions(1.0));
+  opt2.load_state_dict(opt.state_dict());
+  optim::StepLR resumed(opt2, 2, 0.5, /*last_epoch=*/3);
+  EXPECT_EQ(opt2.lr(), 0.5);
+  step.step();
+  resumed.step();
+  EXPECT_EQ(opt2.lr(), opt.lr());
+  EXPECT_EQ(opt2.lr(), 0.25);
+  // Or through the scheduler's own state dict.
+  optim::SGD opt3({p}, optim::SGDOptions(7.0));
+  optim::StepLR loaded(opt3, 2, 0.5);
+  loaded.load_state_dict(step.state_dict());
+  EXPECT_EQ(loaded.last_epoch(), 4);
+  EXPECT_EQ(opt3.lr(), 0.25);
+  optim::SGD bare({p}, optim::SGDOptions(1.0));
+  EXPECT_THROW_WITH(optim::StepLR(bare, 2, 0.5, 3), "has no initial_lr to resume from");
+  EXPECT_THROW_WITH(loaded.load_state_dict({}), "missing or negative last_epoch");
 }
 
 TEST(Training, LinearRegressionConverges) {
