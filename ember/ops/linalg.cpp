@@ -47,6 +47,19 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+namespace {
+// The gradients of a @ b. An operand stored column-major (a weight used as w.t()) gets its gradient
+// column-major too, so that after the transpose's backward the weight's gradient is contiguous:
+// kept as .grad as it is, not copied (PyTorch's mm_mat1/mat2_backward do the same).
+bool column_major(const Tensor& m) { return m.stride(0) == 1 && m.stride(1) == m.size(0); }
+Tensor mm_grad_a(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(a) ? mm(b, g.t()).t() : mm(g, b.t());
+}
+Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
+  return column_major(b) ? mm(g.t(), a).t() : mm(a.t(), g);
+}
+}  // namespace
+
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_matmul_args("mm", a, b);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "[mm] expected 2-D tensors, got ", a.sizes(), " and ",
@@ -63,8 +76,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
         "MmBackward0", {&out}, {&a, &b},
         [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
           Tensor ga, gb;
-          if (n.needs_input_grad(0)) ga = mm(g, sb.get().t());
-          if (n.needs_input_grad(1)) gb = mm(sa.get().t(), g);
+          if (n.needs_input_grad(0)) ga = mm_grad_a(g, sa.get(), sb.get());
+          if (n.needs_input_grad(1)) gb = mm_grad_b(g, sa.get(), sb.get());
           return {ga, gb};
         });
   }
@@ -91,8 +104,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
                const Tensor& g, const Node& n) -> TensorList {
              Tensor gbias, ga, gb;
              if (n.needs_input_grad(0)) gbias = sum_to(be == 1 ? g : g * be, bs);
-             if (n.needs_input_grad(1)) ga = mm(g, sb.get().t());
-             if (n.needs_input_grad(2)) gb = mm(sa.get().t(), g);
+             if (n.needs_input_grad(1)) ga = mm_grad_a(g, sa.get(), sb.get());
+             if (n.needs_input_grad(2)) gb = mm_grad_b(g, sa.get(), sb.get());
              if (al != 1) {
                if (ga.defined()) ga = ga * al;
                if (gb.defined()) gb = gb * al;

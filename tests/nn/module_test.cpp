@@ -90,6 +90,7 @@ TEST(Module, ToMovesParametersInPlace) {
   Tensor y = fc->forward(ones({1, 3}, kFloat64));
   y.sum().backward();
   EXPECT_EQ(w.grad().dtype(), kFloat64);
+  EXPECT_TRUE(w.grad().is_contiguous()) << "the gradient of w.t() is made column-major";
   fc->to(kFloat32);
   EXPECT_EQ(w.grad().dtype(), kFloat32) << "gradients follow their parameters";
   auto bn = nn::make<nn::BatchNorm2d>(2);
