@@ -37,7 +37,8 @@ void reduce_cuda(ReduceOp op, const Tensor& in, const Shape& dims, const Tensor&
                  const Tensor& indices);
 
 // out (B, M, N) = alpha * a (B, M, K) @ b (B, K, N) + beta * out. a and b may have any strides;
-// out is contiguous; all three share a dtype.
+// out is contiguous and not empty, K > 0 (the op layer handles empty sums); all three share a
+// dtype.
 void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
 void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta);
 

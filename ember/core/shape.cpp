@@ -80,7 +80,8 @@ Shape infer_size(const Shape& shape, int64_t numel, const char* op) {
       infer = static_cast<int>(i);
     } else {
       EMBER_CHECK(shape[i] >= 0, "[", op, "] invalid shape dimension ", shape[i], " in ", shape);
-      known *= shape[i];
+      EMBER_CHECK(!__builtin_mul_overflow(known, shape[i], &known), "[", op, "] shape ", shape,
+                  " has too many elements");
     }
   }
   if (infer >= 0) {

@@ -21,17 +21,19 @@ TensorImpl::TensorImpl(Storage storage_, const Shape& sizes_, const Shape& strid
 TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::refresh() {
-  int64_t n = 1;
-  for (int64_t d : sizes) n *= d;
-  numel = n;
+  numel = numel_of(sizes);  // checks every view's shape for negative sizes and overflow
   contiguous = is_contiguous_layout(sizes, strides);
 }
 
 int64_t Tensor::size(int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, "[size] dimension specified as ", dim,
+              " but the tensor has no dimensions");
   return impl_->sizes[static_cast<size_t>(wrap_dim(dim, this->dim(), "size"))];
 }
 
 int64_t Tensor::stride(int64_t dim) const {
+  EMBER_CHECK(this->dim() > 0, "[stride] dimension specified as ", dim,
+              " but the tensor has no dimensions");
   return impl_->strides[static_cast<size_t>(wrap_dim(dim, this->dim(), "stride"))];
 }
 
@@ -79,20 +81,33 @@ Device resolve_device(Device device) {
   return Device(device.type(), index);
 }
 
+size_t storage_bytes(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype,
+                     const char* op) {
+  EMBER_CHECK(offset >= 0, "[", op, "] negative storage offset ", offset);
+  int64_t extent = 1;  // elements spanned by the layout
+  bool ok = true;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "[", op,
+                "] sizes and strides must be non-negative, got sizes ", sizes, " and strides ",
+                strides);
+    if (sizes[i] == 0) return 0;
+    int64_t span;
+    ok = ok && !__builtin_mul_overflow(sizes[i] - 1, strides[i], &span) &&
+         !__builtin_add_overflow(extent, span, &extent);
+  }
+  int64_t bytes;
+  ok = ok && !__builtin_add_overflow(extent, offset, &extent) &&
+       !__builtin_mul_overflow(extent, static_cast<int64_t>(itemsize(dtype)), &bytes);
+  EMBER_CHECK(ok, "[", op, "] the storage size of sizes ", sizes, " and strides ", strides,
+              " overflows");
+  return static_cast<size_t>(bytes);
+}
+
 Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), "[empty_strided] sizes ", sizes, " and strides ",
               strides, " differ in length");
   Device device = resolve_device(options.device);
-  int64_t extent = 1;  // elements spanned by the layout
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    EMBER_CHECK(sizes[i] >= 0, "[empty] negative dimension in shape ", sizes);
-    if (sizes[i] == 0) {
-      extent = 0;
-      break;
-    }
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  size_t nbytes = static_cast<size_t>(extent) * itemsize(options.dtype);
+  size_t nbytes = storage_bytes(sizes, strides, 0, options.dtype, "empty_strided");
   CachingAllocator& alloc = device_backend(device.type()).allocator(device.index());
   auto storage = std::make_shared<StorageImpl>(alloc.allocate(nbytes), nbytes);
   auto impl =

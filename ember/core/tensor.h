@@ -342,6 +342,10 @@ Tensor empty(const Shape& sizes, const TensorOptions& options = {});
 Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptions& options = {});
 Tensor empty_like(const Tensor& t);
 Tensor empty_like(const Tensor& t, const TensorOptions& options);
+/// The bytes a layout reaches from the start of its storage; throws on negative sizes, strides or
+/// offset and on overflow.
+size_t storage_bytes(const Shape& sizes, const Shape& strides, int64_t offset, DType dtype,
+                     const char* op);
 
 /// Fails with a clear error unless `device` exists; resolves `cuda` to the current device.
 Device resolve_device(Device device);

@@ -77,11 +77,20 @@ ViewGeometry view_geometry(const Tensor& view, const Tensor& base, const char* o
               "] autograd through a view needs the viewed tensor to be contiguous; it has shape ",
               base.sizes(), " and strides ", base.strides(),
               " (call .contiguous() before viewing)");
-  return {view.sizes(), view.strides(), base.sizes(),
-          view.storage_offset() - base.storage_offset()};
+  ViewGeometry geo{view.sizes(), view.strides(), base.sizes(),
+                   view.storage_offset() - base.storage_offset()};
+  EMBER_CHECK(geo.offset >= 0 && storage_bytes(geo.sizes, geo.strides, geo.offset, base.dtype(),
+                                               op) <= base.nbytes(),
+              "[", op,
+              "] autograd through a view needs it to lie within the viewed tensor's "
+              "elements (sizes ",
+              geo.sizes, ", strides ", geo.strides, ", offset ", geo.offset,
+              " in a tensor of shape ", base.sizes(), ")");
+  return geo;
 }
 
-// Gives `view` the history "a view of `base`'s current value".
+}  // namespace
+
 void record_view_of(const Tensor& view, const Tensor& base) {
   ViewGeometry geo = view_geometry(view, base, "view");
   bool overlapping = overlaps(geo.sizes, geo.strides);
@@ -99,8 +108,6 @@ void record_view_of(const Tensor& view, const Tensor& base) {
                 .view(geo.base_sizes)};
   });
 }
-
-}  // namespace
 
 void refresh_view_history(const Tensor& view) {
   TensorImpl* impl = view.unsafe_impl();

@@ -18,6 +18,9 @@ namespace ember {
 /// A view whose storage was modified since its history was made takes a fresh one from its base,
 /// so that ops see the change (and a view of a tensor that came to require grad requires it too).
 void refresh_view_history(const Tensor& view);
+/// Gives `view` the history "a view of `base`'s current value" (AsStridedBackward0); `base` must
+/// be contiguous and hold the view within its elements.
+void record_view_of(const Tensor& view, const Tensor& base);
 
 /// Whether `t` takes part in an op's graph now.
 inline bool needs_grad(const Tensor& t) {

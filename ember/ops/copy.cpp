@@ -13,7 +13,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   bool grad = any_requires_grad({this, &src});
   if (grad) check_inplace(*this, "copy_");
   if (is_same(src)) return *this;
-  check_no_internal_overlap("copy_", *this);
+  check_no_overlap("copy_", *this, {&src});
   if (numel() > 0) {
     if (is_cpu() && src.is_cpu()) {
       TensorIter it(*this, {src});  // virtual CPU devices share host memory

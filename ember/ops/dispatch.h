@@ -16,8 +16,11 @@ namespace ember {
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 
 /// Throws when `out` has elements that share memory (a dim of stride 0: an expanded tensor), which
-/// an in-place op or a copy would write more than once.
-void check_no_internal_overlap(const char* op, const Tensor& out);
+/// an in-place op or a copy would write more than once, or when an input partly overlaps `out`
+/// (x[1:].copy_(x[:-1]) would read values it already overwrote). Like PyTorch, the partial check
+/// compares the memory ranges of contiguous tensors; an input that is `out` itself is fine.
+void check_no_overlap(const char* op, const Tensor& out,
+                      std::initializer_list<const Tensor*> inputs = {});
 
 /// Throws unless `t` is defined.
 void check_defined(const char* op, const Tensor& t, const char* name = "input");

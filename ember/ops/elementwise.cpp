@@ -64,7 +64,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                  const BinaryParams& p) {
   const char* name = binary_op_name(op);
   check_same_device(name, {&out, &a, &b});
-  check_no_internal_overlap(name, out);
+  check_no_overlap(name, out, {&a, &b});
   OpKind kind = binary_op_kind(op);
   DType ct = compute_dtype(kind, result_type(a, b));
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -345,7 +345,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
-  return where(cond, a, scalar_tensor(b, TensorOptions(a.dtype()).with_device(a.device())));
+  // The scalar takes part in promotion as a number does: where(c, int_tensor, 0.5) is float.
+  return where(cond, a, scalar_tensor(b, TensorOptions(result_type(a, b)).with_device(a.device())));
 }
 
 namespace {
@@ -448,7 +449,7 @@ template <typename F>
 Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name, F out_of_place) {
   if (any_requires_grad({&self}))
     return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
-  check_no_internal_overlap(name, self);
+  check_no_overlap(name, self);
   DType ct = result_type(self, other);
   bool can_cast = is_floating_point(self.dtype()) || !is_floating_point(ct);
   EMBER_CHECK(can_cast, "[", name, "] result type ", ct,
@@ -517,7 +518,7 @@ Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tens
   EMBER_CHECK(self.is_floating_point(), "[", name, "] expected a floating point tensor, got ",
               self.dtype());
   check_same_device(name, {&self, &t1, &t2});
-  check_no_internal_overlap(name, self);
+  check_no_overlap(name, self, {&t1, &t2});
   Shape shape =
       broadcast_shapes(broadcast_shapes(self.sizes(), t1.sizes(), name), t2.sizes(), name);
   EMBER_CHECK(shape == self.sizes(), "[", name, "] output with shape ", self.sizes(),

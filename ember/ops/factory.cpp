@@ -1,6 +1,7 @@
 #include "ember/ops/factory.h"
 
 #include <cmath>
+#include <limits>
 
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -33,18 +34,24 @@ Tensor scalar_tensor(Scalar value, const TensorOptions& options) {
 
 Tensor arange(Scalar end) { return arange(0, end, 1); }
 Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
-Tensor arange(Scalar start, Scalar end, Scalar step) {
+Tensor arange(Scalar start, Scalar end, Scalar step) { return arange(start, end, step, {}); }
+Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options_in) {
+  // Without a dtype, int64 unless a bound or the step is a floating number (as torch.arange).
+  TensorOptions options = options_in;
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
-  return arange(start, end, step, floating ? kDefaultFloat : kInt64);
-}
-Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options) {
+  if (!options.has_dtype) options.with_dtype(floating ? kDefaultFloat : kInt64);
   double s = start.to_double(), e = end.to_double(), d = step.to_double();
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e) && std::isfinite(d),
+              "[arange] unsupported range: ", start, " -> ", end, " (step ", step, ")");
   EMBER_CHECK(d != 0, "[arange] step must be nonzero");
   EMBER_CHECK((d > 0 && e >= s) || (d < 0 && e <= s),
               "[arange] upper bound and larger bound "
               "inconsistent with step sign: start=",
               start, ", end=", end, ", step=", step);
-  auto n = static_cast<int64_t>(std::ceil((e - s) / d));
+  double count = std::ceil((e - s) / d);
+  EMBER_CHECK(count < 0x1.0p48, "[arange] ", start, " -> ", end, " in steps of ", step, " is ",
+              count, " elements, too many");
+  auto n = static_cast<int64_t>(count);
   // Computed in double on the host, then converted: exact for every integer range.
   std::vector<double> values(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = s + static_cast<double>(i) * d;
@@ -81,9 +88,24 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
 }
 
 namespace {
+// Significand bits of a floating dtype (53 for the others: integers take no uniform draws).
+int significand_bits(DType t) {
+  switch (t) {
+    case kFloat32:
+      return 24;
+    case kFloat16:
+      return 11;
+    case kBFloat16:
+      return 8;
+    default:
+      return 53;
+  }
+}
+
 Tensor random_tensor(const Shape& sizes, const TensorOptions& options, RandomParams p,
                      Generator* gen) {
   Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
+  p.bits = significand_bits(t.dtype());
   std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
   EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
   if (options.requires_grad) t.requires_grad_(true);
@@ -91,6 +113,7 @@ Tensor random_tensor(const Shape& sizes, const TensorOptions& options, RandomPar
 }
 void fill_random(Tensor& t, RandomParams p, Generator* gen) {
   if (t.is_contiguous()) {
+    p.bits = significand_bits(t.dtype());
     std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
     EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
   } else {
@@ -114,9 +137,18 @@ Tensor randn(const Shape& sizes, const TensorOptions& options, Generator* gen) {
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOptions& options,
                Generator* gen) {
   EMBER_CHECK(high > low, "[randint] expected low < high, got low=", low, ", high=", high);
-  return random_tensor(sizes, options,
-                       {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)},
-                       gen);
+  TensorOptions o = options;
+  if (!o.has_dtype) o.with_dtype(kInt64);  // a device alone keeps torch's int64
+  if (!is_floating_point(o.dtype) && o.dtype != kInt64) {
+    int64_t lo = o.dtype == kInt32 ? std::numeric_limits<int32_t>::min() : 0;
+    int64_t hi = o.dtype == kInt32   ? std::numeric_limits<int32_t>::max()
+                 : o.dtype == kUInt8 ? 255
+                                     : 1;
+    EMBER_CHECK(low >= lo && high - 1 <= hi, "[randint] [", low, ", ", high,
+                ") is out of bounds for ", o.dtype);
+  }
+  return random_tensor(
+      sizes, o, {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)}, gen);
 }
 Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
@@ -133,10 +165,13 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   return from_vector(perm, {n}, kInt64).to(options);
 }
 Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
+  EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from,
+              " > to=", to);
   fill_random(t, {RandomKind::Uniform, from, to}, gen);
   return t;
 }
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_CHECK(std >= 0, "[normal_] expects std >= 0.0, but found std ", std);
   fill_random(t, {RandomKind::Normal, mean, std}, gen);
   return t;
 }

@@ -9,6 +9,9 @@
 namespace ember {
 namespace {
 
+// Sizes as the kernels see them: a 0-dim tensor is one element.
+int64_t size_at(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
+
 void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
                  const Tensor* src) {
   check_defined(op, index, "index");
@@ -17,13 +20,23 @@ void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& ind
   EMBER_CHECK(index.dim() == x.dim() || (index.dim() <= 1 && x.dim() <= 1), "[", op,
               "] index tensor must have the same number of dimensions as input tensor, got ",
               index.dim(), " and ", x.dim());
+  if (src) {
+    check_defined(op, *src, "src");
+    EMBER_CHECK(src->dtype() == x.dtype(), "[", op,
+                "] expected self and src to have the same dtype, got ", x.dtype(), " and ",
+                src->dtype());
+    EMBER_CHECK(src->dim() == index.dim() || (src->dim() <= 1 && index.dim() <= 1), "[", op,
+                "] index tensor must have the same number of dimensions as src tensor, got ",
+                index.dim(), " and ", src->dim());
+  }
   for (int64_t d = 0; d < index.dim(); ++d) {
-    if (d == dim) continue;
-    EMBER_CHECK(index.size(d) <= x.size(d), "[", op, "] size of index ", index.sizes(),
-                " does not fit the input ", x.sizes(), " at dimension ", d);
+    // src is read at every index position, dim included.
     if (src)
-      EMBER_CHECK(index.size(d) <= src->size(d), "[", op, "] size of index ", index.sizes(),
+      EMBER_CHECK(index.size(d) <= size_at(*src, d), "[", op, "] size of index ", index.sizes(),
                   " does not fit src ", src->sizes(), " at dimension ", d);
+    if (d == dim) continue;
+    EMBER_CHECK(index.size(d) <= size_at(x, d), "[", op, "] size of index ", index.sizes(),
+                " does not fit the input ", x.sizes(), " at dimension ", d);
   }
 }
 
@@ -47,21 +60,22 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   return out;
 }
 
+namespace {
+// The kernels see 0-dim operands as one element.
+void scatter_add_into(const Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
+  auto one_d = [](const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; };
+  EMBER_DISPATCH_DEVICE(out.device(), scatter_add, one_d(out), d, one_d(index), one_d(src));
+}
+}  // namespace
+
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   check_defined("scatter_add", x);
   int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
   check_index("scatter_add", x, d, index, &src);
-  EMBER_CHECK(src.dtype() == x.dtype(),
-              "[scatter_add] expected self and src to have the same "
-              "dtype, got ",
-              x.dtype(), " and ", src.dtype());
   Tensor out = x.clone();
   {
     NoGradGuard no_grad;
-    Tensor ov = out.dim() == 0 ? out.reshape({1}) : out;
-    EMBER_DISPATCH_DEVICE(x.device(), scatter_add, ov, d,
-                          index.dim() == 0 ? index.reshape({1}) : index,
-                          src.dim() == 0 ? src.reshape({1}) : src);
+    scatter_add_into(out, d, index, src);
   }
   if (any_requires_grad({&x, &src})) {
     record("ScatterAddBackward0", {&out}, {&x, &src},
@@ -140,7 +154,8 @@ Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src
     });
   int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
   check_index("scatter_add_", *this, d, index, &src);
-  EMBER_DISPATCH_DEVICE(device(), scatter_add, *this, d, index, src);
+  check_no_overlap("scatter_add_", *this, {&index, &src});
+  scatter_add_into(*this, d, index, src);
   bump_version();
   return *this;
 }

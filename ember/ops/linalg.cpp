@@ -20,6 +20,14 @@ void check_matmul_args(const char* op, const Tensor& a, const Tensor& b) {
 
 // The raw product of 3-D operands: out = beta * out + alpha * a @ b.
 Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, double beta) {
+  if (out.numel() == 0) return out;
+  if (a.size(2) == 0) {
+    // An empty sum: out = beta * out, where beta 0 means "do not read out" (BLAS's rule), which
+    // matters for uninitialised outputs.
+    NoGradGuard no_grad;
+    beta == 0 ? out.fill_(0) : out.mul_(beta);
+    return out;
+  }
   EMBER_DISPATCH_DEVICE(a.device(), bmm, a, b, out, alpha, beta);
   return out;
 }

@@ -34,7 +34,7 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   OpKind kind = unary_op_kind(op);
   EMBER_CHECK(kind != OpKind::Floating || self.is_floating_point(), "[", name, "_] result type ",
               kDefaultFloat, " can't be cast to the desired output type ", self.dtype());
-  check_no_internal_overlap(name, self);
+  check_no_overlap(name, self);
   TensorIter it(self, {self});
   EMBER_DISPATCH_DEVICE(self.device(), unary, op, it, p);
   self.bump_version();

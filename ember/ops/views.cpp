@@ -80,7 +80,16 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
 }  // namespace
 
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
-  return make_view(t, sizes, strides, offset);
+  check_defined("as_strided", t);
+  EMBER_CHECK(sizes.size() == strides.size(), "[as_strided] sizes ", sizes, " and strides ",
+              strides, " differ in length");
+  size_t reach = storage_bytes(sizes, strides, offset, t.dtype(), "as_strided");
+  EMBER_CHECK(reach <= t.storage()->nbytes, "[as_strided] sizes ", sizes, ", strides ", strides,
+              " and offset ", offset, " reach ", reach, " bytes, out of bounds for a storage of ",
+              t.storage()->nbytes, " bytes");
+  Tensor out = make_view(t, sizes, strides, offset);
+  if (any_requires_grad({&t})) record_view_of(out, t);
+  return out;
 }
 
 Tensor Tensor::view(const Shape& shape) const { return view_impl(*this, shape, "view"); }
@@ -143,7 +152,7 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
   end = std::clamp<int64_t>(end, start, size);
   Shape sizes = this->sizes(), strides = this->strides();
   auto du = static_cast<size_t>(d);
-  sizes[du] = (end - start + step - 1) / step;
+  sizes[du] = end == start ? 0 : (end - start - 1) / step + 1;  // no overflow for a huge step
   int64_t offset = storage_offset() + start * strides[du];
   strides[du] *= step;
   return with_grad(make_view(*this, sizes, strides, offset), *this, "SliceBackward0",
@@ -158,7 +167,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   int64_t d = wrap_dim(dim_, dim(), "narrow");
   int64_t size = this->size(d);
   if (start < 0) start += size;
-  EMBER_CHECK(start >= 0 && length >= 0 && start + length <= size, "[narrow] start (", start,
+  EMBER_CHECK(start >= 0 && length >= 0 && length <= size - start, "[narrow] start (", start,
               ") + length (", length, ") exceeds dimension size (", size, ")");
   return slice(d, start, start + length);
 }
@@ -231,6 +240,8 @@ Tensor Tensor::expand(const Shape& shape) const {
     if (ti >= 0) {
       int64_t have = this->sizes()[static_cast<size_t>(ti)];
       if (want == -1) want = have;
+      EMBER_CHECK(want >= 0, "[expand] invalid size ", want, " at dimension ", i,
+                  ". Target sizes: ", shape);
       EMBER_CHECK(have == want || have == 1, "[expand] the expanded size of the tensor (", want,
                   ") must match the existing size (", have, ") at non-singleton dimension ", i,
                   ". Target sizes: ", shape, ". Tensor sizes: ", this->sizes());

@@ -151,5 +151,28 @@ TEST(Tensor, PrintsLikePyTorch) {
   EXPECT_EQ(big, "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
 }
 
+TEST(Tensor, FactoryArgumentsAreCheckedLikePyTorch) {
+  EXPECT_EQ(arange(5, TensorOptions(Device("cpu"))).dtype(), kInt64) << "a device alone infers";
+  EXPECT_EQ(arange(0.0, 2.0, 0.5).dtype(), kFloat32);
+  EXPECT_THROW_WITH(arange(0.0, INFINITY), "unsupported range");
+  EXPECT_THROW_WITH(arange(0.0, 1e300, 1.0), "too many");
+  EXPECT_EQ(randint(0, 5, {3}, TensorOptions(Device("cpu"))).dtype(), kInt64);
+  EXPECT_THROW_WITH(randint(0, 300, {3}, kUInt8), "[0, 300) is out of bounds for uint8");
+  Tensor t = empty({4});
+  EXPECT_THROW_WITH(uniform_(t, 2, 1), "found from=2 > to=1");
+  EXPECT_THROW_WITH(normal_(t, 0, -1), "expects std >= 0.0");
+}
+
+TEST(Tensor, RandNeverReachesOne) {
+  // Drawn with each dtype's significand width, so the conversion never rounds up to 1.
+  manual_seed(0);
+  for (DType t : {kFloat16, kBFloat16, kFloat32}) {
+    Tensor r = rand({1 << 20}, t);
+    EXPECT_LT(r.max().item<double>(), 1.0) << t;
+    EXPECT_GT(r.max().item<double>(), 0.99) << t;
+    EXPECT_GE(r.min().item<double>(), 0.0) << t;
+  }
+}
+
 }  // namespace
 }  // namespace ember

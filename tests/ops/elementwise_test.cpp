@@ -236,5 +236,20 @@ TEST(Elementwise, UndefinedTensorsAreErrors) {
   EXPECT_THROW_WITH(Tensor() + ones({1}), "undefined");
 }
 
+TEST(Elementwise, AnInputOverlappingTheOutputIsAnError) {
+  Tensor x = arange(5, kFloat32);
+  EXPECT_THROW_WITH(x.slice(0, 1, 5).copy_(x.slice(0, 0, 4)), "refer to a single memory location");
+  EXPECT_THROW_WITH(x.slice(0, 1, 5).add_(x.slice(0, 0, 4)), "refer to a single memory location");
+  x.add_(x);                                 // the very same tensor is fine
+  x.slice(0, 0, 2).copy_(x.slice(0, 3, 5));  // disjoint parts of one storage too
+  EXPECT_EQ(values(x), (std::vector<double>{6, 8, 4, 6, 8}));
+}
+
+TEST(Elementwise, WhereWithAScalarPromotesLikeANumber) {
+  Tensor r = where(tensor({true, false}), tensor({1, 2}), 0.5);
+  EXPECT_EQ(r.dtype(), kFloat32);
+  EXPECT_EQ(values(r), (std::vector<double>{1, 0.5}));
+}
+
 }  // namespace
 }  // namespace ember

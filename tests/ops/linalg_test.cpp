@@ -85,5 +85,14 @@ TEST(Linalg, ErrorsNameShapes) {
   EXPECT_THROW_WITH(matmul(scalar_tensor(1.0), ones({2})), "at least 1 dimension");
 }
 
+TEST(Linalg, AnEmptyInnerDimensionGivesZeros) {
+  // BLAS's beta = 0 means "do not read out": an uninitialised output must not leak through.
+  { Tensor garbage = full({2, 3}, NAN); }
+  EXPECT_EQ(values(mm(ones({2, 0}), ones({0, 3}))), std::vector<double>(6, 0.0));
+  EXPECT_EQ(values(bmm(ones({2, 2, 0}), ones({2, 0, 2}))), std::vector<double>(8, 0.0));
+  EXPECT_EQ(values(addmm(ones({3}), ones({2, 0}), ones({0, 3}))), std::vector<double>(6, 1.0));
+  EXPECT_EQ(values(nn::Linear(0, 2).forward(ones({3, 0}))).size(), 6u);
+}
+
 }  // namespace
 }  // namespace ember

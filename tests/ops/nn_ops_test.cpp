@@ -141,5 +141,23 @@ TEST(Indexing, GatherScatterIndexSelectOneHotEmbedding) {
   EXPECT_THROW_WITH(gather(x, 1, tensor({1.0}).view({1, 1})), "expected an int64 index");
 }
 
+TEST(Indexing, ScatterAddChecksItsSourceLikePyTorch) {
+  Tensor idx = tensor({0, 1, 2, 3});
+  // src shorter than index: reading src at every index position would run past it.
+  EXPECT_THROW_WITH(zeros({5}).scatter_add(0, idx, arange(10, kFloat32).narrow(0, 0, 2)),
+                    "does not fit src [2] at dimension 0");
+  EXPECT_THROW_WITH(zeros({5}).scatter_add(0, idx, scalar_tensor(1.0)),
+                    "does not fit src [] at dimension 0");
+  Tensor x = zeros({3}, kFloat64);
+  EXPECT_THROW_WITH(x.scatter_add_(0, tensor({0, 1, 2}), ones({3})),
+                    "expected self and src to have the same dtype, got float64 and float32");
+  EXPECT_THROW_WITH(zeros({2, 2}).scatter_add(0, tensor({{0}, {1}}), ones({2})),
+                    "same number of dimensions as src tensor");
+  // 0-dim operands are one element, in place as out of place.
+  Tensor s = scalar_tensor(1.0, kFloat32);
+  s.scatter_add_(0, scalar_tensor(0, kInt64), scalar_tensor(2.0, kFloat32));
+  EXPECT_EQ(s.item<double>(), 3);
+}
+
 }  // namespace
 }  // namespace ember

@@ -84,5 +84,27 @@ TEST(Views, CatAndStack) {
   EXPECT_THROW_WITH(stack({a, b}), "stack expects each tensor to be equal size");
 }
 
+TEST(Views, LayoutsAreCheckedForBoundsAndOverflow) {
+  // Every one of these would read or write outside the storage if accepted.
+  EXPECT_THROW_WITH(empty_strided({2}, {int64_t{1} << 62}), "overflows");
+  EXPECT_THROW_WITH(empty_strided({2}, {-1}), "must be non-negative");
+  EXPECT_THROW_WITH(as_strided(ones({3}), {10}, {1}, 0), "out of bounds for a storage of 12 bytes");
+  EXPECT_THROW_WITH(as_strided(ones({3}), {1}, {1}, -1), "negative storage offset");
+  EXPECT_THROW_WITH(empty({0}).view({int64_t{1} << 32, int64_t{1} << 32}), "too many elements");
+  EXPECT_THROW_WITH(ones({1}).expand({-2}), "[expand] invalid size -2");
+  EXPECT_THROW_WITH(ones({4}).narrow(0, 2, INT64_MAX), "exceeds dimension size");
+  EXPECT_EQ(arange(10).slice(0, 1, 10, INT64_MAX).sizes(), (Shape{1}));
+  EXPECT_THROW_WITH(scalar_tensor(1.0).size(0), "the tensor has no dimensions");
+  EXPECT_THROW_WITH(scalar_tensor(1.0).stride(-1), "the tensor has no dimensions");
+}
+
+TEST(Views, AsStridedIsDifferentiable) {
+  Tensor x = arange(6, kFloat64).requires_grad_();
+  Tensor y = as_strided(x, {2, 2}, {1, 2}, 1);  // [[1, 3], [2, 4]]
+  EXPECT_EQ(values(y), (std::vector<double>{1, 3, 2, 4}));
+  (y * tensor({{1.0, 2.0}, {3.0, 4.0}}, kFloat64)).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 3, 2, 4, 0}));
+}
+
 }  // namespace
 }  // namespace ember

@@ -1,5 +1,6 @@
 #include "tools/ember/args.h"
 
+#include <cerrno>
 #include <cstdlib>
 
 #include "ember/core/error.h"
@@ -36,13 +37,15 @@ std::string Args::str(const std::string& name, const std::string& fallback) cons
   return it == values_.end() ? fallback : it->second;
 }
 
-int64_t Args::integer(const std::string& name, int64_t fallback) const {
+int64_t Args::integer(const std::string& name, int64_t fallback, int64_t lo, int64_t hi) const {
   auto it = values_.find(name);
   if (it == values_.end()) return fallback;
   char* end = nullptr;
+  errno = 0;
   long long v = std::strtoll(it->second.c_str(), &end, 10);
-  EMBER_CHECK(end && *end == '\0' && !it->second.empty(), "--", name, " expects an integer, got '",
-              it->second, "'");
+  bool ok = end && *end == '\0' && !it->second.empty() && errno != ERANGE && v >= lo && v <= hi;
+  EMBER_CHECK(ok, "--", name, " expects an integer from ", lo, " to ", hi, ", got '", it->second,
+              "'");
   return v;
 }
 

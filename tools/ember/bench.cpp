@@ -231,7 +231,7 @@ int bench(int argc, char** argv) {
                  "for the data-parallel part when there are fewer than two GPUs.\n";
     return 0;
   }
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1)));
+  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
   std::vector<Row> rows = measure();
   for (const Row& r : rows) {
     if (args.flag("json")) {

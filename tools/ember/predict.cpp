@@ -21,9 +21,8 @@ int predict(int argc, char** argv) {
   }
   double temperature = args.number("temperature", 0.6);
   EMBER_CHECK(temperature > 0, "--temperature must be positive, got ", temperature);
-  int64_t batch = args.integer("batch-size", 512);
-  EMBER_CHECK(batch > 0, "--batch-size must be positive, got ", batch);
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1)));
+  int64_t batch = args.integer("batch-size", 512, 1, int64_t{1} << 31);
+  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
   Device device = pick_device(args.str("device", "auto"));
   io::SafetensorsFile file = io::load_safetensors(args.str("model", ""));
   std::shared_ptr<nn::Module> model = make_model(model_kind(file.tensors));

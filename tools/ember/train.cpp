@@ -87,17 +87,14 @@ int train(int argc, char** argv) {
   cfg.model = args.str("model", "lenet");
   cfg.data = args.str("data", data::datasets::kFashionMnistDir);
   cfg.device = args.str("device", "auto");
-  cfg.epochs = args.integer("epochs", 1);
-  cfg.batch_size = args.integer("batch-size", 64);
+  cfg.epochs = args.integer("epochs", 1, 1, 1000000);
+  cfg.batch_size = args.integer("batch-size", 64, 1, int64_t{1} << 31);
   cfg.lr = args.number("lr", 0.01);
   cfg.momentum = args.number("momentum", 0.9);
-  cfg.seed = static_cast<uint64_t>(args.integer("seed", 0));
-  cfg.workers = args.integer("workers", 1);
+  cfg.seed = static_cast<uint64_t>(args.integer("seed", 0, 0));
+  cfg.workers = args.integer("workers", 1, 0, 1024);
   std::string out = args.str("out", ".");
-  EMBER_CHECK(cfg.epochs >= 1, "--epochs must be at least 1, got ", cfg.epochs);
-  EMBER_CHECK(cfg.batch_size >= 1, "--batch-size must be at least 1, got ", cfg.batch_size);
-  EMBER_CHECK(cfg.workers >= 0, "--workers must be non-negative, got ", cfg.workers);
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1)));
+  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
   std::filesystem::create_directories(out);
 
   std::vector<Device> devices;

@@ -86,11 +86,6 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
   const T* pa = static_cast<const T*>(A.t.data_ptr());
   const T* pb = static_cast<const T*>(B.t.data_ptr());
   T* pc = static_cast<T*>(out.data_ptr());
-  if (k == 0) {  // an empty sum: out = beta * out
-    TensorIter it(out, {out});
-    binary_scalar_cpu(BinaryOp::Mul, it, Scalar(beta), {});
-    return;
-  }
   auto one = [&](int64_t i) {
     gemm(A.trans, B.trans, m, n, k, static_cast<T>(alpha), pa + i * A.batch_stride, A.ld,
          pb + i * B.batch_stride, B.ld, static_cast<T>(beta), pc + i * m * n, n);

@@ -18,10 +18,15 @@ namespace {
 
 thread_local bool t_in_parallel = false;
 
+constexpr int kMaxThreads = 4096;
+
 int default_threads() {
-  if (const char* env = std::getenv("EMBER_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
+  if (const char* env = std::getenv("EMBER_NUM_THREADS"); env && *env) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    EMBER_CHECK(*end == '\0' && n >= 1 && n <= kMaxThreads, "[EMBER_NUM_THREADS] expected 1 to ",
+                kMaxThreads, " threads, got '", env, "'");
+    return static_cast<int>(n);
   }
   unsigned hw = std::thread::hardware_concurrency();
   return hw ? static_cast<int>(hw) : 1;
@@ -62,17 +67,16 @@ struct Job {
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) : size_(threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
-  }
-  ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-      generation_.fetch_add(1);
+    try {
+      for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    } catch (const std::exception& e) {
+      // The system refused a thread: stop the ones started (the destructor will not run).
+      stop();
+      EMBER_FAIL("[thread pool] could not start ", threads, " threads: ", e.what(),
+                 " (set fewer with set_num_threads or EMBER_NUM_THREADS)");
     }
-    cv_.notify_all();
-    for (auto& w : workers_) w.join();
   }
+  ~ThreadPool() { stop(); }
   int size() const { return size_; }
 
   // Returns false (and runs nothing) if another thread holds the pool.
@@ -105,6 +109,15 @@ class ThreadPool {
   }
 
  private:
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+      generation_.fetch_add(1);
+    }
+    cv_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
   void worker_loop() {
     uint64_t seen = 0;
     for (;;) {
@@ -163,7 +176,8 @@ int get_num_threads() {
 }
 
 void set_num_threads(int n) {
-  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads, got ", n);
+  EMBER_CHECK(n > 0 && n <= kMaxThreads, "[set_num_threads] expected 1 to ", kMaxThreads,
+              " threads, got ", n);
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   g_num_threads.store(n);
   if (g_pool && g_pool->size() != n) g_pool.reset();  // the old pool joins once unused

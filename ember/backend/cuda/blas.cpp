@@ -113,11 +113,6 @@ void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha,
     return;
   }
   int64_t m = out.size(1), n = out.size(2), k = a.size(2);
-  if (k == 0) {
-    TensorIter it(out, {out});
-    binary_scalar_cuda(BinaryOp::Mul, it, Scalar(beta), {});
-    return;
-  }
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
   cuda::gemm_strided_batched(out.device().index(), out.dtype(), A.trans, B.trans, m, n, k, alpha,
                              A.t.data_ptr(), A.ld, A.batch_stride, B.t.data_ptr(), B.ld,

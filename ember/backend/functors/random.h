@@ -11,13 +11,12 @@
 
 namespace ember {
 
-/// A float in [0, 1) from 24 random bits; a double in [0, 1) from 53.
-EMBER_HOST_DEVICE inline float uniform_float(uint32_t w) {
-  return static_cast<float>(w >> 8) * 0x1.0p-24f;
-}
-EMBER_HOST_DEVICE inline double uniform_double(uint32_t w0, uint32_t w1) {
-  uint64_t bits = (static_cast<uint64_t>(w0) << 21) ^ static_cast<uint64_t>(w1 >> 11);
-  return static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1.0p-53;
+/// A double in [0, 1) from `bits` (at most 53) random bits: with the target dtype's significand
+/// width, every draw converts to that dtype exactly, so rand never rounds up to 1.
+EMBER_HOST_DEVICE inline double uniform_double(uint32_t w0, uint32_t w1, int bits = 53) {
+  uint64_t w = (static_cast<uint64_t>(w0) << 21) ^ static_cast<uint64_t>(w1 >> 11);
+  return static_cast<double>(w & ((uint64_t{1} << bits) - 1)) /
+         static_cast<double>(uint64_t{1} << bits);
 }
 
 enum class RandomKind { Uniform, Normal, Integer, Bernoulli };
@@ -27,6 +26,7 @@ struct RandomParams {
   RandomKind kind = RandomKind::Uniform;
   double a = 0, b = 1;
   uint64_t seed = 0, offset = 0;
+  int bits = 53;  // of a uniform draw: the dtype's significand (random_tensor sets it)
 };
 
 /// Element `index` of a random tensor, as a double (exact for the integer kind up to 2^53).
@@ -34,7 +34,7 @@ EMBER_HOST_DEVICE inline double random_value(const RandomParams& p, uint64_t ind
   Philox r(p.seed, p.offset, index);
   switch (p.kind) {
     case RandomKind::Uniform:
-      return p.a + (p.b - p.a) * uniform_double(r.c[0], r.c[1]);
+      return p.a + (p.b - p.a) * uniform_double(r.c[0], r.c[1], p.bits);
     case RandomKind::Normal: {
       // Box-Muller; 1 - u keeps the log argument in (0, 1].
       double u1 = 1.0 - uniform_double(r.c[0], r.c[1]);
