@@ -61,6 +61,12 @@ constexpr bool is_integral(DType t, bool include_bool) {
 
 /// PyTorch's torch.promote_types: the smallest dtype that holds values of both.
 DType promote_types(DType a, DType b);
+/// PyTorch's torch.can_cast: whether an in-place op may store a `from` result into `to` (no
+/// floating into integral, nothing but bool into bool).
+constexpr bool can_cast(DType from, DType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  return from == DType::Bool || to != DType::Bool;
+}
 
 /// The default floating dtype (float32), used for Python-like float scalars and factories.
 inline constexpr DType kDefaultFloat = DType::Float32;

@@ -75,8 +75,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
       "[", name, "_] result type ", output_dtype(kind, ct), " can't be written to ", out.dtype());
   if (out.dtype() != output_dtype(kind, ct)) {
     // e.g. float32.add_(float64): compute in the wider type, then store.
-    bool can_cast = is_floating_point(out.dtype()) || !is_floating_point(ct);
-    EMBER_CHECK(can_cast, "[", name, "_] result type ", ct,
+    EMBER_CHECK(can_cast(ct, out.dtype()), "[", name, "_] result type ", ct,
                 " can't be cast to the desired output "
                 "type ",
                 out.dtype());
@@ -451,8 +450,7 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
     return inplace_with_grad(self, name, [&](const Tensor& s) { return out_of_place(s); });
   check_no_overlap(name, self);
   DType ct = result_type(self, other);
-  bool can_cast = is_floating_point(self.dtype()) || !is_floating_point(ct);
-  EMBER_CHECK(can_cast, "[", name, "] result type ", ct,
+  EMBER_CHECK(can_cast(ct, self.dtype()), "[", name, "] result type ", ct,
               " can't be cast to the desired output type ", self.dtype());
   if (ct == self.dtype()) {
     TensorIter it(self, {self});

@@ -71,8 +71,8 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
 }
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
-  if (m < 0) m = n;
-  EMBER_CHECK(n >= 0, "[eye] n must be non-negative, got ", n);
+  if (m == -1) m = n;  // the default: square
+  EMBER_CHECK(n >= 0 && m >= 0, "[eye] n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, TensorOptions(options.dtype));
   int64_t k = std::min(n, m);
   if (k > 0) {

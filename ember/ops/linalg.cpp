@@ -142,8 +142,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     Tensor b2 = db == 1 ? b.unsqueeze(1) : b;
     Shape out_sizes = a.sizes();
     out_sizes.pop_back();
+    int64_t rows = numel_of(out_sizes);  // not reshape(-1, k): k may be 0
     if (db == 2) out_sizes.push_back(b.size(1));
-    Tensor r = mm(a.reshape({-1, a.size(-1)}), b2);
+    Tensor r = mm(a.reshape({rows, a.size(-1)}), b2);
     return r.reshape(out_sizes);
   }
   // Batched: broadcast the batch dims, flatten them, bmm.

@@ -92,6 +92,10 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DTy
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
   DType out_dtype = is_floating_point(in.dtype()) ? in.dtype() : kInt64;
   Tensor out = finish(reduce_raw(ReduceOp::Sum, in, dims, out_dtype), in, dims, keepdim);
+  if (dtype && *dtype != out_dtype) {  // an integer sum asked for in a narrower type
+    NoGradGuard no_grad;
+    out = out.to(*dtype);
+  }
   if (any_requires_grad({&x})) {
     record("SumBackward1", {&out}, {&x},
            [xs = x.sizes(), dims, keepdim](const Tensor& g) -> TensorList {
@@ -282,11 +286,13 @@ Tensor norm(const Tensor& x, Scalar p) {
   if (pv == 2.0) return sqrt(sum(xf * xf));
   if (pv == 1.0) return sum(abs(xf));
   if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
+  if (pv == 0) return sum(ne(xf, 0).to(xf.dtype()));  // the number of non-zeros
   return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
 }
 
 Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
   Shape dims = normalize_dims(x, dims_in, "logsumexp");
+  if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));  // no max to subtract; -inf
   Tensor m;
   {
     NoGradGuard no_grad;

@@ -317,6 +317,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim_) const {
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim_) const {
   EMBER_CHECK(chunks > 0, "[chunk] number of chunks must be positive, got ", chunks);
   int64_t d = wrap_dim(dim_, dim(), "chunk");
+  if (size(d) == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), narrow(d, 0, 0));
   int64_t each = (size(d) + chunks - 1) / chunks;
   return split(std::max<int64_t>(each, 1), d);
 }

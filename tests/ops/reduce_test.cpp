@@ -160,5 +160,14 @@ TEST(Reduce, VarStdProdAllAny) {
   EXPECT_THROW_WITH(x.sum({2}), "dimension out of range");
 }
 
+TEST(Reduce, EdgeCasesAsPyTorch) {
+  EXPECT_EQ(tensor({0.0, 1.0, 2.0}).norm(0).item<double>(), 2) << "the 0-norm counts non-zeros";
+  EXPECT_EQ(tensor({1, 2}).to(kInt32).sum(kInt32).dtype(), kInt32);
+  EXPECT_EQ(tensor({1, 2}).to(kInt32).sum().dtype(), kInt64);
+  Tensor l = empty({2, 0}).logsumexp({1});
+  EXPECT_EQ(l.sizes(), (Shape{2}));
+  EXPECT_TRUE(std::isinf(l[0].item<double>()) && l[0].item<double>() < 0);
+}
+
 }  // namespace
 }  // namespace ember

@@ -106,5 +106,14 @@ TEST(Views, AsStridedIsDifferentiable) {
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 1, 3, 2, 4, 0}));
 }
 
+TEST(Views, EmptyEdgeCasesAsPyTorch) {
+  EXPECT_EQ(empty({0}).chunk(3).size(), 3u);
+  EXPECT_EQ(matmul(empty({2, 3, 0}), empty({0, 4})).sizes(), (Shape{2, 3, 4}));
+  EXPECT_EQ(values(matmul(ones({2, 3, 0}), ones({0, 4})).sum()), std::vector<double>{0});
+  EXPECT_THROW_WITH(eye(3, -5), "n and m must be non-negative");
+  Tensor b = tensor({true, false});
+  EXPECT_THROW_WITH(b.add_(1), "can't be cast to the desired output type bool");
+}
+
 }  // namespace
 }  // namespace ember
