@@ -15,6 +15,10 @@ thread_local bool t_skip_init = false;
 
 bool Module::should_initialize() { return !t_skip_init; }
 
+Tensor Module::uninitialized(const Shape& sizes) {
+  return t_skip_init ? empty_strided(sizes, Shape(sizes.size(), 0)) : empty(sizes);
+}
+
 Tensor Module::forward(const Tensor&) {
   EMBER_FAIL("[", name(), "] this module has no single-tensor forward");
 }

@@ -96,6 +96,10 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual std::shared_ptr<Module> clone_impl() const = 0;
   /// Whether a layer's constructor should initialise its parameters (false while cloning).
   static bool should_initialize();
+  /// A layer's parameter before initialisation: empty(sizes), or while clone_structure() runs a
+  /// stand-in of that shape over one element (strides 0), since the caller replaces every tensor
+  /// of the copy: replicating a model for DataParallel allocates nothing it throws away.
+  static Tensor uninitialized(const Shape& sizes);
 
  private:
   struct Slot {

@@ -168,5 +168,20 @@ TEST(ParallelApply, TheFirstErrorIsRethrownAfterAllFinish) {
       "doesn't match weight of shape [2, 4]");
 }
 
+TEST(Replicate, AllocatesOnlyWhatTheReplicasKeep) {
+  // A replica on the original's device shares its parameters: building it allocates no copy
+  // (clone_structure's layers hold one-element stand-ins until replicate fills them).
+  auto model = nn::make<models::LeNet>();
+  CachingAllocator& cpu0 = device_backend(kCPU).allocator(0);
+  cpu0.reset_peak_stats();
+  size_t before = cpu0.memory_allocated();
+  auto replicas = parallel::replicate(model, {Device(kCPU, 0)});
+  size_t peak = static_cast<size_t>(cpu0.stats().allocated_bytes[kAllPools].peak);
+  size_t params = 0;
+  for (const Tensor& p : model->parameters()) params += p.nbytes();
+  EXPECT_LT(peak - before, params / 10) << "parameters are " << params << " bytes";
+  EXPECT_TRUE(replicas[0]->parameters()[0].is_same(model->parameters()[0]));
+}
+
 }  // namespace
 }  // namespace ember

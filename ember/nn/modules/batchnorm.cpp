@@ -17,8 +17,8 @@ BatchNorm::BatchNorm(int64_t n, double eps_, double momentum_, bool affine_, boo
       momentum(momentum_),
       affine(affine_),
       track_running_stats(track),
-      weight(register_parameter("weight", affine_ ? empty({n}) : Tensor())),
-      bias(register_parameter("bias", affine_ ? empty({n}) : Tensor())),
+      weight(register_parameter("weight", affine_ ? uninitialized({n}) : Tensor())),
+      bias(register_parameter("bias", affine_ ? uninitialized({n}) : Tensor())),
       running_mean(register_buffer("running_mean", track ? zeros({n}) : Tensor())),
       running_var(register_buffer("running_var", track ? ones({n}) : Tensor())),
       num_batches_tracked(

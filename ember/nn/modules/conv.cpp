@@ -9,9 +9,9 @@ namespace ember::nn {
 Conv2d::Conv2d(const Conv2dOptions& o)
     : options(o),
       weight(register_parameter(
-          "weight", empty({o.out_channels, o.in_channels / std::max<int64_t>(o.groups, 1),
-                           o.kernel_size[0], o.kernel_size[1]}))),
-      bias(register_parameter("bias", o.bias ? empty({o.out_channels}) : Tensor())) {
+          "weight", uninitialized({o.out_channels, o.in_channels / std::max<int64_t>(o.groups, 1),
+                                   o.kernel_size[0], o.kernel_size[1]}))),
+      bias(register_parameter("bias", o.bias ? uninitialized({o.out_channels}) : Tensor())) {
   EMBER_CHECK(o.groups > 0 && o.in_channels % o.groups == 0 && o.out_channels % o.groups == 0,
               "[Conv2d] in_channels (", o.in_channels, ") and out_channels (", o.out_channels,
               ") must be divisible by groups (", o.groups, ")");

@@ -6,7 +6,9 @@
 namespace ember::nn {
 
 Embedding::Embedding(int64_t n, int64_t dim)
-    : num_embeddings(n), embedding_dim(dim), weight(register_parameter("weight", empty({n, dim}))) {
+    : num_embeddings(n),
+      embedding_dim(dim),
+      weight(register_parameter("weight", uninitialized({n, dim}))) {
   if (should_initialize()) reset_parameters();
 }
 void Embedding::reset_parameters() { init::normal_(weight); }

@@ -10,8 +10,8 @@ namespace ember::nn {
 Linear::Linear(int64_t in, int64_t out, bool with_bias)
     : in_features(in),
       out_features(out),
-      weight(register_parameter("weight", empty({out, in}))),
-      bias(register_parameter("bias", with_bias ? empty({out}) : Tensor())) {
+      weight(register_parameter("weight", uninitialized({out, in}))),
+      bias(register_parameter("bias", with_bias ? uninitialized({out}) : Tensor())) {
   EMBER_CHECK(in >= 0 && out >= 0,
               "[Linear] in_features and out_features must be non-negative, "
               "got ",
