@@ -43,6 +43,12 @@ inline bool any_requires_grad(const std::vector<Tensor>& inputs) {
   return false;
 }
 
+namespace detail {
+/// SavedTensors made on this thread since the last record(): a node whose backward saved none
+/// keeps working after backward (PyTorch frees, and then refuses, only nodes that saved tensors).
+inline thread_local int t_saved_since_record = 0;
+}  // namespace detail
+
 /// A tensor kept for backward. Inputs keep their graph (double backward works through them);
 /// outputs are kept detached, which avoids an ownership cycle through their own node. Using one
 /// that was modified in place since is an error.
@@ -51,7 +57,9 @@ class SavedTensor {
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t, bool is_output = false)
       : tensor_(is_output && t.defined() ? t.detach() : t),
-        version_(t.defined() ? t._version() : 0) {}
+        version_(t.defined() ? t._version() : 0) {
+    ++detail::t_saved_since_record;
+  }
   const Tensor& get() const;
 
  private:
@@ -64,7 +72,8 @@ class SavedTensor {
 template <typename F>
 class FunctionNode final : public Node {
  public:
-  FunctionNode(const char* name, F f) : name_(name), f_(std::move(f)) {}
+  /// `saves`: whether `f` holds SavedTensors (which backward frees unless retain_graph).
+  FunctionNode(const char* name, F f, bool saves) : name_(name), f_(std::move(f)), saves_(saves) {}
   std::vector<Tensor> apply(std::vector<Tensor>&& grads) override {
     if (!f_) throw_released();
     if constexpr (std::is_invocable_v<F&, std::vector<Tensor>&, const Node&>) {
@@ -76,7 +85,9 @@ class FunctionNode final : public Node {
     }
   }
   std::string name() const override { return name_; }
-  void release_variables() override { f_.reset(); }
+  void release_variables() override {
+    if (saves_) f_.reset();
+  }
 
  private:
   [[noreturn]] void throw_released() const {
@@ -87,7 +98,17 @@ class FunctionNode final : public Node {
   }
   const char* name_;
   std::optional<F> f_;
+  bool saves_;
 };
+
+namespace detail {
+/// Whether the backward function just made saved tensors; starts the count afresh.
+inline bool take_saved() {
+  bool saved = t_saved_since_record > 0;
+  t_saved_since_record = 0;
+  return saved;
+}
+}  // namespace detail
 
 namespace detail {
 void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tensor*>& inputs,
@@ -98,7 +119,7 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
 template <typename F>
 std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tensor*> outputs,
                              std::initializer_list<const Tensor*> inputs, F backward) {
-  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward));
+  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward), detail::take_saved());
   detail::attach_node(node, std::vector<const Tensor*>(inputs),
                       std::vector<const Tensor*>(outputs));
   return node;
@@ -108,7 +129,7 @@ std::shared_ptr<Node> record(const char* name, std::initializer_list<const Tenso
 template <typename F>
 std::shared_ptr<Node> record_list(const char* name, const std::vector<Tensor>& outputs,
                                   const std::vector<Tensor>& inputs, F backward) {
-  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward));
+  auto node = std::make_shared<FunctionNode<F>>(name, std::move(backward), detail::take_saved());
   std::vector<const Tensor*> in, out;
   for (const Tensor& t : inputs) in.push_back(&t);
   for (const Tensor& t : outputs) out.push_back(&t);

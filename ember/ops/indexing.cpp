@@ -53,8 +53,8 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   EMBER_DISPATCH_DEVICE(x.device(), gather, xv, d, iv, ov);
   if (any_requires_grad({&x})) {
     record("GatherBackward0", {&out}, {&x},
-           [xs = x.sizes(), d, index](const Tensor& g) -> TensorList {
-             return {scatter_add(zeros(xs, g.options()), d, index, g)};
+           [xs = x.sizes(), d, si = SavedTensor(index)](const Tensor& g) -> TensorList {
+             return {scatter_add(zeros(xs, g.options()), d, si.get(), g)};
            });
   }
   return out;
@@ -79,9 +79,9 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   }
   if (any_requires_grad({&x, &src})) {
     record("ScatterAddBackward0", {&out}, {&x, &src},
-           [d, index](const Tensor& g, const Node& n) -> TensorList {
+           [d, si = SavedTensor(index)](const Tensor& g, const Node& n) -> TensorList {
              Tensor gsrc;
-             if (n.needs_input_grad(1)) gsrc = gather(g, d, index);
+             if (n.needs_input_grad(1)) gsrc = gather(g, d, si.get());
              return {n.needs_input_grad(0) ? g : Tensor(), gsrc};
            });
   }

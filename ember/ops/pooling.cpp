@@ -55,12 +55,13 @@ Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, P
   Tensor idx = empty(out.sizes(), TensorOptions(kInt64).with_device(x.device()));
   EMBER_DISPATCH_DEVICE(x.device(), max_pool2d, x, out, idx, p);
   if (any_requires_grad({&x})) {
-    record("MaxPool2DWithIndicesBackward0", {&out}, {&x},
-           [idx, xs = x.sizes(), xo = x.options()](const Tensor& g) -> TensorList {
-             Tensor gx = empty(xs, xo);
-             EMBER_DISPATCH_DEVICE(g.device(), max_pool2d_backward, g.contiguous(), idx, gx);
-             return {gx};
-           });
+    record(
+        "MaxPool2DWithIndicesBackward0", {&out}, {&x},
+        [si = SavedTensor(idx), xs = x.sizes(), xo = x.options()](const Tensor& g) -> TensorList {
+          Tensor gx = empty(xs, xo);
+          EMBER_DISPATCH_DEVICE(g.device(), max_pool2d_backward, g.contiguous(), si.get(), gx);
+          return {gx};
+        });
   }
   return batched ? out : out.squeeze(0);
 }

@@ -194,14 +194,15 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdi
   idx = finish(idx, x, dims, keepdim);
   if (any_requires_grad({&x})) {
     int64_t d = dims.empty() ? 0 : dims[0];
-    record(is_max ? "MaxBackward0" : "MinBackward0", {&values}, {&x},
-           [xs = x.sizes(), idx, d, keepdim, dims](const Tensor& g) -> TensorList {
-             Tensor gi = keepdim ? g : g.unsqueeze(d);
-             Tensor ii = keepdim ? idx : idx.unsqueeze(d);
-             Tensor z = zeros(xs, g.options());
-             if (xs.empty()) return {g.reshape({})};
-             return {z.scatter_add(d, ii, gi)};
-           });
+    record(
+        is_max ? "MaxBackward0" : "MinBackward0", {&values}, {&x},
+        [xs = x.sizes(), si = SavedTensor(idx), d, keepdim, dims](const Tensor& g) -> TensorList {
+          Tensor gi = keepdim ? g : g.unsqueeze(d);
+          Tensor ii = keepdim ? si.get() : si.get().unsqueeze(d);
+          Tensor z = zeros(xs, g.options());
+          if (xs.empty()) return {g.reshape({})};
+          return {z.scatter_add(d, ii, gi)};
+        });
   }
   return {values, idx};
 }

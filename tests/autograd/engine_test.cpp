@@ -42,6 +42,12 @@ TEST(Autograd, SecondBackwardNeedsRetainGraph) {
   y.backward();
   EXPECT_EQ(x.grad().item<double>(), 8);
   EXPECT_THROW_WITH(y.backward(), "backward through the graph a second time");
+  // Nodes that saved no tensor stay usable, as in PyTorch.
+  Tensor a = tensor({1.0, 2.0}).requires_grad_();
+  Tensor b = a + 1;
+  b.sum().backward();
+  b.sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{2, 2}));
 }
 
 TEST(Autograd, NoGradAndDetach) {
