@@ -1,6 +1,7 @@
 // Printing like PyTorch's: tensor([[1.0000, 2.5000], ...], device='cuda:0', requires_grad=True).
 // The number format follows torch/_tensor_str.py: integers in float tensors print as "1.", fixed
 // point with 4 decimals, scientific when the range is wide; more than 1000 elements summarise.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -19,14 +20,13 @@ constexpr int64_t kEdgeItems = 3;
 constexpr size_t kLineWidth = 80;
 
 struct Formatter {
-  bool floating = false, int_mode = true, sci = false;
+  bool int_mode = true, sci = false;
   size_t width = 1;
 
+  // Floating values; bools and integers print elsewhere.
   std::string format(double v) const {
     char buf[64];
-    if (!floating) {
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    } else if (std::isnan(v)) {
+    if (std::isnan(v)) {
       return "nan";
     } else if (std::isinf(v)) {
       return v > 0 ? "inf" : "-inf";
@@ -47,7 +47,6 @@ struct Formatter {
 
 Formatter make_formatter(const std::vector<double>& values, bool floating, bool is_bool) {
   Formatter f;
-  f.floating = floating;
   if (floating) {
     double lo = INFINITY, hi = 0;
     bool any = false;
@@ -74,16 +73,20 @@ Formatter make_formatter(const std::vector<double>& values, bool floating, bool 
 }
 
 struct Printer {
-  const Tensor& t;  // CPU float64 copy
-  const double* data;
+  const Tensor& t;      // CPU contiguous copy: float64, or int64 for integer tensors
+  const double* data;   // when float64
+  const int64_t* ints;  // when int64
   const Formatter& f;
   bool summarize;
   bool is_bool;
 
-  std::string element(double v) const {
-    if (!is_bool) return f.padded(v);
-    std::string s = v != 0 ? "True" : "False";
+  std::string pad(const std::string& s) const {
     return s.size() < f.width ? std::string(f.width - s.size(), ' ') + s : s;
+  }
+  std::string element(int64_t pos) const {
+    if (ints) return pad(std::to_string(ints[pos]));
+    if (!is_bool) return f.padded(data[pos]);
+    return pad(data[pos] != 0 ? "True" : "False");
   }
 
   // Formats the sub-tensor at dim `d` starting at element offset `off`; indent is the column.
@@ -100,7 +103,7 @@ struct Printer {
       for (size_t k = 0; k < idx.size(); ++k) {
         if (k > 0) out += (k % per_line == 0) ? ",\n" + std::string(indent + 1, ' ') : ", ";
         if (cut && k == static_cast<size_t>(kEdgeItems)) out += " ..., ";
-        out += element(data[off + idx[k] * stride]);
+        out += element(off + idx[k] * stride);
       }
     } else {
       std::string sep = "," + std::string(static_cast<size_t>(t.dim() - d - 1), '\n') +
@@ -115,11 +118,12 @@ struct Printer {
   }
 };
 
-// The values that will be printed (only the edges when summarising), in float64.
-std::vector<double> shown_values(const Tensor& c, bool summarize) {
-  std::vector<double> all = c.tolist<double>();
+// The values that will be printed (only the edges when summarising).
+template <typename T>
+std::vector<T> shown_values(const Tensor& c, bool summarize) {
+  std::vector<T> all = c.tolist<T>();
   if (!summarize) return all;
-  std::vector<double> edges;
+  std::vector<T> edges;
   for (size_t i = 0; i < all.size(); ++i) {
     bool keep = true;
     int64_t rem = static_cast<int64_t>(i);
@@ -138,16 +142,26 @@ std::vector<double> shown_values(const Tensor& c, bool summarize) {
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ undefined tensor ]";
   NoGradGuard no_grad;
-  Tensor c = t.to(Device(DeviceType::CPU, 0), kFloat64).contiguous();
   bool floating = t.is_floating_point();
   bool is_bool = t.dtype() == kBool;
+  bool integral = !floating && !is_bool;  // printed from int64: a double rounds above 2^53
+  Tensor c = t.to(Device(DeviceType::CPU, 0), integral ? kInt64 : kFloat64).contiguous();
   bool summarize = t.numel() > kThreshold;
-  std::vector<double> values = shown_values(c, summarize);
-  Formatter f = make_formatter(values, floating, is_bool);
+  Formatter f;
+  std::vector<double> values;
+  if (integral) {
+    for (int64_t v : shown_values<int64_t>(c, summarize))
+      f.width = std::max(f.width, std::to_string(v).size());
+  } else {
+    values = shown_values<double>(c, summarize);
+    f = make_formatter(values, floating, is_bool);
+  }
   std::string body;
   std::vector<std::string> suffixes;
   if (t.dim() == 0) {
-    body = is_bool ? (values[0] != 0 ? "True" : "False") : f.format(values[0]);
+    body = integral  ? std::to_string(c.item<int64_t>())
+           : is_bool ? (values[0] != 0 ? "True" : "False")
+                     : f.format(values[0]);
   } else if (t.numel() == 0) {
     body = "[]";
     if (t.dim() > 1) {
@@ -156,8 +170,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
       suffixes.push_back("size=(" + dims + ")");
     }
   } else {
-    const double* data = static_cast<const double*>(c.data_ptr());
-    Printer p{c, data, f, summarize, is_bool};
+    const double* data = integral ? nullptr : static_cast<const double*>(c.data_ptr());
+    const int64_t* ints = integral ? static_cast<const int64_t*>(c.data_ptr()) : nullptr;
+    Printer p{c, data, ints, f, summarize, is_bool};
     body = p.block(0, 0, 7);
   }
   if (!(t.device().is_cpu() && t.device().index() <= 0))

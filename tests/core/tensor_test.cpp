@@ -149,6 +149,9 @@ TEST(Tensor, PrintsLikePyTorch) {
   EXPECT_EQ(str(ones({2}, kFloat64)), "tensor([1., 1.], dtype=ember.float64)");
   std::string big = str(arange(2000));
   EXPECT_EQ(big, "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])");
+  // Integers print exactly, beyond what a double holds.
+  EXPECT_EQ(str(tensor({int64_t{9007199254740993}, int64_t{-5}})),
+            "tensor([9007199254740993,               -5])");
 }
 
 TEST(Tensor, FactoryArgumentsAreCheckedLikePyTorch) {
