@@ -22,6 +22,14 @@ struct GzFile {
   gzFile f;
 };
 
+// zlib's error for the stream, or nullptr: a truncated .gz reads as a clean end of file and a bad
+// CRC shows only at the end, so only gzerror tells them apart.
+const char* gz_failure(const GzFile& gz) {
+  int code = Z_OK;
+  const char* msg = gzerror(gz.f, &code);
+  return code != Z_OK && code != Z_STREAM_END && msg ? msg : nullptr;
+}
+
 // Reads exactly n bytes at `offset` or fails naming the field.
 void read_exact(GzFile& gz, const std::string& path, void* dst, size_t n, size_t offset,
                 const char* field) {
@@ -30,11 +38,8 @@ void read_exact(GzFile& gz, const std::string& path, void* dst, size_t n, size_t
     unsigned chunk = static_cast<unsigned>(std::min<size_t>(n - got, 1u << 30));
     int r = gzread(gz.f, static_cast<char*>(dst) + got, chunk);
     if (r <= 0) {
-      int code = 0;
-      const char* msg = gzerror(gz.f, &code);
-      // A truncated .gz reads as a clean end of file: only gzerror tells the two apart.
-      std::string why =
-          code != Z_OK && code != Z_STREAM_END && msg ? msg : "unexpected end of file";
+      const char* failure = gz_failure(gz);
+      std::string why = failure ? failure : "unexpected end of file";
       EMBER_FAIL("[idx] ", path, ": ", field, " at offset ", offset + got, ": expected ", n,
                  " bytes, got ", got, " (", why, ")");
     }
@@ -102,12 +107,11 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
   read_exact(gz, path, t.data_ptr(), static_cast<size_t>(total), data_offset, "data");
   char extra;
   int r = gzread(gz.f, &extra, 1);
-  int code = Z_OK;
-  const char* msg = gzerror(gz.f, &code);
-  EMBER_CHECK(r == 0 && (code == Z_OK || code == Z_STREAM_END), "[idx] ", path,
-              ": end of data at offset ", data_offset + static_cast<size_t>(total), ": ",
+  const char* failure = gz_failure(gz);
+  EMBER_CHECK(r == 0 && !failure, "[idx] ", path, ": end of data at offset ",
+              data_offset + static_cast<size_t>(total), ": ",
               r > 0 ? "expected the end of the file as the header's sizes imply, got more data"
-                    : (msg ? msg : "read error"));
+                    : (failure ? failure : "read error"));
   return t;
 }
 

@@ -102,20 +102,23 @@ int significand_bits(DType t) {
   }
 }
 
-Tensor random_tensor(const Shape& sizes, const TensorOptions& options, RandomParams p,
-                     Generator* gen) {
-  Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
+// Fills a contiguous tensor with the generator's next stream.
+void draw(const Tensor& t, RandomParams p, Generator* gen) {
   p.bits = significand_bits(t.dtype());
   std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
   EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
+}
+
+Tensor random_tensor(const Shape& sizes, const TensorOptions& options, RandomParams p,
+                     Generator* gen) {
+  Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
+  draw(t, p, gen);
   if (options.requires_grad) t.requires_grad_(true);
   return t;
 }
 void fill_random(Tensor& t, RandomParams p, Generator* gen) {
   if (t.is_contiguous()) {
-    p.bits = significand_bits(t.dtype());
-    std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
-    EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
+    draw(t, p, gen);
   } else {
     Tensor tmp = random_tensor(t.sizes(), t.options(), p, gen);
     t.copy_(tmp);

@@ -96,8 +96,9 @@ void Optimizer::load_state_dict(const nn::NamedTensors& state) {
   for (ParamGroup& g : groups_)
     for (Tensor& p : g.params) params.push_back(&p);
   // Validate everything first: a failed load must change nothing.
+  std::vector<StateKey> keys;
   for (auto& [key, t] : state) {
-    StateKey k = parse_key(key);
+    const StateKey& k = keys.emplace_back(parse_key(key));
     EMBER_CHECK(t.defined(), "[optimizer.load_state_dict] ", key, " is an undefined tensor");
     if (k.kind == "state") {
       EMBER_CHECK(k.index < params.size(), "[optimizer.load_state_dict] state for parameter ",
@@ -120,8 +121,9 @@ void Optimizer::load_state_dict(const nn::NamedTensors& state) {
   // The loaded state replaces the old one (parameters it does not mention start afresh).
   NoGradGuard no_grad;
   state_.clear();
-  for (auto& [key, t] : state) {
-    StateKey k = parse_key(key);
+  for (size_t i = 0; i < state.size(); ++i) {
+    const StateKey& k = keys[i];
+    const Tensor& t = state[i].second;
     if (k.kind == "state") {
       const Tensor& p = *params[k.index];
       // The step count stays on the CPU (reading it must not wait for a GPU), like PyTorch's.

@@ -102,7 +102,6 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
 }  // namespace
 
 void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
-  if (out.numel() == 0) return;
   switch (out.dtype()) {
     case kFloat32:
       return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);

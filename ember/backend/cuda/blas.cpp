@@ -103,7 +103,6 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
 namespace ember {
 
 void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
-  if (out.numel() == 0) return;
   if (!is_floating_point(out.dtype())) {
     // Integers go through float64 (exact below 2^53), as on the CPU.
     Tensor o = out.to(kFloat64);
