@@ -3,7 +3,7 @@
 BUILD := build/release
 JOBS ?= $(shell nproc)
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test check-asan soak bench clean
 
 deps:
 	bash scripts/install-deps
@@ -19,6 +19,14 @@ run: build
 
 test: build
 	ctest --preset release
+
+# The whole suite under AddressSanitizer, UndefinedBehaviorSanitizer and LeakSanitizer.
+check-asan: deps
+	cmake --workflow --preset asan
+
+# Long tests (label slow): ten epochs of training with memory read after each epoch.
+soak: build
+	ctest --preset slow
 
 # ember against libtorch on the same workloads; JSON lines in $(BUILD)/bench.jsonl, then a table.
 bench: build

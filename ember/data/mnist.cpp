@@ -47,6 +47,24 @@ void read_exact(GzFile& gz, const std::string& path, void* dst, size_t n, size_t
   }
 }
 
+// Deflate expands at most 1032:1 (RFC 1951: a 258-byte match in a code of at least 2 bits), so a
+// header that asks for more than that many times the file's size cannot be honest.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+// Rejects a header whose sizes the file cannot hold, before memory is allocated for them: a plain
+// file must have the bytes; a gzipped one must be big enough to inflate to them.
+void check_plausible_size(GzFile& gz, const std::string& path, uint64_t implied_bytes) {
+  std::error_code ec;
+  uint64_t file_bytes = std::filesystem::file_size(path, ec);
+  if (ec) return;  // not a regular file (a pipe): the reads themselves will tell
+  bool plain = gzdirect(gz.f) == 1;
+  uint64_t limit = plain ? file_bytes : file_bytes * kMaxDeflateRatio;
+  EMBER_CHECK(implied_bytes <= limit, "[idx] ", path, ": the header implies ", implied_bytes,
+              " bytes, but the ", plain ? "" : "gzipped ", "file has only ", file_bytes,
+              plain ? " bytes" : " bytes, which cannot inflate to that much",
+              " (truncated or corrupt)");
+}
+
 uint32_t big_endian(const unsigned char* b) {
   return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
 }
@@ -99,6 +117,7 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
                 "+ bytes of data, more than the 4 GiB limit");
     shape.push_back(n);
   }
+  check_plausible_size(gz, path, static_cast<uint64_t>(total) + 4 + 4 * static_cast<uint64_t>(ndim));
   Tensor t = empty(shape, kUInt8);
   // Decompress what the header implies, then one byte more: the file must end there (a
   // mismatched header is an error, not a silent truncation), and reaching the end of a .gz makes

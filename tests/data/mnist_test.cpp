@@ -77,12 +77,17 @@ TEST(Idx, EveryCorruptionIsAOneLineErrorWithFieldAndOffset) {
   check(idx_bytes({2, 2, 2}, 8, 0x0D), true, "data type at offset 2: expected 0x08");
   check(idx_bytes({2, 2}, 4), true, "number of dimensions at offset 3: expected 3, got 2");
   check(idx_bytes({2, 2, 2}, 5), true, "data at offset 21: expected 8 bytes, got 5");
-  check(idx_bytes({2, 2, 2}, 5), false, "data at offset 21: expected 8 bytes, got 5");
+  check(idx_bytes({2, 2, 2}, 5), false, "the header implies 24 bytes, but the file has only 21");
   check(idx_bytes({0, 2, 2}, 0), true, "dimension 0 at offset 4");
   check(idx_bytes({65536, 65536, 65536}, 0), true, "more than the 4 GiB limit");
   check(std::string("\0\0", 2), true, "magic number at offset 2: expected 4 bytes, got 2");
   check(idx_bytes({2, 2, 2}, 9), true, "end of data at offset 24: expected the end of the file");
   check(idx_bytes({2, 2, 2}, 9), false, "end of data at offset 24: expected the end of the file");
+  // Sizes the file cannot hold are rejected before anything is allocated for them (found by
+  // fuzzing: a 20-byte header asked for 4 GiB): a plain file must have the bytes, a gzipped one
+  // must be able to inflate to them (deflate's ratio is at most 1032:1).
+  check(idx_bytes({4096, 4096, 64}, 0), false, "but the file has only 16 bytes");
+  check(idx_bytes({4096, 4096, 64}, 0), true, "which cannot inflate to that much");
   // A flipped bit in the CRC: zlib checks it once it reaches the end of the stream.
   {
     fs::path whole = dir.path / "crc.gz";

@@ -1,6 +1,7 @@
 #include "tools/ember/args.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include "ember/core/error.h"
@@ -54,8 +55,8 @@ double Args::number(const std::string& name, double fallback) const {
   if (it == values_.end()) return fallback;
   char* end = nullptr;
   double v = std::strtod(it->second.c_str(), &end);
-  EMBER_CHECK(end && *end == '\0' && !it->second.empty(), "--", name, " expects a number, got '",
-              it->second, "'");
+  EMBER_CHECK(end && *end == '\0' && !it->second.empty() && std::isfinite(v), "--", name,
+              " expects a finite number, got '", it->second, "'");
   return v;
 }
 

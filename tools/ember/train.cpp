@@ -42,6 +42,14 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The process's resident memory (bytes), from /proc/self/statm; 0 where it cannot be read.
+int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
 // A progress bar on a terminal; a line per 10% otherwise.
 class Progress {
  public:
@@ -74,16 +82,13 @@ class Progress {
 
 }  // namespace
 
-int train(int argc, char** argv) {
+TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
              "workers", "out", "devices"},
             {"help"});
-  if (args.flag("help")) {
-    std::cout << kHelp;
-    return 0;
-  }
   TrainConfig cfg;
+  cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
   cfg.data = args.str("data", data::datasets::kFashionMnistDir);
   cfg.device = args.str("device", "auto");
@@ -93,15 +98,25 @@ int train(int argc, char** argv) {
   cfg.momentum = args.number("momentum", 0.9);
   cfg.seed = static_cast<uint64_t>(args.integer("seed", 0, 0));
   cfg.workers = args.integer("workers", 1, 0, 1024);
-  std::string out = args.str("out", ".");
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
-  std::filesystem::create_directories(out);
-
-  std::vector<Device> devices;
+  cfg.out = args.str("out", ".");
+  cfg.threads = static_cast<int>(args.integer("threads", 0, 1, 4096));
   if (args.has("devices")) {
     EMBER_CHECK(!args.has("device"), "use either --device or --devices, not both");
-    devices = parallel::parse_devices(args.str("devices", ""));
+    cfg.devices = parallel::parse_devices(args.str("devices", ""));
   }
+  return cfg;
+}
+
+int train(int argc, char** argv) {
+  TrainConfig cfg = parse_train_args(argc, argv);
+  if (cfg.help) {
+    std::cout << kHelp;
+    return 0;
+  }
+  if (cfg.threads > 0) set_num_threads(cfg.threads);
+  const std::string& out = cfg.out;
+  std::filesystem::create_directories(out);
+  const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
   auto train_set =
@@ -189,13 +204,18 @@ int train(int argc, char** argv) {
         "%.2f s, %.0f samples/s\n",
         static_cast<long long>(epoch), train_loss, 100 * train_accuracy, last.loss,
         100 * last.accuracy, epoch_seconds, rate);
+    // Memory after each epoch, so that a leak shows as growth (the soak test reads these).
+    MemoryStats mem = device_backend(device.type()).allocator(device.index()).stats();
     metrics << json{{"epoch", epoch},
                     {"train_loss", train_loss},
                     {"train_accuracy", train_accuracy},
                     {"test_loss", last.loss},
                     {"test_accuracy", last.accuracy},
                     {"epoch_seconds", epoch_seconds},
-                    {"samples_per_second", rate}}
+                    {"samples_per_second", rate},
+                    {"allocated_bytes", mem.allocated_bytes[kAllPools].current},
+                    {"reserved_bytes", mem.reserved_bytes[kAllPools].current},
+                    {"resident_bytes", resident_bytes()}}
                    .dump()
             << "\n";
     metrics.flush();

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ember/data/dataset.h"
 #include "ember/nn/module.h"
@@ -20,7 +21,15 @@ struct TrainConfig {
   double momentum = 0.9;
   uint64_t seed = 0;
   int64_t workers = 1;
+  std::string out = ".";
+  int threads = 0;               // 0: keep the default (all cores)
+  std::vector<Device> devices;   // --devices: DataParallel over these
+  bool help = false;
 };
+
+/// `ember train`'s command line, parsed and checked, with no side effects (also the fuzz target's
+/// entry point).
+TrainConfig parse_train_args(int argc, char** argv);
 
 /// "auto": the first GPU if there is one, else the CPU; anything else is parsed and checked.
 Device pick_device(const std::string& spec);
