@@ -78,12 +78,18 @@ inline std::string str_cat() { return {}; }
     }                                                                         \
   } while (0)
 
-/// Checks a CUDA runtime call; the error names the call, the reason and file:line.
-#define EMBER_CUDA_CHECK(expr)                                                                    \
-  do {                                                                                            \
-    auto ember_status_ = (expr);                                                                  \
-    if (EMBER_UNLIKELY(ember_status_ != 0)) {                                                     \
-      ::ember::detail::throw_cuda_error("CUDA", static_cast<int>(ember_status_), #expr, __FILE__, \
-                                        __LINE__);                                                \
-    }                                                                                             \
+/// Checks a call of a library whose success status is 0 (CUDA, cuBLAS, NCCL, MPI); the error
+/// names the library, the call, the reason and file:line.
+#define EMBER_LIBRARY_CHECK(library, expr)                                                         \
+  do {                                                                                             \
+    auto ember_status_ = (expr);                                                                   \
+    if (EMBER_UNLIKELY(ember_status_ != 0)) {                                                      \
+      ::ember::detail::throw_cuda_error(library, static_cast<int>(ember_status_), #expr, __FILE__, \
+                                        __LINE__);                                                 \
+    }                                                                                              \
   } while (0)
+
+/// Checks a CUDA runtime call.
+#define EMBER_CUDA_CHECK(expr) EMBER_LIBRARY_CHECK("CUDA", expr)
+/// Checks a cuBLAS call.
+#define EMBER_CUBLAS_CHECK(expr) EMBER_LIBRARY_CHECK("cuBLAS", expr)

@@ -7,52 +7,87 @@
 
 #include <map>
 #include <mutex>
+#include <vector>
 
+#include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/matmul_layout.h"
 #include "ember/core/device_backend.h"
-
-#define EMBER_CUBLAS_CHECK(expr)                                                          \
-  do {                                                                                    \
-    cublasStatus_t ember_status_ = (expr);                                                \
-    if (ember_status_ != CUBLAS_STATUS_SUCCESS)                                           \
-      ::ember::detail::throw_cuda_error("cuBLAS", static_cast<int>(ember_status_), #expr, \
-                                        __FILE__, __LINE__);                              \
-  } while (0)
+#include "ember/core/per_device.h"
 
 namespace ember::cuda {
 namespace {
 
-// One handle per thread and device: cuBLAS handles must not be used by two threads at once.
-cublasHandle_t handle(int device) {
-  thread_local std::map<int, cublasHandle_t> handles;
-  auto it = handles.find(device);
-  if (it != handles.end()) return it->second;
-  RawDeviceGuard guard(device);
-  cublasHandle_t h;
-  EMBER_CUBLAS_CHECK(cublasCreate(&h));
-  handles.emplace(device, h);
-  return h;
-}
+// Note [cuBLAS handles]
+// A handle must not be used by two threads at once, and making one takes milliseconds, so each
+// device keeps a pool: a call borrows a free handle (a new one only when all are lent out) and
+// returns it when done. Threads that come and go, such as parallel_apply's, reuse the same few
+// handles; nothing is made or leaked per thread.
+class HandlePool {
+ public:
+  cublasHandle_t take(int device) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        cublasHandle_t h = free_.back();
+        free_.pop_back();
+        return h;
+      }
+    }
+    RawDeviceGuard guard(device);
+    cublasHandle_t h;
+    EMBER_CUBLAS_CHECK(cublasCreate(&h));
+    return h;
+  }
+  void give_back(cublasHandle_t h) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(h);
+  }
 
-// cuBLAS's default workspace is one per handle, so kernels of one handle running at once on two
-// streams would share it: each (device, stream) gets its own, from the caching allocator, as in
-// PyTorch. 32 MiB is what cuBLAS recommends for Hopper.
+ private:
+  std::mutex mutex_;
+  std::vector<cublasHandle_t> free_;
+};
+
+// A handle borrowed from its device's pool for one call.
+class BorrowedHandle {
+ public:
+  explicit BorrowedHandle(int device) : pool_(pool(device)), handle_(pool_.take(device)) {}
+  ~BorrowedHandle() { pool_.give_back(handle_); }
+  BorrowedHandle(const BorrowedHandle&) = delete;
+  BorrowedHandle& operator=(const BorrowedHandle&) = delete;
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  static HandlePool& pool(int device) {
+    static auto* pools = new PerDevice<HandlePool>(device_count());
+    return pools->get(device, [] { return new HandlePool(); });
+  }
+  HandlePool& pool_;
+  cublasHandle_t handle_;
+};
+
+// cuBLAS's default workspace belongs to a handle, and one handle's kernels could then share it on
+// two streams at once: each (device, stream) gets its own from the caching allocator, as in
+// PyTorch, kept for the life of the process. Kernels on one stream run one after another, so the
+// handles that take turns on a stream can share its workspace. 32 MiB is what cuBLAS recommends
+// for Hopper.
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
-void bind(cublasHandle_t h, int device, cudaStream_t stream) {
-  thread_local std::map<std::pair<int, cudaStream_t>, DataPtr> workspaces;
+void* workspace(int device, cudaStream_t stream) {
+  static std::mutex mutex;
+  static auto* spaces = new std::map<std::pair<int, cudaStream_t>, DataPtr>();
+  std::lock_guard<std::mutex> lock(mutex);
   auto key = std::make_pair(device, stream);
-  auto it = workspaces.find(key);
-  if (it == workspaces.end())
-    it = workspaces
-             .emplace(key,
-                      device_backend(kCUDA).allocator(device).allocate(
-                          kWorkspaceBytes, stream_id(device, reinterpret_cast<uintptr_t>(stream))))
+  auto it = spaces->find(key);
+  if (it == spaces->end())
+    it = spaces
+             ->emplace(key,
+                       device_backend(kCUDA).allocator(device).allocate(
+                           kWorkspaceBytes, stream_id(device, reinterpret_cast<uintptr_t>(stream))))
              .first;
-  EMBER_CUBLAS_CHECK(cublasSetStream(h, stream));
-  EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, it->second.get(), kWorkspaceBytes));
+  return it->second.get();
 }
 
 }  // namespace
@@ -63,8 +98,10 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
                           int64_t sc, int64_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   LaunchScope launch(device);
-  cublasHandle_t h = handle(device);
-  bind(h, device, launch.stream);
+  BorrowedHandle borrowed(device);
+  cublasHandle_t h = borrowed.get();
+  EMBER_CUBLAS_CHECK(cublasSetStream(h, launch.stream));
+  EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, workspace(device, launch.stream), kWorkspaceBytes));
   cudaDataType_t type;
   cublasComputeType_t compute;
   switch (dtype) {

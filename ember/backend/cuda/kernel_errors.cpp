@@ -3,52 +3,46 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
-#include <mutex>
-#include <vector>
 
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/runtime.h"
+#include "ember/core/per_device.h"
 
 namespace ember::cuda {
 namespace {
 
-struct Slots {
-  std::vector<KernelError*> host, device;
-  std::vector<std::once_flag> once;
-  explicit Slots(int n)
-      : host(static_cast<size_t>(n)),
-        device(static_cast<size_t>(n)),
-        once(static_cast<size_t>(n)) {}
+// The mapped host memory a kernel writes its first index error into, and the device's view of it.
+struct Slot {
+  KernelError* host = nullptr;
+  KernelError* device = nullptr;
 };
 
-Slots& slots() {
-  static Slots* s = new Slots(device_count());
+PerDevice<Slot>& slots() {
+  static auto* s = new PerDevice<Slot>(device_count());
   return *s;
 }
 
 }  // namespace
 
 KernelError* kernel_error_slot(int device) {
-  Slots& s = slots();
-  auto d = static_cast<size_t>(device);
-  std::call_once(s.once[d], [&] {
-    RawDeviceGuard guard(device);
-    void* h = nullptr;
-    EMBER_CUDA_CHECK(cudaHostAlloc(&h, sizeof(KernelError), cudaHostAllocMapped));
-    std::memset(h, 0, sizeof(KernelError));
-    void* dp = nullptr;
-    EMBER_CUDA_CHECK(cudaHostGetDevicePointer(&dp, h, 0));
-    s.host[d] = static_cast<KernelError*>(h);
-    s.device[d] = static_cast<KernelError*>(dp);
-  });
-  return s.device[d];
+  return slots()
+      .get(device,
+           [&] {
+             RawDeviceGuard guard(device);
+             void* h = nullptr;
+             EMBER_CUDA_CHECK(cudaHostAlloc(&h, sizeof(KernelError), cudaHostAllocMapped));
+             std::memset(h, 0, sizeof(KernelError));
+             void* dp = nullptr;
+             EMBER_CUDA_CHECK(cudaHostGetDevicePointer(&dp, h, 0));
+             return new Slot{static_cast<KernelError*>(h), static_cast<KernelError*>(dp)};
+           })
+      .device;
 }
 
 void check_kernel_errors(int device) {
-  Slots& s = slots();
-  auto d = static_cast<size_t>(device);
-  if (d >= s.host.size() || !s.host[d]) return;
-  KernelError* e = s.host[d];
+  Slot* slot = slots().find(device);
+  if (!slot) return;  // no kernel on this device has reported anything
+  KernelError* e = slot->host;
   if (e->code == 0) return;
   KernelError copy = *e;
   std::memset(e, 0, sizeof(KernelError));

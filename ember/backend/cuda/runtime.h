@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/caching_allocator.h"
@@ -17,6 +18,29 @@ inline cudaStream_t raw_stream(int device) {
   return reinterpret_cast<cudaStream_t>(current_stream(device).handle());
 }
 
+/// What CUDA reported when it started: the visible devices, or 0 and the reason (no driver, no
+/// device, a bad CUDA_VISIBLE_DEVICES), and CUDA_VISIBLE_DEVICES as it was then.
+struct Discovery {
+  int count = 0;
+  std::string reason;
+  std::string visible;
+};
+const Discovery& discovery();
+
+/// `device` checked against the visible devices, or the current device when -1; `op` names the
+/// caller in errors.
+int check_index(int device, const char* op);
+
+/// For the calls that can answer "not yet" (cudaEventQuery, cudaStreamQuery): true when the work
+/// is done, false when it is not (the error is cleared); any other error throws naming `call`.
+bool is_done(cudaError_t err, const char* call, const char* file, int line);
+#define EMBER_CUDA_IS_DONE(expr) ::ember::cuda::is_done((expr), #expr, __FILE__, __LINE__)
+
+/// Makes `device` current and returns the previous device, or -1 when it was current already;
+/// restore_device(previous) undoes it. The guards below are built on these two.
+int exchange_device(int device);
+void restore_device(int previous) noexcept;
+
 /// Whether EMBER_CUDA_SYNC=1 asked for a synchronisation after every kernel.
 bool sync_after_every_op();
 
@@ -26,8 +50,8 @@ void check_launch(const char* kernel, const char* file, int line);
 /// Switches the current device for a scope (cheap when it is already current).
 class RawDeviceGuard {
  public:
-  explicit RawDeviceGuard(int device);
-  ~RawDeviceGuard();
+  explicit RawDeviceGuard(int device) : previous_(exchange_device(device)) {}
+  ~RawDeviceGuard() { restore_device(previous_); }
   RawDeviceGuard(const RawDeviceGuard&) = delete;
   RawDeviceGuard& operator=(const RawDeviceGuard&) = delete;
 
