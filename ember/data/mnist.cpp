@@ -117,7 +117,8 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
                 "+ bytes of data, more than the 4 GiB limit");
     shape.push_back(n);
   }
-  check_plausible_size(gz, path, static_cast<uint64_t>(total) + 4 + 4 * static_cast<uint64_t>(ndim));
+  check_plausible_size(gz, path,
+                       static_cast<uint64_t>(total) + 4 + 4 * static_cast<uint64_t>(ndim));
   Tensor t = empty(shape, kUInt8);
   // Decompress what the header implies, then one byte more: the file must end there (a
   // mismatched header is an error, not a silent truncation), and reaching the end of a .gz makes

@@ -33,12 +33,20 @@ void write_all(int fd, const std::string& data, const std::string& path) {
 
 // Note [Temporary files of a killed writer]
 // The new bytes are written into an unnamed file (O_TMPFILE), so a writer killed while writing or
-// flushing (nearly all of a save's time) leaves nothing behind. The file gets a name only when it
-// is complete, just before the rename: a writer killed between those two calls leaves a complete
-// but stray ".<name>.tmp.<pid>.<n>". Every save removes such strays whose writer is gone.
-std::string temp_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp."; }
+// flushing (nearly all of a save's time) leaves nothing behind. POSIX has no call that puts an
+// unnamed file in place of another, so the complete file is named ".<name>.tmp.<pid>.<n>" and
+// renamed at once; a writer killed between those two calls (about 1 kill in 60 at random moments
+// of a save loop) leaves that complete stray. The next save or load of the same path removes
+// strays whose writer is gone, so none outlives the next use of the checkpoint.
+std::string temp_prefix(const fs::path& target) {
+  return "." + target.filename().string() + ".tmp.";
+}
 
-void remove_strays(const fs::path& dir, const fs::path& target) {
+}  // namespace
+
+void remove_stray_temporaries(const std::string& path) {
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::string prefix = temp_prefix(target);
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
@@ -46,11 +54,9 @@ void remove_strays(const fs::path& dir, const fs::path& target) {
     if (name.rfind(prefix, 0) != 0) continue;
     pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
     bool writer_gone = pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
-    if (writer_gone) fs::remove(e.path(), ec);
+    if (writer_gone) fs::remove(e.path(), ec);  // best effort: a read-only directory keeps it
   }
 }
-
-}  // namespace
 
 void write_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   fs::path target(path);
@@ -59,7 +65,7 @@ void write_atomically(const std::string& path, const std::function<void(std::ost
   std::ostringstream buffer;
   write(buffer);
   std::string bytes = std::move(buffer).str();
-  remove_strays(dir, target);
+  remove_stray_temporaries(path);
 
   std::random_device rd;
   fs::path tmp =

@@ -207,6 +207,7 @@ void save_safetensors(const std::string& path, const nn::NamedTensors& tensors,
 }
 
 SafetensorsFile load_safetensors(const std::string& path, Device device) {
+  remove_stray_temporaries(path);  // Note [Temporary files of a killed writer]
   std::ifstream in(path, std::ios::binary);
   EMBER_CHECK(in.good(), "[safetensors] cannot open ", path);
   std::ostringstream ss;

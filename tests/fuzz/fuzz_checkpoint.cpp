@@ -24,8 +24,8 @@ Trainee make_trainee(bool adam) {
   else
     t.optimizer = std::make_unique<optim::SGD>(t.model->parameters(),
                                                optim::SGDOptions(0.01).with_momentum(0.9));
-  Tensor loss = nn::functional::cross_entropy(t.model->forward(randn({2, 1, 28, 28})),
-                                              randint(0, 10, {2}));
+  Tensor loss =
+      nn::functional::cross_entropy(t.model->forward(randn({2, 1, 28, 28})), randint(0, 10, {2}));
   loss.backward();
   t.optimizer->step();
   return t;

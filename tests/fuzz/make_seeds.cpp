@@ -116,9 +116,9 @@ int main(int argc, char** argv) {
   // `ember train` command lines.
   put(root / "args", "defaults", "");
   put(root / "args", "full",
-      args({"--model", "mlp", "--epochs", "2", "--batch-size", "128", "--lr", "0.05",
-            "--momentum", "0.5", "--seed", "7", "--threads", "2", "--workers", "0", "--out",
-            "/tmp/x", "--device", "cpu"}));
+      args({"--model",    "mlp",    "--epochs", "2",  "--batch-size", "128", "--lr",      "0.05",
+            "--momentum", "0.5",    "--seed",   "7",  "--threads",    "2",   "--workers", "0",
+            "--out",      "/tmp/x", "--device", "cpu"}));
   put(root / "args", "devices", args({"--devices", "cpu:0,cpu:1", "--epochs=3"}));
   put(root / "args", "help", args({"--help"}));
   put(root / "args", "bad", args({"--epochs", "99999999999999999999", "--lr", "nan"}));

@@ -22,8 +22,8 @@ struct TrainConfig {
   uint64_t seed = 0;
   int64_t workers = 1;
   std::string out = ".";
-  int threads = 0;               // 0: keep the default (all cores)
-  std::vector<Device> devices;   // --devices: DataParallel over these
+  int threads = 0;              // 0: keep the default (all cores)
+  std::vector<Device> devices;  // --devices: DataParallel over these
   bool help = false;
 };
 
