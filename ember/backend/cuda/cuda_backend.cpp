@@ -15,6 +15,7 @@
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/runtime.h"
+#include "ember/core/fork.h"
 
 namespace ember {
 
@@ -44,7 +45,8 @@ namespace {
 struct Discovery {
   int count = 0;
   std::string reason;
-  std::string visible;  // CUDA_VISIBLE_DEVICES when CUDA started
+  std::string visible;                                  // CUDA_VISIBLE_DEVICES when CUDA started
+  uint64_t fork_generation = ember::fork_generation();  // of the process that started CUDA
 };
 
 const Discovery& discovery() {
@@ -73,7 +75,16 @@ const Discovery& discovery() {
   return d;
 }
 
+// Note [Fork safety] (core/fork.h): the driver's state, and with it every stream, event, block and
+// handle made from it, does not survive fork().
+void check_not_forked(const char* op) {
+  EMBER_CHECK(discovery().count == 0 || discovery().fork_generation == fork_generation(), "[", op,
+              "] cannot use CUDA in a process forked after CUDA was initialised; start workers "
+              "with the spawn start method (multiprocessing::StartMethod::Spawn)");
+}
+
 int check_index(int device, const char* op) {
+  check_not_forked(op);
   int n = discovery().count;
   if (device < 0) {
     EMBER_CHECK(n > 0, "[", op, "] no CUDA device is available: ", discovery().reason);
