@@ -40,5 +40,11 @@ TEST(CudaFork, UsingCudaInAForkedChildIsAnError) {
   EXPECT_EQ(warm.cpu().sum().item<double>(), 4.0);  // the parent's CUDA is untouched
 }
 
+TEST(CudaFork, ShareMemoryOfACudaTensorIsAnError) {
+  EMBER_REQUIRE_CUDA();
+  Tensor t = ones({4}, testing::gpu());
+  EXPECT_THROW_WITH(t.share_memory_(), "only CPU tensors");
+}
+
 }  // namespace
 }  // namespace ember
