@@ -12,6 +12,7 @@
 #include "ember/ember.h"
 #include "tools/ember/args.h"
 #include "tools/ember/commands.h"
+#include "tools/ember/hogwild.h"
 #include "tools/ember/report.h"
 #include "tools/ember/training.h"
 
@@ -34,6 +35,8 @@ const char* kHelp = R"(usage: ember train [options]
   --devices LIST          data parallelism over several devices, e.g. cuda:0,cuda:1 or cpu:0,cpu:1
                           (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
   --threads N             CPU threads (default: all cores)
+  --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
+                          with threads/N threads (CPU only)
   --workers N             DataLoader threads preparing batches (default 1)
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
 )";
@@ -77,7 +80,7 @@ class Progress {
 int train(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices"},
+             "workers", "out", "devices", "hogwild"},
             {"help"});
   if (args.flag("help")) {
     std::cout << kHelp;
@@ -96,6 +99,8 @@ int train(int argc, char** argv) {
   std::string out = args.str("out", ".");
   if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
   std::filesystem::create_directories(out);
+  if (args.has("hogwild"))
+    return train_hogwild(cfg, static_cast<int>(args.integer("hogwild", 2, 1, 1024)), out);
 
   std::vector<Device> devices;
   if (args.has("devices")) {
