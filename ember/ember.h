@@ -31,4 +31,6 @@
 #include "ember/ops/softmax.h"
 #include "ember/ops/views.h"
 #include "ember/optim/optim.h"
+#include "ember/multiprocessing/process.h"
+#include "ember/multiprocessing/queue.h"
 #include "ember/parallel/data_parallel.h"

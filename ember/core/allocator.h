@@ -54,6 +54,8 @@ class DataPtr {
   Device device_;
 };
 
+/// Where a tensor's memory comes from: a device's caching allocator, shared memory
+/// (core/shared_memory.h), pinned host memory...
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -61,5 +63,8 @@ class Allocator {
   /// left.
   virtual DataPtr allocate(size_t nbytes) = 0;
 };
+
+/// The allocator of new tensors on `device` (c10::GetAllocator): its backend's caching allocator.
+Allocator& get_allocator(Device device);
 
 }  // namespace ember

@@ -1,5 +1,7 @@
 #include "ember/core/caching_allocator.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -422,6 +424,42 @@ struct CachingAllocator::Impl {
   }
 };
 
+namespace {
+// Note [Fork safety] (core/fork.h): every live allocator's mutex is held across fork(), so a child
+// never inherits pools in the middle of an update made by another thread.
+// Never destroyed: allocators may be destroyed during static destruction.
+struct LiveAllocators {
+  std::mutex mutex;
+  std::vector<std::mutex*> locks;
+};
+LiveAllocators& live();
+void lock_all() {
+  live().mutex.lock();
+  for (std::mutex* m : live().locks) m->lock();
+}
+void unlock_all() {
+  for (std::mutex* m : live().locks) m->unlock();
+  live().mutex.unlock();
+}
+LiveAllocators& live() {
+  static LiveAllocators* l = [] {
+    pthread_atfork(lock_all, unlock_all, unlock_all);
+    return new LiveAllocators();
+  }();
+  return *l;
+}
+
+void add_live(std::mutex* m) {
+  std::lock_guard<std::mutex> lock(live().mutex);
+  live().locks.push_back(m);
+}
+void remove_live(std::mutex* m) {
+  std::lock_guard<std::mutex> lock(live().mutex);
+  auto& v = live().locks;
+  v.erase(std::find(v.begin(), v.end(), m));
+}
+}  // namespace
+
 CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
                                    CachingAllocatorOptions options)
     : impl_(std::make_unique<Impl>()) {
@@ -429,9 +467,11 @@ CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
   impl_->device = memory->device();
   impl_->memory = std::move(memory);
   impl_->options = options;
+  add_live(&impl_->mutex);
 }
 
 CachingAllocator::~CachingAllocator() {
+  remove_live(&impl_->mutex);
   // Segments with live blocks are leaked: their tensors may outlive us (static destruction).
   std::lock_guard<std::mutex> lock(impl_->mutex);
   try {

@@ -1,5 +1,7 @@
 #include "ember/core/generator.h"
 
+#include <pthread.h>
+
 #include "ember/core/philox.h"
 
 namespace ember {
@@ -11,7 +13,12 @@ uint64_t Generator::random64() {
 }
 
 Generator& default_generator() {
-  static Generator* g = new Generator();
+  static Generator* g = [] {
+    pthread_atfork([] { default_generator().lock_for_fork(); },
+                   [] { default_generator().unlock_after_fork(); },
+                   [] { default_generator().unlock_after_fork(); });
+    return new Generator();
+  }();
   return *g;
 }
 

@@ -27,13 +27,20 @@ class Generator {
   /// A 64-bit random value for host-side uses (shuffling).
   uint64_t random64();
 
+  // Held across fork() (Note [Fork safety], core/fork.h) so that no child inherits a half-made
+  // update.
+  void lock_for_fork() { mutex_.lock(); }
+  void unlock_after_fork() { mutex_.unlock(); }
+
  private:
   std::mutex mutex_;
   uint64_t seed_;
   uint64_t offset_ = 0;
 };
 
-/// The generator used when none is given (torch.default_generator).
+/// The generator used when none is given (torch.default_generator). A forked child inherits its
+/// state, so it draws the same numbers as its parent and siblings unless reseeded: processes
+/// started by ember::multiprocessing are reseeded (multiprocessing/process.h), a raw fork() is not.
 Generator& default_generator();
 /// torch.manual_seed.
 void manual_seed(uint64_t seed);

@@ -1,9 +1,11 @@
 #include "ember/core/tensor.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "ember/core/autograd_meta.h"
 #include "ember/core/device_backend.h"
+#include "ember/core/shared_memory.h"
 
 namespace ember {
 
@@ -108,8 +110,7 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptio
               strides, " differ in length");
   Device device = resolve_device(options.device);
   size_t nbytes = storage_bytes(sizes, strides, 0, options.dtype, "empty_strided");
-  CachingAllocator& alloc = device_backend(device.type()).allocator(device.index());
-  auto storage = std::make_shared<StorageImpl>(alloc.allocate(nbytes), nbytes);
+  auto storage = std::make_shared<StorageImpl>(get_allocator(device).allocate(nbytes), nbytes);
   auto impl =
       std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype, device);
   Tensor t(std::move(impl));
@@ -125,6 +126,29 @@ Tensor empty(const Shape& sizes, const TensorOptions& options) {
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
 Tensor empty_like(const Tensor& t, const TensorOptions& options) {
   return empty(t.sizes(), options);
+}
+
+// Note [Anonymous shared memory] (core/shared_memory.h). The storage keeps its identity and only
+// its DataPtr changes, so views, dtypes, strides and autograd metadata all stay as they were.
+Tensor& Tensor::share_memory_() {
+  EMBER_CHECK(defined(), "[share_memory_] the tensor is undefined");
+  EMBER_CHECK(is_cpu(),
+              "[share_memory_] only CPU tensors can be moved to shared memory, this one "
+              "is on ",
+              device(), " (CUDA tensors travel through CUDA IPC)");
+  EMBER_CHECK(!requires_grad() || is_leaf(),
+              "[share_memory_] the tensor requires grad and is not a leaf: autograd cannot follow "
+              "it into another process; share a leaf (a parameter) or a detach()ed copy");
+  StorageImpl& s = *storage();
+  if (is_shared_memory(s.data)) return *this;
+  DataPtr shared = shared_memory_allocator().allocate(s.nbytes, s.data.device());
+  if (s.nbytes) std::memcpy(shared.get(), s.data.get(), s.nbytes);
+  s.data = std::move(shared);
+  return *this;
+}
+
+bool Tensor::is_shared() const {
+  return defined() && storage() && is_shared_memory(storage()->data);
 }
 
 }  // namespace ember

@@ -178,6 +178,12 @@ class Tensor {
   /// Pinned (page-locked) host copy: asynchronous copies to the GPU need it.
   Tensor pin_memory() const;
   bool is_pinned() const;
+  /// Moves the storage into anonymous shared memory in place, so that every view of it follows and
+  /// processes forked or sent the tensor afterwards see one memory (torch.Tensor.share_memory_).
+  /// A no-op when already shared; CPU tensors only; not for a non-leaf that requires grad.
+  Tensor& share_memory_();
+  /// Whether the storage is in shared memory.
+  bool is_shared() const;
   /// Marks the memory as used on a CUDA stream (see cuda::Stream).
   void record_stream(uintptr_t stream) const;
 

@@ -167,6 +167,17 @@ Module& Module::convert(std::optional<Device> device, std::optional<DType> dtype
   return *this;
 }
 
+Module& Module::share_memory() {
+  for (Tensor* t : parameter_slots()) {
+    if (!t->defined()) continue;
+    t->share_memory_();
+    if (t->grad().defined()) t->mutable_grad().share_memory_();
+  }
+  for (Tensor* t : buffer_slots())
+    if (t->defined()) t->share_memory_();
+  return *this;
+}
+
 Module& Module::train(bool on) {
   training_ = on;
   for (auto& [n, c] : children_) c->train(on);

@@ -51,6 +51,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Only floating tensors change dtype (integer buffers such as num_batches_tracked keep theirs).
   Module& to(Device device, bool non_blocking = false);
   Module& to(DType dtype);
+  /// Moves parameters and buffers (and gradients that already exist) into shared memory in place
+  /// (torch.nn.Module.share_memory): processes forked afterwards, or sent them through a
+  /// multiprocessing::Queue, update the same weights (Hogwild).
+  Module& share_memory();
   Module& to(Device device, DType dtype, bool non_blocking = false);
 
   Module& train(bool on = true);

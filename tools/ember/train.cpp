@@ -12,6 +12,7 @@
 #include "ember/ember.h"
 #include "tools/ember/args.h"
 #include "tools/ember/commands.h"
+#include "tools/ember/hogwild.h"
 #include "tools/ember/report.h"
 #include "tools/ember/training.h"
 
@@ -34,6 +35,8 @@ const char* kHelp = R"(usage: ember train [options]
   --devices LIST          data parallelism over several devices, e.g. cuda:0,cuda:1 or cpu:0,cpu:1
                           (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
   --threads N             CPU threads (default: all cores)
+  --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
+                          with threads/N threads (CPU only)
   --workers N             DataLoader threads preparing batches (default 1)
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
 )";
@@ -85,7 +88,7 @@ class Progress {
 TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices"},
+             "workers", "out", "devices", "hogwild"},
             {"help"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
@@ -100,6 +103,7 @@ TrainConfig parse_train_args(int argc, char** argv) {
   cfg.workers = args.integer("workers", 1, 0, 1024);
   cfg.out = args.str("out", ".");
   cfg.threads = static_cast<int>(args.integer("threads", 0, 1, 4096));
+  cfg.hogwild = static_cast<int>(args.integer("hogwild", 0, 1, 1024));
   if (args.has("devices")) {
     EMBER_CHECK(!args.has("device"), "use either --device or --devices, not both");
     cfg.devices = parallel::parse_devices(args.str("devices", ""));
@@ -116,6 +120,7 @@ int train(int argc, char** argv) {
   if (cfg.threads > 0) set_num_threads(cfg.threads);
   const std::string& out = cfg.out;
   std::filesystem::create_directories(out);
+  if (cfg.hogwild > 0) return train_hogwild(cfg, cfg.hogwild, out);
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);

@@ -1,6 +1,8 @@
 #include "ember/backend/cpu/thread_pool.h"
 
+#include <pthread.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/fork.h"
 
 namespace ember {
 namespace {
@@ -96,19 +99,33 @@ class ThreadPool {
       generation_.fetch_add(1, std::memory_order_release);
     }
     cv_.notify_all();
+    uint64_t generation = fork_generation();
     job.work();
-    for (int spins = 0; job.pending.load(std::memory_order_acquire) > 0; ++spins)
-      if (spins > 1000) std::this_thread::yield();
+    for (int spins = 0; job.pending.load(std::memory_order_acquire) > 0; ++spins) {
+      if (spins > 1000) {
+        check_not_forked(generation);
+        std::this_thread::yield();
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
       current_ = nullptr;
     }
-    while (takers_.load(std::memory_order_acquire) > 0) std::this_thread::yield();
+    while (takers_.load(std::memory_order_acquire) > 0) {
+      check_not_forked(generation);
+      std::this_thread::yield();
+    }
     if (job.error) std::rethrow_exception(job.error);
     return true;
   }
 
  private:
+  // A fork() from inside a chunk leaves the child waiting for workers that do not exist there.
+  static void check_not_forked(uint64_t generation) {
+    EMBER_CHECK(fork_generation() == generation,
+                "[parallel_for] fork() was called inside a parallel region: the forked process "
+                "cannot finish its parent's job (fork outside parallel_for)");
+  }
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -157,7 +174,22 @@ std::mutex g_pool_mutex;
 std::atomic<int> g_num_threads{0};
 std::shared_ptr<ThreadPool> g_pool;
 
+// Note [Fork safety] (core/fork.h): g_pool_mutex is held across fork(); the child forgets the
+// parent's pool without destroying it (joining its workers, which do not exist there, would
+// hang) and builds its own on first use.
+void fork_prepare() { g_pool_mutex.lock(); }
+void fork_parent() { g_pool_mutex.unlock(); }
+void fork_child() {
+  new std::shared_ptr<ThreadPool>(std::move(g_pool));  // leaked on purpose
+  g_pool_mutex.unlock();
+}
+
 std::shared_ptr<ThreadPool> pool() {
+  static const bool registered = [] {
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    return true;
+  }();
+  (void)registered;
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (!g_pool) g_pool = std::make_shared<ThreadPool>(get_num_threads());
   return g_pool;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "ember/backend/cuda/kernel_errors.h"
+#include "ember/core/fork.h"
 
 namespace ember {
 
@@ -32,6 +33,7 @@ namespace cuda {
 const Discovery& discovery() {
   static const Discovery d = [] {
     Discovery r;
+    r.fork_generation = fork_generation();
     const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
     r.visible = env ? env : "";
     int n = 0;
@@ -55,7 +57,18 @@ const Discovery& discovery() {
   return d;
 }
 
+namespace {
+// Note [Fork safety] (core/fork.h): the driver's state, and with it every stream, event, block and
+// handle made from it, does not survive fork().
+void check_not_forked(const char* op) {
+  EMBER_CHECK(discovery().count == 0 || discovery().fork_generation == fork_generation(), "[", op,
+              "] cannot use CUDA in a process forked after CUDA was initialised; start workers "
+              "with the spawn start method (multiprocessing::StartMethod::Spawn)");
+}
+}  // namespace
+
 int check_index(int device, const char* op) {
+  check_not_forked(op);
   int n = discovery().count;
   if (device < 0) {
     EMBER_CHECK(n > 0, "[", op, "] no CUDA device is available: ", discovery().reason);

@@ -24,6 +24,7 @@ struct Discovery {
   int count = 0;
   std::string reason;
   std::string visible;
+  uint64_t fork_generation = 0;  // of the process that started CUDA (core/fork.h)
 };
 const Discovery& discovery();
 
