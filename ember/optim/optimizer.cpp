@@ -116,6 +116,16 @@ void Optimizer::load_state_dict(const nn::NamedTensors& state) {
                   groups_.size(), " groups)");
       EMBER_CHECK(t.numel() == 1, "[optimizer.load_state_dict] ", key,
                   " must hold one number, got shape ", t.sizes());
+      // An option this optimizer does not have would be kept and saved again, but never used
+      // (found by fuzzing: "be" for "beta1" survived a failed load's rollback). "initial_lr" is
+      // the schedulers' (lr_scheduler.h), which resume from it.
+      const auto& known = groups_[k.index].options;
+      if (!known.count(k.name) && !defaults_.count(k.name) && k.name != "initial_lr") {
+        std::string names;
+        for (auto& [name, v] : known) names += (names.empty() ? "" : ", ") + name;
+        EMBER_FAIL("[optimizer.load_state_dict] unknown option '", k.name, "' in ", key,
+                   " (this optimizer's options are ", names, ")");
+      }
     }
   }
   // The loaded state replaces the old one (parameters it does not mention start afresh).

@@ -1,35 +1,15 @@
 // Fuzz target: the checkpoint loader (model and optimizer state in one safetensors file) on
-// arbitrary bytes. The first byte picks the optimizer (SGD with momentum, or Adam); a rejected file
-// must leave the model and the optimizer exactly as they were.
+// arbitrary bytes. The first byte picks the optimizer (SGD with momentum, or Adam; trainee.h); a
+// rejected file must leave the model and the optimizer exactly as they were.
 #include <cstring>
 
 #include "ember/ember.h"
 #include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/trainee.h"
 
 using namespace ember;
 
 namespace {
-
-struct Trainee {
-  std::shared_ptr<models::LeNet> model = nn::make<models::LeNet>();
-  std::unique_ptr<optim::Optimizer> optimizer;
-};
-
-// One step with each optimizer, so that their state (momentum buffers, Adam moments) exists.
-Trainee make_trainee(bool adam) {
-  manual_seed(0);
-  Trainee t;
-  if (adam)
-    t.optimizer = std::make_unique<optim::Adam>(t.model->parameters(), optim::AdamOptions(1e-3));
-  else
-    t.optimizer = std::make_unique<optim::SGD>(t.model->parameters(),
-                                               optim::SGDOptions(0.01).with_momentum(0.9));
-  Tensor loss =
-      nn::functional::cross_entropy(t.model->forward(randn({2, 1, 28, 28})), randint(0, 10, {2}));
-  loss.backward();
-  t.optimizer->step();
-  return t;
-}
 
 bool same(const nn::NamedTensors& a, const nn::NamedTensors& b) {
   if (a.size() != b.size()) return false;
@@ -52,9 +32,9 @@ nn::NamedTensors copy_of(const nn::NamedTensors& state) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static fuzz::MemoryFile file;
-  static Trainee trainees[2] = {make_trainee(false), make_trainee(true)};
+  static fuzz::Trainee trainees[2] = {fuzz::make_trainee(false), fuzz::make_trainee(true)};
   if (size == 0) return 0;
-  Trainee& t = trainees[data[0] & 1];
+  fuzz::Trainee& t = trainees[data[0] & 1];
   std::string path = file.write(data + 1, size - 1);
   nn::NamedTensors model_before = copy_of(t.model->state_dict());
   nn::NamedTensors optimizer_before = copy_of(t.optimizer->state_dict());

@@ -1,6 +1,6 @@
 // Writes the seed corpora of the fuzz targets from ember's own valid files: a model's safetensors,
-// checkpoints after a step of SGD and of Adam, IDX files plain and gzipped, device strings and
-// `ember train` command lines.  Usage: ember_fuzz_seeds DIR
+// checkpoints after a step of SGD and of Adam (trainee.h), IDX files plain and gzipped, device
+// strings and `ember train` command lines.  Usage: ember_fuzz_seeds DIR
 #include <zlib.h>
 
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "ember/ember.h"
+#include "tests/fuzz/trainee.h"
 
 using namespace ember;
 namespace fs = std::filesystem;
@@ -83,19 +84,9 @@ int main(int argc, char** argv) {
   fs::path tmp = fs::temp_directory_path() / ("ember_fuzz_seeds_" + std::to_string(getpid()));
   fs::create_directories(tmp);
   for (int adam = 0; adam < 2; ++adam) {
-    manual_seed(0);
-    auto net = nn::make<models::LeNet>();
-    std::unique_ptr<optim::Optimizer> opt;
-    if (adam)
-      opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(1e-3));
-    else
-      opt = std::make_unique<optim::SGD>(net->parameters(),
-                                         optim::SGDOptions(0.01).with_momentum(0.9));
-    nn::functional::cross_entropy(net->forward(randn({2, 1, 28, 28})), randint(0, 10, {2}))
-        .backward();
-    opt->step();
+    fuzz::Trainee t = fuzz::make_trainee(adam);
     fs::path p = tmp / "ckpt.safetensors";
-    io::save_checkpoint(p.string(), *net, *opt, {{"epoch", "1"}});
+    io::save_checkpoint(p.string(), *t.model, *t.optimizer, {{"epoch", "1"}});
     put(root / "checkpoint", adam ? "adam" : "sgd", std::string(1, char(adam)) + slurp(p));
   }
   fs::remove_all(tmp);

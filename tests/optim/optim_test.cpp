@@ -125,6 +125,11 @@ TEST(Optimizer, StateDictRoundTrip) {
   bad = state;
   bad.emplace_back("param_groups.0.lr", ones({2}));
   EXPECT_THROW_WITH(b.load_state_dict(bad), "param_groups.0.lr must hold one number");
+  // Found by fuzzing the checkpoint loader: an unknown option was kept, and survived a rollback.
+  bad = state;
+  bad.emplace_back("param_groups.0.be", scalar_tensor(0.5, kFloat64));
+  EXPECT_THROW_WITH(b.load_state_dict(bad), "unknown option 'be' in param_groups.0.be");
+  for (auto& [name, t] : b.state_dict()) EXPECT_NE(name, "param_groups.0.be");
   // Loading replaces the state: a fresh optimizer's dict leaves no moments behind, as in PyTorch.
   optim::Adam fresh({q}, optim::AdamOptions(0.1));
   b.load_state_dict(fresh.state_dict());

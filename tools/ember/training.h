@@ -24,6 +24,7 @@ struct TrainConfig {
   std::string out = ".";
   int threads = 0;              // 0: keep the default (all cores)
   std::vector<Device> devices;  // --devices: DataParallel over these
+  int hogwild = 0;              // --hogwild N: N processes train one shared model
   bool help = false;
 };
 
