@@ -28,6 +28,54 @@ DType output_dtype(OpKind kind, DType compute) {
   return kind == OpKind::Compare || kind == OpKind::Bool ? DType::Bool : compute;
 }
 
+// PyTorch's bool arithmetic: add and maximum are logical or, mul and minimum logical and.
+BinaryOp for_dtype(BinaryOp op, DType compute) {
+  if (compute != DType::Bool) return op;
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Maximum:
+      return BinaryOp::LogicalOr;
+    case BinaryOp::Mul:
+    case BinaryOp::Minimum:
+      return BinaryOp::LogicalAnd;
+    case BinaryOp::Sub:
+      EMBER_FAIL(
+          "[sub] subtraction, the `-` operator, with two bool tensors is not supported; use "
+          "logical_xor() instead");
+    default:
+      return op;
+  }
+}
+
+// PyTorch's alpha_check for add and sub: the multiplier must fit the result's kind.
+void check_alpha(const char* op, DType result, Scalar alpha) {
+  EMBER_CHECK(!alpha.is_bool() || result == DType::Bool, "[", op,
+              "] boolean alpha only supported for boolean results, got ", result);
+  EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(), "[", op,
+              "] for integral input tensors, argument alpha must not be a floating point number, "
+              "got ",
+              alpha.to_double());
+}
+
+void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_defined(op, a, "self");
+  check_defined(op, b, "other");
+  check_alpha(op, result_type(a, b), alpha);
+}
+
+// b * alpha for add(tensor, scalar, alpha) as one scalar of the result's kind.
+Scalar scaled(const char* op, DType result, Scalar b, Scalar alpha) {
+  check_alpha(op, result, alpha);
+  if (result == DType::Bool) return Scalar(b.to<bool>() && alpha.to<bool>());
+  if (b.is_floating_point() || alpha.is_floating_point())
+    return Scalar(b.to_double() * alpha.to_double());
+  return Scalar(b.to_int() * alpha.to_int());
+}
+
+Scalar negated(Scalar s) {
+  return s.is_floating_point() ? Scalar(-s.to_double()) : Scalar(-s.to_int());
+}
+
 }  // namespace
 
 namespace detail {
@@ -44,7 +92,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams&
       a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac, bc});
-  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
   return out;
 }
 
@@ -56,7 +104,7 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams&
   Tensor ac = cast(a, ct);
   Tensor out = empty(a.sizes(), TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac});
-  EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, op, it, b, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, for_dtype(op, ct), it, b, p);
   return out;
 }
 
@@ -86,7 +134,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
   }
   Tensor ac = cast(a, ct), bc = cast(b, ct);
   TensorIter it(out, {ac, bc});
-  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
 }
 
 }  // namespace detail
@@ -94,6 +142,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
 // --- add / sub ---------------------------------------------------------------------------------
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add", a, b, alpha);
   Tensor out = detail::binary(BinaryOp::Add, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
     record("AddBackward0", {&out}, {&a, &b},
@@ -107,16 +156,15 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  double ab = b.to_double() * alpha.to_double();
-  Tensor out = b.is_floating_point() || alpha.is_floating_point()
-                   ? detail::binary_scalar(BinaryOp::Add, a, Scalar(ab))
-                   : detail::binary_scalar(BinaryOp::Add, a, Scalar(b.to_int() * alpha.to_int()));
+  check_defined("add", a, "self");
+  Tensor out = detail::binary_scalar(BinaryOp::Add, a, scaled("add", result_type(a, b), b, alpha));
   if (any_requires_grad({&a}))
     record("AddBackward1", {&out}, {&a}, [](const Tensor& g) -> TensorList { return {g}; });
   return out;
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub", a, b, alpha);
   Tensor out = detail::binary(BinaryOp::Sub, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
     record("SubBackward0", {&out}, {&a, &b},
@@ -130,9 +178,11 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  if (b.is_floating_point() || alpha.is_floating_point())
-    return add(a, Scalar(-b.to_double() * alpha.to_double()));
-  return add(a, Scalar(-b.to_int() * alpha.to_int()));
+  check_defined("sub", a, "self");
+  DType ct = result_type(a, b);
+  for_dtype(BinaryOp::Sub, ct);  // bool - bool is an error, not or
+  check_alpha("sub", ct, alpha);
+  return add(a, scaled("sub", ct, b, negated(alpha)));
 }
 
 Tensor operator-(Scalar a, const Tensor& b) { return add(neg(b), a); }
@@ -286,9 +336,11 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, d
 }  // namespace
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add_out", a, b, alpha);
   return binary_out(BinaryOp::Add, out, a, b, alpha.to_double());
 }
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub_out", a, b, alpha);
   return binary_out(BinaryOp::Sub, out, a, b, alpha.to_double());
 }
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
@@ -454,7 +506,8 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
               " can't be cast to the desired output type ", self.dtype());
   if (ct == self.dtype()) {
     TensorIter it(self, {self});
-    EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, op, it, other, BinaryParams{});
+    EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, for_dtype(op, ct), it, other,
+                          BinaryParams{});
   } else {
     self.copy_(detail::binary_scalar(op, self, other));
   }
@@ -464,25 +517,25 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  check_alpha("add_", *this, other, alpha);
   return inplace_binary(*this, other, BinaryOp::Add, {alpha.to_double()}, "add_",
                         [&](const Tensor& s) { return ember::add(s, other, alpha); });
 }
 Tensor& Tensor::add_(Scalar other, Scalar alpha) {
-  Scalar v = other.is_floating_point() || alpha.is_floating_point()
-                 ? Scalar(other.to_double() * alpha.to_double())
-                 : Scalar(other.to_int() * alpha.to_int());
+  Scalar v = scaled("add_", result_type(*this, other), other, alpha);
   return inplace_scalar(*this, v, BinaryOp::Add, "add_",
                         [&](const Tensor& s) { return ember::add(s, v); });
 }
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  check_alpha("sub_", *this, other, alpha);
   return inplace_binary(*this, other, BinaryOp::Sub, {alpha.to_double()}, "sub_",
                         [&](const Tensor& s) { return ember::sub(s, other, alpha); });
 }
 Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
-  Scalar v = other.is_floating_point() || alpha.is_floating_point()
-                 ? Scalar(-other.to_double() * alpha.to_double())
-                 : Scalar(-other.to_int() * alpha.to_int());
-  return add_(v);
+  DType ct = result_type(*this, other);
+  for_dtype(BinaryOp::Sub, ct);
+  check_alpha("sub_", ct, alpha);
+  return add_(scaled("sub_", ct, other, negated(alpha)));
 }
 Tensor& Tensor::mul_(const Tensor& other) {
   return inplace_binary(*this, other, BinaryOp::Mul, {}, "mul_",

@@ -47,6 +47,11 @@ Shape squeezed_shape(const Tensor& x, const Shape& dims) {
 // Runs the backend reduction; the result has the keepdim shape.
 Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
                   Tensor* indices = nullptr) {
+  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min)) {
+    // max/min of bools as of 0/1 bytes: the same winner and the same first index.
+    NoGradGuard no_grad;
+    return reduce_raw(op, x.to(kUInt8), dims, kUInt8, indices).to(kBool);
+  }
   Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).with_device(x.device()));
   Tensor idx;
   if (indices) idx = *indices = empty(out.sizes(), TensorOptions(kInt64).with_device(x.device()));
@@ -170,6 +175,7 @@ Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_ma
   check_nonempty(x, dims, name);
   Tensor out = finish(reduce_raw(is_max ? ReduceOp::Max : ReduceOp::Min, x, dims, x.dtype()), x,
                       dims, keepdim);
+  if (x.dtype() == kBool) return out;  // no gradient
   if (any_requires_grad({&x})) {
     record(is_max ? "AmaxBackward0" : "AminBackward0", {&out}, {&x},
            [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
@@ -259,7 +265,21 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   return ss / denom;
 }
 Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
-  return sqrt(var(x, dims, unbiased, keepdim));
+  Tensor v = var(x, dims, unbiased, keepdim);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = sqrt(v);
+  }
+  if (any_requires_grad({&v})) {
+    // d std = d var / (2 std), taken as 0 where std is 0 (PyTorch's std_backward): sqrt's own
+    // gradient there is inf, and inf times var's zero gradient would be NaN.
+    record("StdBackward0", {&out}, {&v}, [so = SavedTensor(out, true)](const Tensor& g) {
+      const Tensor& s = so.get();
+      return TensorList{where(eq(s, 0), scalar_tensor(0, g.options()), g / (s * 2.0))};
+    });
+  }
+  return out;
 }
 
 Tensor all(const Tensor& x) {
@@ -291,7 +311,10 @@ Tensor norm(const Tensor& x, Scalar p) {
   return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
 }
 
-Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
+Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {
+  check_defined("logsumexp", x_in);
+  // In the result's floating dtype from the start: x - max(x) in an integer dtype overflows.
+  Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kDefaultFloat);
   Shape dims = normalize_dims(x, dims_in, "logsumexp");
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));  // no max to subtract; -inf
   Tensor m;

@@ -65,8 +65,10 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   A sum = 0;
   for (int j = 0; j < L; ++j) sum += lanes[j];
   if (log) {
-    A shift = m + std::log(sum);
-    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(src[k] - shift);
+    // (x - m) - log(sum), never x - (m + log(sum)): for |m| >> log(sum) the latter rounds the
+    // log away (log_softmax([1e8, 1e8]) would be [0, 0]).
+    A lse = std::log(sum);
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>((src[k] - m) - lse);
   } else {
     A inv = A(1) / sum;
     for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(e[k] * inv);
