@@ -152,6 +152,10 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor logp = log_softmax(input, class_dim);
   int64_t C = input.size(class_dim);
   if (target.is_floating_point()) {
+    EMBER_CHECK(ignore_index == -100,
+                "[cross_entropy] ignore_index is not supported for floating point (probability) "
+                "targets, got ",
+                ignore_index);
     check_class_weight("cross_entropy", weight, C);
     EMBER_CHECK(target.sizes() == input.sizes(),
                 "[cross_entropy] class-probability targets must "

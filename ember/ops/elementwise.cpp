@@ -1,6 +1,8 @@
 // Binary and ternary elementwise ops: promotion, broadcasting, dispatch, backward formulas.
 #include "ember/ops/elementwise.h"
 
+#include <cmath>
+
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -28,6 +30,13 @@ DType output_dtype(OpKind kind, DType compute) {
   return kind == OpKind::Compare || kind == OpKind::Bool ? DType::Bool : compute;
 }
 
+// PyTorch's sub_check: no bool operand, whatever the other one is.
+void check_sub_operands(DType a, DType b) {
+  EMBER_CHECK(a != DType::Bool && b != DType::Bool,
+              "[sub] subtraction, the `-` operator, with a bool tensor is not supported; use "
+              "logical_not() or logical_xor() instead");
+}
+
 // PyTorch's bool arithmetic: add and maximum are logical or, mul and minimum logical and.
 BinaryOp for_dtype(BinaryOp op, DType compute) {
   if (compute != DType::Bool) return op;
@@ -39,9 +48,8 @@ BinaryOp for_dtype(BinaryOp op, DType compute) {
     case BinaryOp::Minimum:
       return BinaryOp::LogicalAnd;
     case BinaryOp::Sub:
-      EMBER_FAIL(
-          "[sub] subtraction, the `-` operator, with two bool tensors is not supported; use "
-          "logical_xor() instead");
+      check_sub_operands(DType::Bool, DType::Bool);
+      return op;
     default:
       return op;
   }
@@ -70,6 +78,38 @@ Scalar scaled(const char* op, DType result, Scalar b, Scalar alpha) {
   if (b.is_floating_point() || alpha.is_floating_point())
     return Scalar(b.to_double() * alpha.to_double());
   return Scalar(b.to_int() * alpha.to_int());
+}
+
+// PyTorch's checked_convert: a fill value must fit the tensor's dtype (infinities and NaN fit a
+// floating one); bool takes any value.
+void check_fits(const char* op, Scalar v, DType t) {
+  if (t == DType::Bool || v.is_bool()) return;
+  double d = v.to_double();
+  double lo = 0, hi = 0;
+  switch (t) {
+    case DType::UInt8:
+      lo = 0, hi = 255;
+      break;
+    case DType::Int32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::Int64:
+      if (!v.is_floating_point()) return;
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      break;
+    case DType::Float16:
+      lo = -65504, hi = 65504;
+      break;
+    case DType::BFloat16:
+    case DType::Float32:
+      hi = 3.4028234663852886e38, lo = -hi;
+      break;
+    default:
+      return;
+  }
+  if (is_floating_point(t) && !std::isfinite(d)) return;
+  EMBER_CHECK(d >= lo && d <= hi, "[", op, "] value ", d, " cannot be converted to ", t,
+              " without overflow");
 }
 
 Scalar negated(Scalar s) {
@@ -165,6 +205,7 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_alpha("sub", a, b, alpha);
+  check_sub_operands(a.dtype(), b.dtype());
   Tensor out = detail::binary(BinaryOp::Sub, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
     record("SubBackward0", {&out}, {&a, &b},
@@ -180,12 +221,17 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
   check_defined("sub", a, "self");
   DType ct = result_type(a, b);
-  for_dtype(BinaryOp::Sub, ct);  // bool - bool is an error, not or
+  check_sub_operands(a.dtype(), b.dtype());
   check_alpha("sub", ct, alpha);
   return add(a, scaled("sub", ct, b, negated(alpha)));
 }
 
-Tensor operator-(Scalar a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator-(Scalar a, const Tensor& b) {
+  // Negated in the result's dtype: 1.75 - uint8 is float, and a uint8 negation would wrap first.
+  check_defined("rsub", b, "self");
+  check_sub_operands(b.dtype(), a.dtype());
+  return add(neg(cast(b, result_type(b, a))), a);
+}
 
 // --- mul / div ---------------------------------------------------------------------------------
 
@@ -464,6 +510,7 @@ Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
   EMBER_CHECK(mask.dtype() == kBool, "[masked_fill] expected a bool mask, got ", mask.dtype());
+  check_fits("masked_fill", value, x.dtype());
   return where(mask, scalar_tensor(value, TensorOptions(x.dtype()).with_device(x.device())), x);
 }
 
@@ -528,12 +575,13 @@ Tensor& Tensor::add_(Scalar other, Scalar alpha) {
 }
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
   check_alpha("sub_", *this, other, alpha);
+  check_sub_operands(dtype(), other.dtype());
   return inplace_binary(*this, other, BinaryOp::Sub, {alpha.to_double()}, "sub_",
                         [&](const Tensor& s) { return ember::sub(s, other, alpha); });
 }
 Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
   DType ct = result_type(*this, other);
-  for_dtype(BinaryOp::Sub, ct);
+  check_sub_operands(dtype(), other.dtype());
   check_alpha("sub_", ct, alpha);
   return add_(scaled("sub_", ct, other, negated(alpha)));
 }

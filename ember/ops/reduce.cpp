@@ -282,30 +282,37 @@ Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
   return out;
 }
 
-Tensor all(const Tensor& x) {
+namespace {
+// all/any give bool, except for uint8 input, which gives uint8 (PyTorch's legacy rule).
+Tensor all_any(ReduceOp op, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  const char* name = op == ReduceOp::All ? "all" : "any";
+  check_defined(name, x);
   Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  return reduce_raw(ReduceOp::All, b, normalize_dims(b, {}, "all"), kBool).reshape({});
+  Shape dims = normalize_dims(b, dim ? Dims(*dim) : Dims(), name);
+  Tensor r = dim ? finish(reduce_raw(op, b, dims, kBool), b, dims, keepdim)
+                 : reduce_raw(op, b, dims, kBool).reshape({});
+  return x.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
+}  // namespace
+
+Tensor all(const Tensor& x) { return all_any(ReduceOp::All, x, std::nullopt, false); }
 Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  Shape dims = normalize_dims(b, {dim}, "all");
-  return finish(reduce_raw(ReduceOp::All, b, dims, kBool), b, dims, keepdim);
+  return all_any(ReduceOp::All, x, dim, keepdim);
 }
-Tensor any(const Tensor& x) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  return reduce_raw(ReduceOp::Any, b, normalize_dims(b, {}, "any"), kBool).reshape({});
-}
+Tensor any(const Tensor& x) { return all_any(ReduceOp::Any, x, std::nullopt, false); }
 Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  Shape dims = normalize_dims(b, {dim}, "any");
-  return finish(reduce_raw(ReduceOp::Any, b, dims, kBool), b, dims, keepdim);
+  return all_any(ReduceOp::Any, x, dim, keepdim);
 }
 
 Tensor norm(const Tensor& x, Scalar p) {
+  check_defined("norm", x);
+  EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
+              x.dtype());
   double pv = p.to_double();
-  Tensor xf = x.is_floating_point() ? x : x.to(kDefaultFloat);
+  const Tensor& xf = x;
   if (pv == 2.0) return sqrt(sum(xf * xf));
   if (pv == 1.0) return sum(abs(xf));
+  if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
   if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
   if (pv == 0) return sum(ne(xf, 0).to(xf.dtype()));  // the number of non-zeros
   return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
