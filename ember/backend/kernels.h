@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 #include "ember/backend/functors/binary.h"
 #include "ember/backend/functors/random.h"
@@ -78,6 +79,9 @@ struct Pool2dParams {
   int64_t dilation[2] = {1, 1};
   bool count_include_pad = true;  // avg_pool2d
 };
+/// avg_pool2d's accumulator: integers sum in int64 and divide toward zero, as PyTorch's do.
+template <typename T>
+using pool_acc_t = std::conditional_t<std::is_integral_v<T>, int64_t, opmath_t<T>>;
 // x (N, C, H, W) contiguous; out (N, C, oH, oW); indices (int64, flat h * W + w within the plane).
 void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
                     const Pool2dParams& p);

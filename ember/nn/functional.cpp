@@ -121,10 +121,41 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
               "[cross_entropy] label_smoothing must "
               "be between 0.0 and 1.0, got ",
               label_smoothing);
+  if (input.dim() > 2) {
+    // (N, C, d1, ...): the classes moved last and the rest flattened into the batch give the 2-D
+    // case, whose per-sample losses come back in the target's (N, d1, ...) shape.
+    int64_t C = input.size(1);
+    Shape rest = input.sizes();
+    rest.erase(rest.begin() + 1);
+    auto classes_last = [C](const Tensor& t) {
+      Shape perm{0};
+      for (int64_t d = 2; d < t.dim(); ++d) perm.push_back(d);
+      perm.push_back(1);
+      return t.permute(perm).reshape({-1, C});
+    };
+    Tensor tgt;
+    if (target.is_floating_point()) {
+      EMBER_CHECK(target.sizes() == input.sizes(),
+                  "[cross_entropy] class-probability targets must have the input's shape ",
+                  input.sizes(), ", got ", target.sizes());
+      tgt = classes_last(target);
+    } else {
+      EMBER_CHECK(target.sizes() == rest, "[cross_entropy] expected a target of shape ", rest,
+                  " for an input of shape ", input.sizes(), ", got ", target.sizes());
+      tgt = target.reshape({-1});
+    }
+    Tensor loss =
+        cross_entropy(classes_last(input), tgt, weight, ignore_index, reduction, label_smoothing);
+    return reduction == Reduction::None ? loss.reshape(rest) : loss;
+  }
   int64_t class_dim = input.dim() == 1 ? 0 : 1;
   Tensor logp = log_softmax(input, class_dim);
   int64_t C = input.size(class_dim);
   if (target.is_floating_point()) {
+    EMBER_CHECK(ignore_index == -100,
+                "[cross_entropy] ignore_index is not supported for floating point (probability) "
+                "targets, got ",
+                ignore_index);
     check_class_weight("cross_entropy", weight, C);
     EMBER_CHECK(target.sizes() == input.sizes(),
                 "[cross_entropy] class-probability targets must "

@@ -1,6 +1,8 @@
 // Binary and ternary elementwise ops: promotion, broadcasting, dispatch, backward formulas.
 #include "ember/ops/elementwise.h"
 
+#include <cmath>
+
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -28,6 +30,92 @@ DType output_dtype(OpKind kind, DType compute) {
   return kind == OpKind::Compare || kind == OpKind::Bool ? DType::Bool : compute;
 }
 
+// PyTorch's sub_check: no bool operand, whatever the other one is.
+void check_sub_operands(DType a, DType b) {
+  EMBER_CHECK(a != DType::Bool && b != DType::Bool,
+              "[sub] subtraction, the `-` operator, with a bool tensor is not supported; use "
+              "logical_not() or logical_xor() instead");
+}
+
+// PyTorch's bool arithmetic: add and maximum are logical or, mul and minimum logical and.
+BinaryOp for_dtype(BinaryOp op, DType compute) {
+  if (compute != DType::Bool) return op;
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Maximum:
+      return BinaryOp::LogicalOr;
+    case BinaryOp::Mul:
+    case BinaryOp::Minimum:
+      return BinaryOp::LogicalAnd;
+    case BinaryOp::Sub:
+      check_sub_operands(DType::Bool, DType::Bool);
+      return op;
+    default:
+      return op;
+  }
+}
+
+// PyTorch's alpha_check for add and sub: the multiplier must fit the result's kind.
+void check_alpha(const char* op, DType result, Scalar alpha) {
+  EMBER_CHECK(!alpha.is_bool() || result == DType::Bool, "[", op,
+              "] boolean alpha only supported for boolean results, got ", result);
+  EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(), "[", op,
+              "] for integral input tensors, argument alpha must not be a floating point number, "
+              "got ",
+              alpha.to_double());
+}
+
+void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_defined(op, a, "self");
+  check_defined(op, b, "other");
+  check_alpha(op, result_type(a, b), alpha);
+}
+
+// b * alpha for add(tensor, scalar, alpha) as one scalar of the result's kind.
+Scalar scaled(const char* op, DType result, Scalar b, Scalar alpha) {
+  check_alpha(op, result, alpha);
+  if (result == DType::Bool) return Scalar(b.to<bool>() && alpha.to<bool>());
+  if (b.is_floating_point() || alpha.is_floating_point())
+    return Scalar(b.to_double() * alpha.to_double());
+  return Scalar(b.to_int() * alpha.to_int());
+}
+
+// PyTorch's checked_convert: a fill value must fit the tensor's dtype (infinities and NaN fit a
+// floating one); bool takes any value.
+void check_fits(const char* op, Scalar v, DType t) {
+  if (t == DType::Bool || v.is_bool()) return;
+  double d = v.to_double();
+  double lo = 0, hi = 0;
+  switch (t) {
+    case DType::UInt8:
+      lo = 0, hi = 255;
+      break;
+    case DType::Int32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::Int64:
+      if (!v.is_floating_point()) return;
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      break;
+    case DType::Float16:
+      lo = -65504, hi = 65504;
+      break;
+    case DType::BFloat16:
+    case DType::Float32:
+      hi = 3.4028234663852886e38, lo = -hi;
+      break;
+    default:
+      return;
+  }
+  if (is_floating_point(t) && !std::isfinite(d)) return;
+  EMBER_CHECK(d >= lo && d <= hi, "[", op, "] value ", d, " cannot be converted to ", t,
+              " without overflow");
+}
+
+Scalar negated(Scalar s) {
+  return s.is_floating_point() ? Scalar(-s.to_double()) : Scalar(-s.to_int());
+}
+
 }  // namespace
 
 namespace detail {
@@ -44,7 +132,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams&
       a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac, bc});
-  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
   return out;
 }
 
@@ -56,7 +144,7 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams&
   Tensor ac = cast(a, ct);
   Tensor out = empty(a.sizes(), TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac});
-  EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, op, it, b, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, for_dtype(op, ct), it, b, p);
   return out;
 }
 
@@ -86,7 +174,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
   }
   Tensor ac = cast(a, ct), bc = cast(b, ct);
   TensorIter it(out, {ac, bc});
-  EMBER_DISPATCH_DEVICE(out.device(), binary, op, it, p);
+  EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
 }
 
 }  // namespace detail
@@ -94,6 +182,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
 // --- add / sub ---------------------------------------------------------------------------------
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add", a, b, alpha);
   Tensor out = detail::binary(BinaryOp::Add, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
     record("AddBackward0", {&out}, {&a, &b},
@@ -107,16 +196,16 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
-  double ab = b.to_double() * alpha.to_double();
-  Tensor out = b.is_floating_point() || alpha.is_floating_point()
-                   ? detail::binary_scalar(BinaryOp::Add, a, Scalar(ab))
-                   : detail::binary_scalar(BinaryOp::Add, a, Scalar(b.to_int() * alpha.to_int()));
+  check_defined("add", a, "self");
+  Tensor out = detail::binary_scalar(BinaryOp::Add, a, scaled("add", result_type(a, b), b, alpha));
   if (any_requires_grad({&a}))
     record("AddBackward1", {&out}, {&a}, [](const Tensor& g) -> TensorList { return {g}; });
   return out;
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub", a, b, alpha);
+  check_sub_operands(a.dtype(), b.dtype());
   Tensor out = detail::binary(BinaryOp::Sub, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
     record("SubBackward0", {&out}, {&a, &b},
@@ -130,12 +219,19 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
-  if (b.is_floating_point() || alpha.is_floating_point())
-    return add(a, Scalar(-b.to_double() * alpha.to_double()));
-  return add(a, Scalar(-b.to_int() * alpha.to_int()));
+  check_defined("sub", a, "self");
+  DType ct = result_type(a, b);
+  check_sub_operands(a.dtype(), b.dtype());
+  check_alpha("sub", ct, alpha);
+  return add(a, scaled("sub", ct, b, negated(alpha)));
 }
 
-Tensor operator-(Scalar a, const Tensor& b) { return add(neg(b), a); }
+Tensor operator-(Scalar a, const Tensor& b) {
+  // Negated in the result's dtype: 1.75 - uint8 is float, and a uint8 negation would wrap first.
+  check_defined("rsub", b, "self");
+  check_sub_operands(b.dtype(), a.dtype());
+  return add(neg(cast(b, result_type(b, a))), a);
+}
 
 // --- mul / div ---------------------------------------------------------------------------------
 
@@ -286,9 +382,11 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, d
 }  // namespace
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("add_out", a, b, alpha);
   return binary_out(BinaryOp::Add, out, a, b, alpha.to_double());
 }
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_alpha("sub_out", a, b, alpha);
   return binary_out(BinaryOp::Sub, out, a, b, alpha.to_double());
 }
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
@@ -412,6 +510,7 @@ Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
   EMBER_CHECK(mask.dtype() == kBool, "[masked_fill] expected a bool mask, got ", mask.dtype());
+  check_fits("masked_fill", value, x.dtype());
   return where(mask, scalar_tensor(value, TensorOptions(x.dtype()).with_device(x.device())), x);
 }
 
@@ -454,7 +553,8 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
               " can't be cast to the desired output type ", self.dtype());
   if (ct == self.dtype()) {
     TensorIter it(self, {self});
-    EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, op, it, other, BinaryParams{});
+    EMBER_DISPATCH_DEVICE(self.device(), binary_scalar, for_dtype(op, ct), it, other,
+                          BinaryParams{});
   } else {
     self.copy_(detail::binary_scalar(op, self, other));
   }
@@ -464,25 +564,26 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  check_alpha("add_", *this, other, alpha);
   return inplace_binary(*this, other, BinaryOp::Add, {alpha.to_double()}, "add_",
                         [&](const Tensor& s) { return ember::add(s, other, alpha); });
 }
 Tensor& Tensor::add_(Scalar other, Scalar alpha) {
-  Scalar v = other.is_floating_point() || alpha.is_floating_point()
-                 ? Scalar(other.to_double() * alpha.to_double())
-                 : Scalar(other.to_int() * alpha.to_int());
+  Scalar v = scaled("add_", result_type(*this, other), other, alpha);
   return inplace_scalar(*this, v, BinaryOp::Add, "add_",
                         [&](const Tensor& s) { return ember::add(s, v); });
 }
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  check_alpha("sub_", *this, other, alpha);
+  check_sub_operands(dtype(), other.dtype());
   return inplace_binary(*this, other, BinaryOp::Sub, {alpha.to_double()}, "sub_",
                         [&](const Tensor& s) { return ember::sub(s, other, alpha); });
 }
 Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
-  Scalar v = other.is_floating_point() || alpha.is_floating_point()
-                 ? Scalar(-other.to_double() * alpha.to_double())
-                 : Scalar(-other.to_int() * alpha.to_int());
-  return add_(v);
+  DType ct = result_type(*this, other);
+  check_sub_operands(dtype(), other.dtype());
+  check_alpha("sub_", ct, alpha);
+  return add_(scaled("sub_", ct, other, negated(alpha)));
 }
 Tensor& Tensor::mul_(const Tensor& other) {
   return inplace_binary(*this, other, BinaryOp::Mul, {}, "mul_",

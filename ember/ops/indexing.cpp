@@ -64,6 +64,16 @@ namespace {
 // The kernels see 0-dim operands as one element.
 void scatter_add_into(const Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
   auto one_d = [](const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; };
+  if (out.dtype() == kBool) {
+    // Bool addition is logical or: add as counts, then any count is true.
+    NoGradGuard no_grad;
+    Tensor counts = out.to(kInt32);
+    EMBER_DISPATCH_DEVICE(out.device(), scatter_add, one_d(counts), d, one_d(index),
+                          one_d(src.to(kInt32)));
+    Tensor o = out;
+    o.copy_(ne(counts, 0));
+    return;
+  }
   EMBER_DISPATCH_DEVICE(out.device(), scatter_add, one_d(out), d, one_d(index), one_d(src));
 }
 }  // namespace
@@ -97,6 +107,15 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
               index.dtype());
   int64_t d = wrap_dim(dim, x.dim(), "index_select");
   Tensor idx = index.to(kInt64).reshape({-1});
+  EMBER_CHECK(x.dim() > 0 || idx.numel() == 1,
+              "[index_select] a 0-dim input takes an index of one element, got ", index.sizes());
+  int64_t size = x.dim() == 0 ? 1 : x.size(d);
+  if (idx.numel() > 0 && x.numel() == 0) {
+    // The gather below checks each index it reads; an empty result reads none.
+    int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
+    EMBER_CHECK(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
+                " is out of bounds for dimension ", d, " with size ", size);
+  }
   // out[.., i, ..] = x[.., idx[i], ..]: a gather with the index broadcast over the other dims.
   Shape view(static_cast<size_t>(std::max<int64_t>(x.dim(), 1)), 1);
   Shape target = x.dim() == 0 ? Shape{1} : x.sizes();

@@ -11,7 +11,11 @@ namespace {
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil) {
   int64_t span = dil * (k - 1) + 1;
   int64_t num = in + 2 * pad - span + (ceil ? stride - 1 : 0);
-  int64_t out = num / stride + 1;
+  // Floor division, as PyTorch's div_rtn: a window larger than the padded input gives a negative
+  // num, and truncation would round it up to a valid-looking size of 1.
+  int64_t q = num / stride;
+  if (num % stride != 0 && num < 0) --q;
+  int64_t out = q + 1;
   if (ceil && (out - 1) * stride >= in + pad) --out;
   return out;
 }
@@ -74,8 +78,7 @@ Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, b
   p.count_include_pad = count_include_pad;
   bool batched = x_in.dim() == 4;
   Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
-  EMBER_CHECK(x.is_floating_point(), "[avg_pool2d] expected a floating point input, got ",
-              x.dtype());
+  EMBER_CHECK(x.dtype() != kBool, "[avg_pool2d] expected a numeric input, got ", x.dtype());
   Tensor out = empty({x.size(0), x.size(1), out_hw[0], out_hw[1]}, x.options());
   EMBER_DISPATCH_DEVICE(x.device(), avg_pool2d, x, out, p);
   if (any_requires_grad({&x})) {

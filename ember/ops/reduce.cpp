@@ -47,6 +47,11 @@ Shape squeezed_shape(const Tensor& x, const Shape& dims) {
 // Runs the backend reduction; the result has the keepdim shape.
 Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
                   Tensor* indices = nullptr) {
+  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min)) {
+    // max/min of bools as of 0/1 bytes: the same winner and the same first index.
+    NoGradGuard no_grad;
+    return reduce_raw(op, x.to(kUInt8), dims, kUInt8, indices).to(kBool);
+  }
   Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).with_device(x.device()));
   Tensor idx;
   if (indices) idx = *indices = empty(out.sizes(), TensorOptions(kInt64).with_device(x.device()));
@@ -170,6 +175,7 @@ Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_ma
   check_nonempty(x, dims, name);
   Tensor out = finish(reduce_raw(is_max ? ReduceOp::Max : ReduceOp::Min, x, dims, x.dtype()), x,
                       dims, keepdim);
+  if (x.dtype() == kBool) return out;  // no gradient
   if (any_requires_grad({&x})) {
     record(is_max ? "AmaxBackward0" : "AminBackward0", {&out}, {&x},
            [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
@@ -259,39 +265,63 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   return ss / denom;
 }
 Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
-  return sqrt(var(x, dims, unbiased, keepdim));
+  Tensor v = var(x, dims, unbiased, keepdim);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = sqrt(v);
+  }
+  if (any_requires_grad({&v})) {
+    // d std = d var / (2 std), taken as 0 where std is 0 (PyTorch's std_backward): sqrt's own
+    // gradient there is inf, and inf times var's zero gradient would be NaN.
+    record("StdBackward0", {&out}, {&v}, [so = SavedTensor(out, true)](const Tensor& g) {
+      const Tensor& s = so.get();
+      return TensorList{where(eq(s, 0), scalar_tensor(0, g.options()), g / (s * 2.0))};
+    });
+  }
+  return out;
 }
 
-Tensor all(const Tensor& x) {
+namespace {
+// all/any give bool, except for uint8 input, which gives uint8 (PyTorch's legacy rule).
+Tensor all_any(ReduceOp op, const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  const char* name = op == ReduceOp::All ? "all" : "any";
+  check_defined(name, x);
   Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  return reduce_raw(ReduceOp::All, b, normalize_dims(b, {}, "all"), kBool).reshape({});
+  Shape dims = normalize_dims(b, dim ? Dims(*dim) : Dims(), name);
+  Tensor r = dim ? finish(reduce_raw(op, b, dims, kBool), b, dims, keepdim)
+                 : reduce_raw(op, b, dims, kBool).reshape({});
+  return x.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
+}  // namespace
+
+Tensor all(const Tensor& x) { return all_any(ReduceOp::All, x, std::nullopt, false); }
 Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  Shape dims = normalize_dims(b, {dim}, "all");
-  return finish(reduce_raw(ReduceOp::All, b, dims, kBool), b, dims, keepdim);
+  return all_any(ReduceOp::All, x, dim, keepdim);
 }
-Tensor any(const Tensor& x) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  return reduce_raw(ReduceOp::Any, b, normalize_dims(b, {}, "any"), kBool).reshape({});
-}
+Tensor any(const Tensor& x) { return all_any(ReduceOp::Any, x, std::nullopt, false); }
 Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
-  Tensor b = x.dtype() == kBool ? x : ne(x, 0);
-  Shape dims = normalize_dims(b, {dim}, "any");
-  return finish(reduce_raw(ReduceOp::Any, b, dims, kBool), b, dims, keepdim);
+  return all_any(ReduceOp::Any, x, dim, keepdim);
 }
 
 Tensor norm(const Tensor& x, Scalar p) {
+  check_defined("norm", x);
+  EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
+              x.dtype());
   double pv = p.to_double();
-  Tensor xf = x.is_floating_point() ? x : x.to(kDefaultFloat);
+  const Tensor& xf = x;
   if (pv == 2.0) return sqrt(sum(xf * xf));
   if (pv == 1.0) return sum(abs(xf));
+  if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
   if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
   if (pv == 0) return sum(ne(xf, 0).to(xf.dtype()));  // the number of non-zeros
   return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
 }
 
-Tensor logsumexp(const Tensor& x, const Dims& dims_in, bool keepdim) {
+Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {
+  check_defined("logsumexp", x_in);
+  // In the result's floating dtype from the start: x - max(x) in an integer dtype overflows.
+  Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kDefaultFloat);
   Shape dims = normalize_dims(x, dims_in, "logsumexp");
   if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));  // no max to subtract; -inf
   Tensor m;

@@ -11,7 +11,7 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<DType> dtype,
   check_defined(name, x_in);
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   if (!x.is_floating_point()) x = x.to(kDefaultFloat);
-  int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), name);
+  int64_t d = wrap_dim(dim, x.dim(), name);  // 0-dim: 0 or -1 only
   Tensor xc = x.contiguous();
   Tensor out = empty(x.sizes(), x.options());
   EMBER_DISPATCH_DEVICE(x.device(), softmax, x.dim() == 0 ? xc.reshape({1}) : xc, d, log,

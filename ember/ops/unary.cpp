@@ -17,6 +17,9 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
   DType t = x.dtype();
   if (kind == OpKind::Floating && !is_floating_point(t)) t = kDefaultFloat;
   if (kind == OpKind::Bool) t = kBool;
+  // PyTorch on bool: sign is the identity, square promotes to int64 as pow(x, 2) does.
+  if (t == kBool && op == UnaryOp::Sign) return x.clone();
+  if (t == kBool && op == UnaryOp::Square) t = kInt64;
   Tensor in = t == x.dtype() ? x : x.to(t);
   Tensor out = empty(in.sizes(), in.options());
   TensorIter it(out, {in});

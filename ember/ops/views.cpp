@@ -262,9 +262,9 @@ Tensor Tensor::expand(const Shape& shape) const {
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
-  if (dim() == 0) return reshape({1});
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
+  if (dim() == 0) return reshape({1});
   EMBER_CHECK(start <= end, "[flatten] start_dim cannot come after end_dim");
   if (start == end) return *this;
   Shape sizes;
@@ -332,17 +332,20 @@ std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
   // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
+  // The skipped ones still take part in type promotion: cat({float32 (0,), int64 [1, 2]}) is
+  // float32.
   std::vector<Tensor> parts;
+  DType dt = tensors[0].dtype();
   for (const Tensor& t : tensors) {
     check_defined("cat", t);
+    dt = promote_types(dt, t.dtype());
     if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(t);
   }
-  if (parts.empty()) return tensors[0].clone();
+  if (parts.empty()) return empty({0}, TensorOptions(dt).with_device(tensors[0].device()));
   const Tensor& ref = parts[0];
   EMBER_CHECK(ref.dim() > 0,
               "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");
   int64_t d = wrap_dim(dim, ref.dim(), "cat");
-  DType dt = ref.dtype();
   int64_t total = 0;
   for (size_t i = 0; i < parts.size(); ++i) {
     const Tensor& t = parts[i];
@@ -358,7 +361,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                   "in dimension ",
                   d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
                   " for tensor number ", i, " in the list");
-    dt = promote_types(dt, t.dtype());
     total += t.size(d);
   }
   Shape sizes = ref.sizes();
@@ -375,10 +377,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   if (any_requires_grad(parts)) {
     Shape lengths;
     for (const Tensor& t : parts) lengths.push_back(t.size(d));
-    std::vector<DType> dtypes;
-    for (const Tensor& t : parts) dtypes.push_back(t.dtype());
     record_list("CatBackward0", {out}, parts,
-                [lengths, d, dtypes](std::vector<Tensor>& g, const Node& n) -> TensorList {
+                [lengths, d](std::vector<Tensor>& g, const Node& n) -> TensorList {
                   std::vector<Tensor> pieces = g[0].split(lengths, d);
                   for (size_t i = 0; i < pieces.size(); ++i)
                     if (!n.needs_input_grad(i)) pieces[i] = Tensor();

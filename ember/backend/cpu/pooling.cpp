@@ -142,9 +142,9 @@ Window window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dParams& 
 
 void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
   int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
-  dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
+  dispatch_numeric(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    using A = opmath_t<T>;
+    using A = pool_acc_t<T>;
     const T* xp = static_cast<const T*>(x.data_ptr());
     T* op = static_cast<T*>(out.data_ptr());
     parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),

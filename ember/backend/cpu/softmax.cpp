@@ -32,6 +32,8 @@ A row_max(const A* x, int64_t n) {
 // exp(x - max) straight into y and scale it there: the row stays in L1 between the passes.
 template <typename T, typename A>
 void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
+  // The row in A (converted into buf for 16-bit types), and where exp(x - max) goes: y for a
+  // float softmax, else a second half of buf, so the converted row survives for log_softmax.
   const A* src;
   A* e;
   if constexpr (std::is_same_v<T, A>) {
@@ -40,7 +42,7 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   } else {
     for (int64_t i = 0; i < D; ++i) buf[i] = static_cast<A>(x[i]);
     src = buf;
-    e = buf;
+    e = buf + D;
   }
   // A NaN anywhere makes the sum NaN, and with it the whole row, as in PyTorch.
   A m = row_max(src, D);
@@ -65,8 +67,10 @@ void softmax_row(const T* x, T* y, int64_t D, bool log, A* buf) {
   A sum = 0;
   for (int j = 0; j < L; ++j) sum += lanes[j];
   if (log) {
-    A shift = m + std::log(sum);
-    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(src[k] - shift);
+    // (x - m) - log(sum), never x - (m + log(sum)): for |m| >> log(sum) the latter rounds the
+    // log away (log_softmax([1e8, 1e8]) would be [0, 0]).
+    A lse = std::log(sum);
+    for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>((src[k] - m) - lse);
   } else {
     A inv = A(1) / sum;
     for (int64_t k = 0; k < D; ++k) y[k] = static_cast<T>(e[k] * inv);
@@ -86,7 +90,7 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
     if (g.inner == 1) {
       int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D, 1) / 4);
       parallel_for(0, g.outer, grain, [&](int64_t b, int64_t e) {
-        std::vector<A> buf(static_cast<size_t>(g.D));
+        std::vector<A> buf(static_cast<size_t>(2 * g.D));
         for (int64_t r = b; r < e; ++r)
           softmax_row<T, A>(xp + r * g.D, yp + r * g.D, g.D, log, buf.data());
       });

@@ -76,7 +76,7 @@ __device__ void window(int64_t oh, int64_t ow, const PoolGeom& g, int64_t& h0, i
 
 template <typename T>
 __global__ void avg_pool_kernel(const T* x, T* out, PoolGeom g) {
-  using A = opmath_t<T>;
+  using A = pool_acc_t<T>;
   int64_t total = g.planes * g.oH * g.oW;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -157,7 +157,7 @@ void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p) 
   if (out.numel() == 0) return;
   PoolGeom g = geom(x, out, p);
   cuda::LaunchScope launch(x.device().index());
-  dispatch_floating(x.dtype(), "avg_pool2d", [&](auto tag) {
+  dispatch_numeric(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     avg_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, launch.stream>>>(
         static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);

@@ -52,9 +52,9 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x) s += math::exp(static_cast<A>(xr[i]) - m);
     s = block_all_reduce(s, SumReducer<A>{}, shared);
     if (log) {
-      A shift = m + math::log(s);
+      A lse = math::log(s);  // (x - m) - log(s): see softmax_row in backend/cpu/softmax.cpp
       for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
-        yr[i] = static_cast<T>(static_cast<A>(xr[i]) - shift);
+        yr[i] = static_cast<T>((static_cast<A>(xr[i]) - m) - lse);
     } else {
       A inv = A(1) / s;
       for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
