@@ -7,5 +7,6 @@ int info(int argc, char** argv);
 int train(int argc, char** argv);
 int predict(int argc, char** argv);
 int bench(int argc, char** argv);
+int launch(int argc, char** argv);
 
 }  // namespace ember::cli
