@@ -65,9 +65,15 @@ std::string own_hostname(const std::string& master_addr) {
   return name;
 }
 
+// Returns once every rank has joined: a rank may leave (closing its connections) only after all
+// have finished connecting.
 std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
   auto store = std::make_shared<PrefixStore>(prefix, s.store);
-  if (s.backend == "gloo") return make_gloo_process_group(store, rank, size, s.options);
+  if (s.backend == "gloo") {
+    std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, s.options);
+    group->barrier()->wait();
+    return group;
+  }
   EMBER_FAIL("[init_process_group] backend '", s.backend,
              "' is not built in this ember; "
              "available backends: ",
@@ -159,7 +165,9 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     EMBER_CHECK(!addr.empty() && port > 0,
                 "[init_process_group] env:// needs MASTER_ADDR and "
                 "MASTER_PORT in the environment (ember launch sets them)");
-    store = std::make_shared<TCPStore>(addr, port, rank == 0, timeout);
+    auto tcp = std::make_shared<TCPStore>(addr, port, rank == 0, timeout);
+    tcp->register_rank(rank);
+    store = tcp;
   } else if (init_method.rfind("tcp://", 0) == 0) {
     std::string rest = init_method.substr(6);
     size_t colon = rest.rfind(':');
@@ -173,7 +181,9 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     int port = std::atoi(rest.c_str() + colon + 1);
     EMBER_CHECK(port > 0 && port < 65536, "[init_process_group] bad port in '", init_method, "'");
     setenv("MASTER_ADDR", host.c_str(), 0);  // where own_hostname learns about loopback
-    store = std::make_shared<TCPStore>(host, port, rank == 0, timeout);
+    auto tcp = std::make_shared<TCPStore>(host, port, rank == 0, timeout);
+    tcp->register_rank(rank);
+    store = tcp;
   } else if (init_method.rfind("file://", 0) == 0) {
     store = std::make_shared<FileStore>(init_method.substr(7), timeout);
   } else {
@@ -191,6 +201,12 @@ void destroy_process_group() {
     std::lock_guard<std::mutex> lock(global_mutex);
     s = std::move(state_slot());
     state_slot() = nullptr;
+  }
+  if (!s) return;
+  try {
+    s->store->leave();
+  } catch (const std::exception&) {
+    // Leaving a broken group: the peers already know.
   }
 }
 
@@ -232,8 +248,6 @@ void run_threads(int world_size, const std::function<void(int)>& fn,
         s->options.timeout = timeout;
         s->group = make_group(*s, "default_pg", rank, world_size);
         thread_state = s;
-        // Every rank has joined before any may leave (which closes its connections).
-        s->group->barrier()->wait();
         fn(rank);
         s->group->barrier()->wait();
       } catch (const std::exception& e) {

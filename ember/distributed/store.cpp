@@ -169,7 +169,8 @@ void FileStore::wait(const std::vector<std::string>& keys, std::chrono::millisec
 // --- TCPStore -----------------------------------------------------------------------------------
 // Requests: command byte, key (u32 length + bytes), value (u32 length + bytes). Replies: value.
 // 'S' set (empty reply), 'G' get of a present key, 'A' add (value and reply: int64),
-// 'W' wait (value: int64 milliseconds; reply: one byte, 1 when every key is set).
+// 'W' wait (value: int64 milliseconds; reply: one byte, 1 when every key is set), 'R' register
+// the connection's rank (value: int64), 'Q' a clean goodbye, 'D' dead ranks (reply: int64s).
 
 namespace {
 
@@ -236,7 +237,13 @@ class TCPStore::Server {
     accept_thread_ = std::thread([this] { accept_loop(); });
   }
 
+  // Note [The store outlives rank 0 a little]: when rank 0 ends, the other ranks may still be
+  // asking which rank died; the server waits (3 s at most) for their connections to close.
   ~Server() {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait_for(lock, std::chrono::seconds(3), [this] { return active_ == 0; });
+    }
     stop_ = true;
     ::shutdown(listen_fd_, SHUT_RDWR);
     {
@@ -269,22 +276,32 @@ class TCPStore::Server {
         return;
       }
       clients_.push_back(fd);
+      ++active_;
       threads_.emplace_back([this, fd] { serve(fd); });
     }
   }
 
   void serve(int fd) {
+    int64_t rank = -1;
+    bool clean = false;
     try {
       for (;;) {
         char command;
         std::string key, value;
-        if (!recv_all(fd, &command, 1) || !recv_bytes(fd, key) || !recv_bytes(fd, value)) return;
+        if (!recv_all(fd, &command, 1) || !recv_bytes(fd, key) || !recv_bytes(fd, value)) break;
+        if (command == 'R') std::memcpy(&rank, value.data(), std::min<size_t>(8, value.size()));
+        if (command == 'Q') clean = true;
         std::string reply = handle(command, key, value);
         send_bytes(fd, reply);
       }
     } catch (const std::exception&) {
       // A client that went away ends its connection only.
     }
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (rank >= 0 && !clean && !stop_)
+      dead_.push_back(static_cast<int>(rank));  // it exited or died without leaving
+    --active_;
+    changed_.notify_all();
   }
 
   std::string handle(char command, const std::string& key, const std::string& value) {
@@ -322,6 +339,11 @@ class TCPStore::Server {
         });
         return std::string(1, ok && !stop_ ? 1 : 0);
       }
+      case 'D': {
+        std::string out;
+        for (int r : dead_) out.append(reinterpret_cast<const char*>(&r), sizeof(r));
+        return out;
+      }
       default:
         return {};
     }
@@ -336,6 +358,8 @@ class TCPStore::Server {
   std::vector<int> clients_;
   std::vector<std::thread> threads_;
   std::unordered_map<std::string, std::string> map_;
+  std::vector<int> dead_;  // ranks whose connection closed without a goodbye, in order
+  int active_ = 0;         // open client connections
 };
 
 TCPStore::TCPStore(const std::string& host, int port, bool is_server,
@@ -377,6 +401,22 @@ TCPStore::TCPStore(const std::string& host, int port, bool is_server,
 
 TCPStore::~TCPStore() {
   if (socket_ >= 0) ::close(socket_);
+}
+
+void TCPStore::register_rank(int rank) {
+  request('R', "", encode_int(rank));
+  registered_ = true;
+}
+
+void TCPStore::leave() {
+  if (registered_) request('Q', "", {});
+}
+
+std::vector<int> TCPStore::dead_ranks() {
+  Bytes reply = request('D', "", {});
+  std::vector<int> out(reply.size() / sizeof(int));
+  if (!out.empty()) std::memcpy(out.data(), reply.data(), out.size() * sizeof(int));
+  return out;
 }
 
 Bytes TCPStore::request(char command, const std::string& key, const Bytes& value) {

@@ -29,6 +29,13 @@ class Store {
   /// Waits until every key is set; an ember::Error naming the missing keys after `timeout`.
   virtual void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) = 0;
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
+  /// Ranks known to have died: their connection to the store closed before they left the
+  /// group (TCPStore only; empty elsewhere). Lets a failed collective name the rank it lost.
+  virtual std::vector<int> dead_ranks() { return {}; }
+  /// Whether dead_ranks() can know anything.
+  virtual bool tracks_ranks() const { return false; }
+  /// Says goodbye: from now on this rank's closing connection does not count as a death.
+  virtual void leave() {}
   std::chrono::milliseconds timeout() const { return timeout_; }
   void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
 
@@ -44,6 +51,9 @@ class PrefixStore final : public Store {
   Bytes get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t delta) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  std::vector<int> dead_ranks() override { return store_->dead_ranks(); }
+  bool tracks_ranks() const override { return store_->tracks_ranks(); }
+  void leave() override { store_->leave(); }
 
  private:
   std::string prefix_;
@@ -91,6 +101,12 @@ class TCPStore final : public Store {
   Bytes get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t delta) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  std::vector<int> dead_ranks() override;
+  bool tracks_ranks() const override { return registered_; }
+  void leave() override;
+  /// Tells the server which rank this client is: if its connection closes before the client
+  /// is destroyed, that rank counts as dead.
+  void register_rank(int rank);
   /// The port the server listens on (the one asked for, or the one the system chose for 0).
   int port() const { return port_; }
 
@@ -101,6 +117,7 @@ class TCPStore final : public Store {
   std::string host_;
   int port_;
   int socket_ = -1;
+  bool registered_ = false;
   std::mutex mutex_;  // one request at a time on the client socket
 };
 

@@ -95,10 +95,25 @@ TEST(Launch, AKilledRankIsNamed) {
   EXPECT_NE(r.output.find("killed by signal 9"), std::string::npos) << r.output;
 }
 
+// Without a launcher to end them, the surviving ranks themselves name the rank they lost.
+TEST(Launch, SurvivorsNameAKilledRank) {
+  std::string env = "WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(next_port());
+  std::string cmd;
+  for (int r = 0; r < 3; ++r)
+    cmd += env + " RANK=" + std::to_string(r) + " " + kProgram + " kill 1 & ";
+  Result res = run(cmd + "wait");
+  for (int r : {0, 2})
+    EXPECT_NE(
+        res.output.find("rank " + std::to_string(r) + ": [all_reduce] collective #1 on rank " +
+                        std::to_string(r) + " of 3 (gloo) failed: rank 1 exited or died"),
+        std::string::npos)
+        << res.output;
+}
+
 TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {
   Result r = run(launch(2, "hang 1", next_port()));
   EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("[all_reduce] collective #0 on rank 0 of 2 (gloo) timed out"),
+  EXPECT_NE(r.output.find("[all_reduce] collective #1 on rank 0 of 2 (gloo) timed out"),
             std::string::npos)
       << r.output;
 }

@@ -151,7 +151,7 @@ void check_like(const Tensor& t, const Tensor& like, const char* op, const char*
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
-      : ProcessGroup(rank, size), timeout_(options.timeout) {
+      : ProcessGroup(rank, size), store_(store), timeout_(options.timeout) {
     EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
                 "[init_process_group] expected 0 <= rank < "
                 "world_size, got rank ",
@@ -418,22 +418,52 @@ class ProcessGroupGloo final : public ProcessGroup {
         if (!task.description.empty()) check_same_collective(task.description, tag + 1);
         task.run(tag);
         task.work->finish();
+      } catch (const gloo::IoException& e) {
+        task.work->finish(std::make_exception_ptr(
+            wrap_error(task.work->op(), task.work->sequence(), e.what(), /*io=*/true)));
       } catch (const std::exception& e) {
-        task.work->finish(
-            std::make_exception_ptr(wrap_error(task.work->op(), task.work->sequence(), e.what())));
+        task.work->finish(std::make_exception_ptr(
+            wrap_error(task.work->op(), task.work->sequence(), e.what(), /*io=*/false)));
       }
     }
   }
 
-  Error wrap_error(const std::string& op, uint64_t sequence, const std::string& what) const {
+  // io: a transport error, where a lost peer is the likely cause.
+  Error wrap_error(const std::string& op, uint64_t sequence, const std::string& what,
+                   bool io) const {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
     return Error(detail::str_cat(
         "[", op, "] collective #", sequence, " on rank ", rank_, " of ", size_, " (gloo) ",
         timed_out ? detail::str_cat("timed out after ", timeout_.count(),
                                     " ms (a rank stopped calling collectives?): ")
-                  : std::string("failed: "),
+                  : detail::str_cat("failed: ", io ? lost_peers() : std::string()),
         what));
+  }
+
+  // Which ranks died, asked of the rendezvous store (its server sees their connections close at
+  // about the time we see ours fail, so it is given a moment).
+  std::string lost_peers() const {
+    if (!store_->tracks_ranks()) return "";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    try {
+      for (;;) {
+        std::vector<int> dead = store_->dead_ranks();
+        if (!dead.empty()) {
+          // The first to go is the cause; the others may have failed because of it.
+          std::string then;
+          for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
+          return detail::str_cat("rank ", dead[0],
+                                 " exited or died without leaving the group "
+                                 "(its connection to the rendezvous store closed",
+                                 then.empty() ? "" : "; then rank" + then, "); ");
+        }
+        if (std::chrono::steady_clock::now() > deadline) return "";
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    } catch (const std::exception&) {
+      return "rank 0, which serves the rendezvous store, died; ";
+    }
   }
 
   // EMBER_DISTRIBUTED_DEBUG=1: every rank shares its description of the collective; the first
@@ -488,6 +518,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     return work;
   }
 
+  std::shared_ptr<Store> store_;
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
   std::mutex mutex_;
