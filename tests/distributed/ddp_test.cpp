@@ -2,11 +2,15 @@
 // process with batch B ends; no_sync accumulates; unused parameters are named or handled.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <mutex>
 
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/distributed_sampler.h"
+#include "tests/util/npy.h"
 #include "tests/util/test_util.h"
 
 namespace ember::distributed {
@@ -81,6 +85,42 @@ TEST(DDP, NRanksWithBatchSlicesEqualOneProcessWithTheWholeBatch) {
       });
     }
   }
+}
+
+TEST(DDP, EqualsPyTorchDDP) {
+  std::string py = testing::torch_python();
+  if (py.empty()) GTEST_SKIP() << "needs /usr/bin/python3 with torch (python3-torch)";
+  const int steps = 5;
+  std::string dir = ::testing::TempDir() + "/ddp_oracle_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<Tensor> start = make_model(7)->parameters();
+  for (size_t i = 0; i < start.size(); ++i)
+    testing::write_npy(dir + "/p" + std::to_string(i) + ".npy", start[i]);
+  for (int s = 0; s < steps; ++s) {
+    auto [x, y] = batch(s);
+    testing::write_npy(dir + "/x" + std::to_string(s) + ".npy", x);
+    testing::write_npy(dir + "/y" + std::to_string(s) + ".npy", y);
+  }
+  std::string cmd = "timeout 120 " + py +
+                    " " EMBER_SOURCE_DIR "/tests/distributed/torch_ddp_oracle.py " + dir + " " +
+                    std::to_string(steps) + " " + std::to_string(21000 + ::getpid() % 5000);
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::vector<Tensor> torch_params;
+  for (size_t i = 0; i < start.size(); ++i)
+    torch_params.push_back(testing::read_npy(dir + "/out" + std::to_string(i) + ".npy"));
+  std::filesystem::remove_all(dir);
+  run_threads(2, [&](int rank) {
+    DDP ddp(make_model(7));
+    optim::SGD opt(ddp.parameters(), optim::SGDOptions(0.1).with_momentum(0.9));
+    for (int s = 0; s < steps; ++s) {
+      auto [x, y] = batch(s);
+      opt.zero_grad();
+      nn::functional::mse_loss(ddp.forward(x.narrow(0, rank * 6, 6)), y.narrow(0, rank * 6, 6))
+          .backward();
+      opt.step();
+    }
+    expect_params_equal(ddp.module()->parameters(), torch_params, 1e-10);
+  });
 }
 
 TEST(DDP, NoSyncAccumulatesLikeOneBigBatch) {
