@@ -23,6 +23,8 @@
 
 #include "ember/core/error.h"
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/host_buffer.h"
+#include "ember/distributed/reduce_functions.h"
 
 namespace ember::distributed {
 namespace {
@@ -46,106 +48,9 @@ class GlooStore final : public gloo::rendezvous::Store {
   std::shared_ptr<distributed::Store> store_;
 };
 
-struct Sum {
-  template <typename M>
-  M operator()(M a, M b) const {
-    if constexpr (std::is_same_v<M, bool>)
-      return a || b;
-    else
-      return a + b;
-  }
-};
-struct Product {
-  template <typename M>
-  M operator()(M a, M b) const {
-    if constexpr (std::is_same_v<M, bool>)
-      return a && b;
-    else
-      return a * b;
-  }
-};
-struct Min {
-  template <typename M>
-  M operator()(M a, M b) const {
-    return b < a ? b : a;
-  }
-};
-struct Max {
-  template <typename M>
-  M operator()(M a, M b) const {
-    return a < b ? b : a;
-  }
-};
-
-// Elementwise out = op(a, b) in T's math type (float for the 16-bit floats; + is "or" and * is
-// "and" for bool).
-template <typename T, typename Op>
-void reduce_elements(void* out, const void* a, const void* b, size_t n) {
-  using M = opmath_t<T>;
-  T* o = static_cast<T*>(out);
-  const T* x = static_cast<const T*>(a);
-  const T* y = static_cast<const T*>(b);
-  for (size_t i = 0; i < n; ++i)
-    o[i] = static_cast<T>(Op{}(static_cast<M>(x[i]), static_cast<M>(y[i])));
-}
-
 Fn reduce_function(DType dtype, ReduceOp op) {
-  return dispatch_all(dtype, "all_reduce", [&](auto tag) -> Fn {
-    using T = EMBER_TYPE(tag);
-    switch (op) {
-      case ReduceOp::SUM:
-      case ReduceOp::AVG:
-        return &reduce_elements<T, Sum>;
-      case ReduceOp::PRODUCT:
-        return &reduce_elements<T, Product>;
-      case ReduceOp::MIN:
-        return &reduce_elements<T, Min>;
-      case ReduceOp::MAX:
-        return &reduce_elements<T, Max>;
-    }
-    return nullptr;
-  });
-}
-
-void divide_elements(void* data, DType dtype, size_t n, int divisor) {
-  dispatch_all(dtype, "all_reduce", [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    using M = opmath_t<T>;
-    T* p = static_cast<T*>(data);
-    for (size_t i = 0; i < n; ++i)
-      p[i] = static_cast<T>(static_cast<M>(p[i]) / static_cast<M>(divisor));
-  });
-}
-
-// A CPU tensor's memory for gloo: the tensor itself when contiguous, else a contiguous copy that
-// is written back after the collective.
-class Staged {
- public:
-  Staged(Tensor t, const char* op) : tensor_(std::move(t)) {
-    EMBER_CHECK(tensor_.defined(), "[", op, "] undefined tensor");
-    EMBER_CHECK(tensor_.device().is_cpu(), "[", op,
-                "] the gloo backend takes CPU tensors, got a "
-                "tensor on ",
-                tensor_.device(), " (use the nccl backend for CUDA tensors)");
-    buffer_ = tensor_.is_contiguous() ? tensor_ : tensor_.contiguous();
-  }
-  void* data() const { return buffer_.data_ptr(); }
-  size_t nbytes() const { return buffer_.nbytes(); }
-  size_t numel() const { return static_cast<size_t>(buffer_.numel()); }
-  void write_back() {
-    if (buffer_.unsafe_impl() != tensor_.unsafe_impl()) tensor_.copy_(buffer_);
-  }
-
- private:
-  Tensor tensor_;
-  Tensor buffer_;
-};
-
-void check_like(const Tensor& t, const Tensor& like, const char* op, const char* what) {
-  EMBER_CHECK(t.defined() && t.sizes() == like.sizes() && t.dtype() == like.dtype(), "[", op,
-              "] expected every ", what, " to have shape ", like.sizes(), " and dtype ",
-              like.dtype(), ", got ", t.defined() ? t.sizes() : Shape{}, " ",
-              t.defined() ? t.dtype() : like.dtype());
+  return dispatch_reduce(dtype, op,
+                         []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
 }
 
 class ProcessGroupGloo final : public ProcessGroup {
@@ -189,7 +94,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[all_reduce] "
                 "ReduceOp::AVG needs a floating point tensor, got ",
                 tensor.dtype());
-    auto staged = std::make_shared<Staged>(tensor, name);
+    auto staged = std::make_shared<HostBuffer>(tensor, name);
     DType dtype = tensor.dtype();
     return enqueue(name, {tensor}, [this, staged, dtype, op](uint32_t tag) {
       gloo::AllreduceOptions o(context_);
@@ -205,7 +110,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
     check_rank(src, "broadcast");
-    auto staged = std::make_shared<Staged>(tensor, "broadcast");
+    auto staged = std::make_shared<HostBuffer>(tensor, "broadcast");
     return enqueue("broadcast", {tensor}, [this, staged, src](uint32_t tag) {
       gloo::BroadcastOptions o(context_);
       o.setOutput(static_cast<char*>(staged->data()), staged->nbytes());
@@ -223,7 +128,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[reduce] "
                 "ReduceOp::AVG needs a floating point tensor, got ",
                 tensor.dtype());
-    auto staged = std::make_shared<Staged>(tensor, "reduce");
+    auto staged = std::make_shared<HostBuffer>(tensor, "reduce");
     DType dtype = tensor.dtype();
     return enqueue("reduce", {tensor}, [this, staged, dtype, dst, op](uint32_t tag) {
       gloo::ReduceOptions o(context_);
@@ -241,7 +146,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input) override {
     check_list(outputs, input, "all_gather", "output");
-    auto in = std::make_shared<Staged>(input, "all_gather");
+    auto in = std::make_shared<HostBuffer>(input, "all_gather");
     return enqueue("all_gather", {input}, [this, in, outputs](uint32_t tag) {
       std::vector<char> flat(in->nbytes() * size_);
       gloo::AllgatherOptions o(context_);
@@ -257,7 +162,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> gather(std::vector<Tensor> outputs, Tensor input, int dst) override {
     check_rank(dst, "gather");
     if (rank_ == dst) check_list(outputs, input, "gather", "output");
-    auto in = std::make_shared<Staged>(input, "gather");
+    auto in = std::make_shared<HostBuffer>(input, "gather");
     return enqueue("gather", {input}, [this, in, outputs, dst](uint32_t tag) {
       std::vector<char> flat(rank_ == dst ? in->nbytes() * size_ : 0);
       gloo::GatherOptions o(context_);
@@ -274,7 +179,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src) override {
     check_rank(src, "scatter");
     if (rank_ == src) check_list(inputs, output, "scatter", "input");
-    auto out = std::make_shared<Staged>(output, "scatter");
+    auto out = std::make_shared<HostBuffer>(output, "scatter");
     std::vector<Tensor> contiguous;
     for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
     return enqueue("scatter", {output}, [this, out, contiguous, src](uint32_t tag) {
@@ -300,7 +205,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[reduce_scatter] "
                 "ReduceOp::AVG needs a floating point tensor, got ",
                 output.dtype());
-    auto out = std::make_shared<Staged>(output, "reduce_scatter");
+    auto out = std::make_shared<HostBuffer>(output, "reduce_scatter");
     std::vector<Tensor> contiguous;
     for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
     DType dtype = output.dtype();
@@ -326,8 +231,8 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[all_to_all] expected dim 0 to "
                 "divide into ",
                 size_, " equal chunks, got shape ", input.sizes());
-    auto in = std::make_shared<Staged>(input, "all_to_all");
-    auto out = std::make_shared<Staged>(output, "all_to_all");
+    auto in = std::make_shared<HostBuffer>(input, "all_to_all");
+    auto out = std::make_shared<HostBuffer>(output, "all_to_all");
     return enqueue("all_to_all", {input}, [this, in, out](uint32_t tag) {
       gloo::AlltoallOptions o(context_);
       o.setInput(static_cast<char*>(in->data()), in->nbytes());
@@ -386,7 +291,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   static void unpack(const std::vector<char>& flat, const std::vector<Tensor>& outputs, size_t n) {
     for (size_t r = 0; r < outputs.size(); ++r) {
-      Staged out(outputs[r], "all_gather");
+      HostBuffer out(outputs[r], "all_gather");
       std::memcpy(out.data(), flat.data() + r * n, n);
       out.write_back();
     }
@@ -491,7 +396,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> point_to_point(const char* op, Tensor tensor, int peer, int tag) {
     check_rank(peer, op);
     EMBER_CHECK(peer != rank_, "[", op, "] a rank cannot ", op, " to itself (rank ", rank_, ")");
-    auto staged = std::make_shared<Staged>(tensor, op);
+    auto staged = std::make_shared<HostBuffer>(tensor, op);
     auto buffer = std::shared_ptr<gloo::transport::UnboundBuffer>(
         context_->createUnboundBuffer(staged->data(), staged->nbytes()));
     uint64_t slot = (uint64_t{1} << 56) | static_cast<uint32_t>(tag);
