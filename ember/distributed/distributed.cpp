@@ -9,6 +9,7 @@
 
 #include "ember/core/error.h"
 #include "ember/distributed/process_group_gloo.h"
+#include "ember/distributed/process_group_mpi.h"
 
 namespace ember::distributed {
 namespace {
@@ -68,8 +69,18 @@ std::string own_hostname(const std::string& master_addr) {
 // Returns once every rank has joined: a rank may leave (closing its connections) only after all
 // have finished connecting.
 std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
-  auto store = std::make_shared<PrefixStore>(prefix, s.store);
+  if (s.backend == "mpi") {
+    EMBER_CHECK(prefix == "default_pg", "[new_group] the mpi backend has only the default group");
+    std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
+    EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
+                "[init_process_group] mpirun "
+                "started rank ",
+                group->rank(), " of ", group->size(), ", but rank ", rank, " of ", size,
+                " was asked for");
+    return group;
+  }
   if (s.backend == "gloo") {
+    auto store = std::make_shared<PrefixStore>(prefix, s.store);
     std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, s.options);
     group->barrier()->wait();
     return group;
@@ -82,6 +93,7 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
 
 std::string resolve_backend(const std::string& backend) {
   if (backend == "gloo" || backend == "auto") return "gloo";
+  if (backend == "mpi" && mpi_available()) return "mpi";
   EMBER_CHECK(backend == "nccl" || backend == "mpi", "[init_process_group] unknown backend '",
               backend, "'; expected gloo, nccl, mpi or auto");
   EMBER_FAIL("[init_process_group] backend '", backend,
@@ -90,8 +102,10 @@ std::string resolve_backend(const std::string& backend) {
              available_backends());
 }
 
-std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
-  if (!async_op) work->wait();
+// A blocking call waits a little longer than the group's timeout, so that a backend with its own
+// timeouts (Gloo) reports first, with its details.
+std::shared_ptr<Work> finish(ProcessGroup& group, std::shared_ptr<Work> work, bool async_op) {
+  if (!async_op) work->wait(group.timeout() + std::chrono::seconds(5));
   return work;
 }
 
@@ -99,7 +113,12 @@ ProcessGroup& pick(ProcessGroup* group) { return group ? *group : default_group(
 
 }  // namespace
 
-std::string available_backends() { return gloo_available() ? "gloo" : "none"; }
+std::string available_backends() {
+  std::string out;
+  if (gloo_available()) out += "gloo";
+  if (mpi_available()) out += std::string(out.empty() ? "" : ", ") + "mpi";
+  return out.empty() ? "none" : out;
+}
 
 bool debug_enabled() {
   static const bool enabled = env_str("EMBER_DISTRIBUTED_DEBUG") == "1";
@@ -152,7 +171,18 @@ void init_process_group(const std::string& backend, std::shared_ptr<Store> store
 
 void init_process_group(const std::string& backend, const std::string& init_method, int world_size,
                         int rank, std::chrono::milliseconds timeout) {
-  resolve_backend(backend);  // an unavailable backend fails before any rendezvous
+  if (resolve_backend(backend) == "mpi") {  // mpirun did the rendezvous
+    EMBER_CHECK(!state_slot(),
+                "[init_process_group] the default process group is already "
+                "initialized; call destroy_process_group first");
+    auto s = std::make_shared<State>();
+    s->backend = "mpi";
+    s->options.timeout = timeout;
+    s->group = make_group(*s, "default_pg", -1, -1);
+    std::lock_guard<std::mutex> lock(global_mutex);
+    state_slot() = s;
+    return;
+  }
   if (rank < 0) rank = env_int("RANK", env_int("OMPI_COMM_WORLD_RANK", -1));
   if (world_size < 0) world_size = env_int("WORLD_SIZE", env_int("OMPI_COMM_WORLD_SIZE", -1));
   EMBER_CHECK(rank >= 0 && world_size >= 1,
@@ -204,7 +234,7 @@ void destroy_process_group() {
   }
   if (!s) return;
   try {
-    s->store->leave();
+    if (s->store) s->store->leave();
   } catch (const std::exception&) {
     // Leaving a broken group: the peers already know.
   }
@@ -265,42 +295,53 @@ void run_threads(int world_size, const std::function<void(int)>& fn,
 }
 
 std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op, ProcessGroup* group, bool async_op) {
-  return finish(pick(group).all_reduce(std::move(tensor), op), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.all_reduce(std::move(tensor), op), async_op);
 }
 std::shared_ptr<Work> broadcast(Tensor tensor, int src, ProcessGroup* group, bool async_op) {
-  return finish(pick(group).broadcast(std::move(tensor), src), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.broadcast(std::move(tensor), src), async_op);
 }
 std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op, ProcessGroup* group,
                              bool async_op) {
-  return finish(pick(group).reduce(std::move(tensor), dst, op), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.reduce(std::move(tensor), dst, op), async_op);
 }
 std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input, ProcessGroup* group,
                                  bool async_op) {
-  return finish(pick(group).all_gather(std::move(outputs), std::move(input)), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.all_gather(std::move(outputs), std::move(input)), async_op);
 }
 std::shared_ptr<Work> gather(Tensor input, std::vector<Tensor> outputs, int dst,
                              ProcessGroup* group, bool async_op) {
-  return finish(pick(group).gather(std::move(outputs), std::move(input), dst), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.gather(std::move(outputs), std::move(input), dst), async_op);
 }
 std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src,
                               ProcessGroup* group, bool async_op) {
-  return finish(pick(group).scatter(std::move(output), std::move(inputs), src), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.scatter(std::move(output), std::move(inputs), src), async_op);
 }
 std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op,
                                      ProcessGroup* group, bool async_op) {
-  return finish(pick(group).reduce_scatter(std::move(output), std::move(inputs), op), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.reduce_scatter(std::move(output), std::move(inputs), op), async_op);
 }
 std::shared_ptr<Work> all_to_all(Tensor output, Tensor input, ProcessGroup* group, bool async_op) {
-  return finish(pick(group).all_to_all(std::move(output), std::move(input)), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.all_to_all(std::move(output), std::move(input)), async_op);
 }
 std::shared_ptr<Work> barrier(ProcessGroup* group, bool async_op) {
-  return finish(pick(group).barrier(), async_op);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.barrier(), async_op);
 }
 std::shared_ptr<Work> send(Tensor tensor, int dst, ProcessGroup* group, int tag) {
-  return finish(pick(group).send(std::move(tensor), dst, tag), false);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.send(std::move(tensor), dst, tag), false);
 }
 std::shared_ptr<Work> recv(Tensor tensor, int src, ProcessGroup* group, int tag) {
-  return finish(pick(group).recv(std::move(tensor), src, tag), false);
+  ProcessGroup& g = pick(group);
+  return finish(g, g.recv(std::move(tensor), src, tag), false);
 }
 std::shared_ptr<Work> isend(Tensor tensor, int dst, ProcessGroup* group, int tag) {
   return pick(group).send(std::move(tensor), dst, tag);

@@ -25,6 +25,8 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   virtual std::string backend() const = 0;
+  /// How long a blocking collective may take before it is an error.
+  virtual std::chrono::milliseconds timeout() const { return kDefaultTimeout; }
 
   /// In place: every rank's `tensor` becomes the reduction of all ranks' tensors.
   virtual std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op = ReduceOp::SUM) = 0;

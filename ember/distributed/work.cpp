@@ -10,8 +10,8 @@ void Work::wait(std::chrono::milliseconds timeout) {
     done_cv_.wait(lock, [this] { return done_; });
   } else {
     bool ok = done_cv_.wait_for(lock, timeout, [this] { return done_; });
-    EMBER_CHECK(ok, "[", op_, "] collective #", sequence_, " did not finish within ",
-                timeout.count(), " ms (Work::wait)");
+    EMBER_CHECK(ok, "[", op_, "] collective #", sequence_, " timed out after ", timeout.count(),
+                " ms (a rank stopped calling collectives?)");
   }
   if (error_) std::rethrow_exception(error_);
 }

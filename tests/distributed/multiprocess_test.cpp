@@ -52,6 +52,12 @@ TEST(Launch, RanksAllReduceOverGloo) {
   }
 }
 
+TEST(Launch, CollectivesOnEveryDTypeAcrossProcesses) {
+  Result r = run(launch(3, "collectives", next_port()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
+}
+
 TEST(Launch, PrefixesOutputLines) {
   Result r = run(kEmber + " launch --prefix-output --nproc-per-node 2 --master-port " +
                  std::to_string(next_port()) + " " + kProgram);
@@ -79,6 +85,28 @@ TEST(Launch, UnderMpirun) {
           std::to_string(next_port()) + " " + kProgram);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("rank 1 of 2 ok"), std::string::npos) << r.output;
+}
+
+TEST(Mpi, BackendUnderMpirun) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (int n : {2, 3}) {
+    Result r = run("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(n) +
+                   " -x EMBER_TEST_BACKEND=mpi " + kProgram + " collectives");
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("rank " + std::to_string(n - 1) + " of " + std::to_string(n) + " ok"),
+              std::string::npos)
+        << r.output;
+  }
+}
+
+// MPI never times out by itself: ember's wait turns a hung rank into an error naming the call.
+TEST(Mpi, AHungRankIsATimeout) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  Result r = run("mpirun --allow-run-as-root --oversubscribe -np 2 -x EMBER_TEST_BACKEND=mpi " +
+                 kProgram + " hang 1");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 timed out after"), std::string::npos)
+      << r.output;
 }
 
 TEST(Launch, AFailingRankEndsTheJobAndIsNamed) {

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -20,13 +21,36 @@ int main(int argc, char** argv) {
   int rank = -1;
   try {
     auto timeout = mode == "hang" ? std::chrono::seconds(2) : std::chrono::seconds(60);
-    dist::init_process_group("gloo", "env://", -1, -1, timeout);
+    const char* backend = std::getenv("EMBER_TEST_BACKEND");
+    dist::init_process_group(backend ? backend : "gloo", "env://", -1, -1, timeout);
     rank = dist::get_rank();
     int world = dist::get_world_size();
     if (rank == bad && mode == "fail") return 3;
     if (rank == bad && mode == "kill") ::raise(SIGKILL);
     if (rank == bad && mode == "hang") std::this_thread::sleep_for(std::chrono::seconds(60));
-    if (mode == "mismatch" && rank == bad) {
+    if (mode == "collectives") {
+      // Sums and maxima of small integers are exact in every dtype; bool sums are "or".
+      for (ember::DType dt : {ember::kBool, ember::kUInt8, ember::kInt32, ember::kInt64,
+                              ember::kFloat16, ember::kBFloat16, ember::kFloat32}) {
+        ember::Tensor t = ember::full({7}, static_cast<double>(rank % 2 == 0 ? rank : 1), dt);
+        dist::all_reduce(t, dist::ReduceOp::MAX);
+        ember::Tensor b = ember::full({3}, static_cast<double>(rank), dt);
+        dist::broadcast(b, world - 1);
+        std::vector<ember::Tensor> parts;
+        for (int r = 0; r < world; ++r) parts.push_back(ember::zeros({2}, dt));
+        dist::all_gather(parts, ember::full({2}, static_cast<double>(rank % 2), dt));
+        double max_expected = dt == ember::kBool ? 1.0 : std::max(1.0, (world - 1) / 2 * 2.0);
+        bool ok = t.to(ember::kFloat64).max().item<double>() == max_expected &&
+                  b.to(ember::kFloat64).min().item<double>() ==
+                      (dt == ember::kBool ? (world > 1 ? 1.0 : 0.0) : world - 1.0);
+        for (int r = 0; r < world; ++r)
+          ok = ok && parts[r].to(ember::kFloat64).max().item<double>() == r % 2;
+        if (!ok) {
+          std::cerr << "rank " << rank << ": wrong result for " << dt << "\n";
+          return 4;
+        }
+      }
+    } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {
       ember::Tensor t = ember::full({1000}, static_cast<double>(rank + 1), ember::kFloat64);

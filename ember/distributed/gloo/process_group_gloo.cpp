@@ -87,6 +87,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
   std::string backend() const override { return "gloo"; }
+  std::chrono::milliseconds timeout() const override { return timeout_; }
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
     const char* name = "all_reduce";
