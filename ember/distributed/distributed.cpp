@@ -7,9 +7,11 @@
 #include <sstream>
 #include <thread>
 
+#include "ember/backend/cuda/device.h"
 #include "ember/core/error.h"
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/process_group_mpi.h"
+#include "ember/distributed/process_group_nccl.h"
 
 namespace ember::distributed {
 namespace {
@@ -79,6 +81,12 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
                 " was asked for");
     return group;
   }
+  if (s.backend == "nccl") {
+    std::shared_ptr<ProcessGroup> group = make_nccl_process_group(
+        std::make_shared<PrefixStore>(prefix, s.store), rank, size, s.options.timeout);
+    group->barrier()->wait();
+    return group;
+  }
   if (s.backend == "gloo") {
     auto store = std::make_shared<PrefixStore>(prefix, s.store);
     std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, s.options);
@@ -91,8 +99,11 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
              available_backends());
 }
 
+// "auto": NCCL where this build has it and a GPU is usable (CUDA tensors), else Gloo.
 std::string resolve_backend(const std::string& backend) {
-  if (backend == "gloo" || backend == "auto") return "gloo";
+  if (backend == "auto") return nccl_available() && cuda::is_available() ? "nccl" : "gloo";
+  if (backend == "gloo") return "gloo";
+  if (backend == "nccl" && nccl_available()) return "nccl";
   if (backend == "mpi" && mpi_available()) return "mpi";
   EMBER_CHECK(backend == "nccl" || backend == "mpi", "[init_process_group] unknown backend '",
               backend, "'; expected gloo, nccl, mpi or auto");
@@ -117,6 +128,7 @@ std::string available_backends() {
   std::string out;
   if (gloo_available()) out += "gloo";
   if (mpi_available()) out += std::string(out.empty() ? "" : ", ") + "mpi";
+  if (nccl_available()) out += std::string(out.empty() ? "" : ", ") + "nccl";
   return out.empty() ? "none" : out;
 }
 
@@ -162,6 +174,9 @@ void init_process_group(const std::string& backend, std::shared_ptr<Store> store
   auto s = std::make_shared<State>();
   s->backend = resolve_backend(backend);
   s->store = std::move(store);
+  // One GPU per rank: the launcher's LOCAL_RANK picks it (as torchrun users do by hand).
+  if (s->backend == "nccl" && !env_str("LOCAL_RANK").empty())
+    cuda::set_device(env_int("LOCAL_RANK", 0) % cuda::device_count());
   s->options.timeout = timeout;
   s->options.hostname = own_hostname(env_str("MASTER_ADDR"));
   s->group = make_group(*s, "default_pg", rank, world_size);
