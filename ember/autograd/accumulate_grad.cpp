@@ -1,6 +1,7 @@
 // The node at every leaf that requires grad: adds the incoming gradient into leaf.grad(), after
 // the leaf's hooks and before its post-accumulate hooks (where DDP starts its all-reduce).
 #include "ember/core/autograd_meta.h"
+#include "ember/core/device_backend.h"
 #include "ember/core/grad_mode.h"
 #include "ember/ops/elementwise.h"
 
@@ -11,6 +12,9 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {
     device = leaf_.device();
+    // Note [Backward stream] (autograd/engine.cpp): the engine runs this node, so the leaf's
+    // hooks and its accumulation, on the stream current when the leaf entered the graph.
+    if (device.is_cuda()) stream = device_backend(kCUDA).current_stream(device.index());
     input_meta.push_back({leaf_.dtype(), leaf_.sizes()});
   }
   std::string name() const override { return "AccumulateGrad"; }
@@ -19,10 +23,10 @@ class AccumulateGrad final : public Node {
     Tensor g = std::move(grads[0]);
     if (!g.defined()) return {};
     AutogradMeta& meta = autograd_meta(leaf_);
-    for (auto& hook : meta.hooks) {
+    meta.hooks.for_each([&g](auto& hook) {
       Tensor r = hook(g);
       if (r.defined()) g = r;
-    }
+    });
     Tensor& grad = meta.grad;
     if (!grad.defined()) {
       // Keep the gradient itself only if nothing else can see it and it owns one element per
@@ -39,7 +43,7 @@ class AccumulateGrad final : public Node {
     } else {
       grad.add_(g);
     }
-    for (auto& hook : meta.post_accumulate_hooks) hook(leaf_);
+    meta.post_accumulate_hooks.for_each([this](auto& hook) { hook(leaf_); });
     return {};
   }
 

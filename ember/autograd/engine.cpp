@@ -16,12 +16,6 @@ namespace ember {
 namespace autograd {
 namespace {
 
-struct Capture {
-  Node* node;
-  uint32_t input_nr;
-  size_t slot;
-};
-
 // Makes a gradient fit the forward input it is for: same dtype, same shape (summing a broadcast).
 Tensor validate(Tensor g, const Node& node, size_t i) {
   const Node::InputMeta& meta = node.input_meta[i];
@@ -77,155 +71,224 @@ class StreamScope {
 
 void accumulate_into(Tensor& slot, const Tensor& g) { slot = slot.defined() ? slot + g : g; }
 
-std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
-                        bool retain_graph, bool create_graph, const std::vector<Tensor>* inputs,
-                        bool allow_unused) {
-  EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), "[backward] got ",
-              grad_outputs.size(), " gradients for ", outputs.size(), " outputs");
-  AutoGradMode mode(create_graph);
+// One backward pass: the graph reachable from the outputs, the gradients in flight, and the
+// callbacks to run once every node has run (PyTorch's GraphTask).
+class GraphTask {
+ public:
+  GraphTask(bool retain_graph, const std::vector<Tensor>* inputs)
+      : retain_graph_(retain_graph), inputs_(inputs) {}
 
-  // Roots and their initial gradients.
-  std::unordered_map<Node*, std::vector<Tensor>> buffers;
-  std::vector<std::shared_ptr<Node>> roots;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Tensor& out = outputs[i];
-    EMBER_CHECK(out.defined(), "[backward] output ", i, " is undefined");
-    Edge edge = history_edge(out);
-    EMBER_CHECK(edge.valid(), "[backward] element ", i,
-                " of tensors does not require grad and "
-                "does not have a grad_fn");
-    Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
-    if (!g.defined()) {
-      EMBER_CHECK(out.numel() == 1,
-                  "[backward] grad can be implicitly created only for scalar "
-                  "outputs, got an output of shape ",
-                  out.sizes());
-      g = ones_like(out);
-    } else {
-      EMBER_CHECK(g.sizes() == out.sizes(), "[backward] mismatch in shape: grad_output[", i,
-                  "] has a shape of ", g.sizes(), " and output[", i, "] has a shape of ",
-                  out.sizes());
+  std::vector<Tensor> run(const std::vector<Tensor>& outputs,
+                          const std::vector<Tensor>& grad_outputs, bool allow_unused) {
+    seed_roots(outputs, grad_outputs);
+    if (inputs_) add_captures();
+    count_dependencies();
+    if (inputs_) mark_needed();
+    execute();
+    run_final_callbacks();
+    if (inputs_) check_captures(allow_unused);
+    return std::move(captured_);
+  }
+
+  void queue_callback(std::function<void()> callback) {
+    final_callbacks_.push_back(std::move(callback));
+  }
+
+ private:
+  struct Capture {
+    Node* node;
+    uint32_t input_nr;
+    size_t slot;
+  };
+
+  // The roots' nodes and their initial gradients (ones for a scalar output without one).
+  void seed_roots(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs) {
+    EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), "[backward] got ",
+                grad_outputs.size(), " gradients for ", outputs.size(), " outputs");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const Tensor& out = outputs[i];
+      EMBER_CHECK(out.defined(), "[backward] output ", i, " is undefined");
+      Edge edge = history_edge(out);
+      EMBER_CHECK(edge.valid(), "[backward] element ", i,
+                  " of tensors does not require grad and does not have a grad_fn");
+      Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
+      if (!g.defined()) {
+        EMBER_CHECK(out.numel() == 1,
+                    "[backward] grad can be implicitly created only for scalar outputs, got an "
+                    "output of shape ",
+                    out.sizes());
+        g = ones_like(out);
+      } else {
+        EMBER_CHECK(g.sizes() == out.sizes(), "[backward] mismatch in shape: grad_output[", i,
+                    "] has a shape of ", g.sizes(), " and output[", i, "] has a shape of ",
+                    out.sizes());
+      }
+      auto& buf = buffers_[edge.node.get()];
+      buf.resize(edge.node->num_outputs);
+      accumulate_into(buf[edge.input_nr], g);
+      roots_.push_back(edge.node);
     }
-    auto& buf = buffers[edge.node.get()];
-    buf.resize(edge.node->num_outputs);
-    accumulate_into(buf[edge.input_nr], g);
-    roots.push_back(edge.node);
   }
 
   // Where the requested input gradients arrive (autograd::grad).
-  std::vector<Capture> captures;
-  std::vector<Tensor> captured;
-  if (inputs) {
-    captured.resize(inputs->size());
-    for (size_t i = 0; i < inputs->size(); ++i) {
-      Edge e = history_edge((*inputs)[i]);
+  void add_captures() {
+    captured_.resize(inputs_->size());
+    for (size_t i = 0; i < inputs_->size(); ++i) {
+      Edge e = history_edge((*inputs_)[i]);
       EMBER_CHECK(e.valid(), "[grad] input ", i, " does not require grad");
-      captures.push_back({e.node.get(), e.input_nr, i});
+      captures_.push_back({e.node.get(), e.input_nr, i});
     }
   }
 
-  // Dependencies: how many edges of the reachable graph point at each node.
-  std::unordered_map<Node*, int> deps;
-  std::unordered_map<Node*, std::shared_ptr<Node>> keep;  // nodes alive while we run
-  std::vector<Node*> stack;
-  for (auto& r : roots) {
-    if (keep.emplace(r.get(), r).second) stack.push_back(r.get());
-  }
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    for (const Edge& e : n->next_edges) {
-      if (!e.valid()) continue;
-      ++deps[e.node.get()];
-      if (keep.emplace(e.node.get(), e.node).second) stack.push_back(e.node.get());
+  // How many edges of the reachable graph point at each node; keeps every node alive meanwhile.
+  void count_dependencies() {
+    std::vector<Node*> stack;
+    for (auto& r : roots_)
+      if (keep_.emplace(r.get(), r).second) stack.push_back(r.get());
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges) {
+        if (!e.valid()) continue;
+        ++deps_[e.node.get()];
+        if (keep_.emplace(e.node.get(), e.node).second) stack.push_back(e.node.get());
+      }
     }
   }
 
   // autograd::grad runs only the nodes on a path to a requested input and leaves the rest of the
   // graph intact for a later backward (PyTorch's exec_info). Depth-first, post-order: a node is
   // needed when one of its edges leads to a requested input's node or to a needed node.
-  std::unordered_map<Node*, bool> needed;
-  if (inputs) {
+  void mark_needed() {
     std::unordered_set<Node*> targets;
-    for (const Capture& c : captures) targets.insert(c.node);
+    for (const Capture& c : captures_) targets.insert(c.node);
     std::vector<std::pair<Node*, size_t>> path;  // (node, next edge to visit)
-    for (auto& r : roots)
-      if (needed.emplace(r.get(), false).second) path.emplace_back(r.get(), 0);
+    for (auto& r : roots_)
+      if (needed_.emplace(r.get(), false).second) path.emplace_back(r.get(), 0);
     while (!path.empty()) {
       auto& [n, i] = path.back();
       if (i < n->next_edges.size()) {
         const Edge& e = n->next_edges[i++];
-        if (e.valid() && needed.emplace(e.node.get(), false).second)
+        if (e.valid() && needed_.emplace(e.node.get(), false).second)
           path.emplace_back(e.node.get(), 0);
         continue;
       }
       bool leads = false;
       for (const Edge& e : n->next_edges)
-        if (e.valid()) leads |= targets.count(e.node.get()) > 0 || needed[e.node.get()];
-      needed[n] = leads;
+        if (e.valid()) leads |= targets.count(e.node.get()) > 0 || needed_[e.node.get()];
+      needed_[n] = leads;
       path.pop_back();
     }
   }
-  auto runs = [&](Node* n) { return !inputs || needed[n]; };
 
-  auto newer = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
-  std::priority_queue<Node*, std::vector<Node*>, decltype(newer)> ready(newer);
-  for (auto& r : roots)
-    if (deps[r.get()] == 0) ready.push(r.get());
-  std::unordered_map<Node*, bool> queued;
-  for (auto& r : roots) queued[r.get()] = deps[r.get()] == 0;
+  bool runs(Node* n) { return !inputs_ || needed_[n]; }
 
-  while (!ready.empty()) {
-    Node* node = ready.top();
-    ready.pop();
-    std::vector<Tensor> grads = std::move(buffers[node]);
-    buffers.erase(node);
-    grads.resize(node->num_outputs);
-    for (const Capture& c : captures)
+  // Runs ready nodes, newest first, until none is left. A node is ready when every edge into it
+  // has delivered (deps reaches zero); a root nothing points at is ready from the start.
+  void execute() {
+    auto newer = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
+    std::priority_queue<Node*, std::vector<Node*>, decltype(newer)> ready(newer);
+    std::unordered_set<Node*> queued;
+    for (auto& r : roots_)
+      if (deps_[r.get()] == 0 && queued.insert(r.get()).second) ready.push(r.get());
+    while (!ready.empty()) {
+      Node* node = ready.top();
+      ready.pop();
+      std::vector<Tensor> grads = std::move(buffers_[node]);
+      buffers_.erase(node);
+      grads.resize(node->num_outputs);
+      capture(node, grads);
+      bool any = false;
+      for (const Tensor& g : grads) any |= g.defined();
+      bool skip = !any || !runs(node);
+      std::vector<Tensor> input_grads;
+      if (!skip) input_grads = apply(*node, std::move(grads));
+      if (!retain_graph_ && runs(node)) node->release_variables();
+      for (size_t i = 0; i < node->next_edges.size(); ++i) {
+        const Edge& e = node->next_edges[i];
+        if (!e.valid()) continue;
+        Node* next = e.node.get();
+        if (!skip && input_grads[i].defined()) {
+          auto& buf = buffers_[next];
+          buf.resize(next->num_outputs);
+          accumulate_into(buf[e.input_nr], validate(std::move(input_grads[i]), *node, i));
+        }
+        if (--deps_[next] == 0 && queued.insert(next).second) ready.push(next);
+      }
+    }
+  }
+
+  void capture(Node* node, const std::vector<Tensor>& grads) {
+    for (const Capture& c : captures_)
       if (c.node == node && c.input_nr < grads.size() && grads[c.input_nr].defined())
-        accumulate_into(captured[c.slot], grads[c.input_nr]);
-    bool any = false;
-    for (const Tensor& g : grads) any |= g.defined();
-    std::vector<Tensor> input_grads;
-    bool skip = !any || !runs(node);
-    if (!skip) {
-      StreamScope scope(*node);
-      for (auto& hook : node->pre_hooks) hook(grads);
-      input_grads = node->apply(std::move(grads));
-      scope.hand_back(input_grads);
-      EMBER_ASSERT(input_grads.size() == node->next_edges.size(), node->name(), " returned ",
-                   input_grads.size(), " gradients for ", node->next_edges.size(), " inputs");
-    }
-    if (!retain_graph && runs(node)) node->release_variables();
-    for (size_t i = 0; i < node->next_edges.size(); ++i) {
-      const Edge& e = node->next_edges[i];
-      if (!e.valid()) continue;
-      Node* next = e.node.get();
-      if (!skip && i < input_grads.size() && input_grads[i].defined()) {
-        auto& buf = buffers[next];
-        buf.resize(next->num_outputs);
-        accumulate_into(buf[e.input_nr], validate(std::move(input_grads[i]), *node, i));
-      }
-      if (--deps[next] == 0 && !queued[next]) {
-        queued[next] = true;
-        ready.push(next);
-      }
-    }
+        accumulate_into(captured_[c.slot], grads[c.input_nr]);
   }
 
-  if (inputs) {
-    for (size_t i = 0; i < captured.size(); ++i)
-      EMBER_CHECK(allow_unused || captured[i].defined(),
-                  "[grad] one of the differentiated tensors "
-                  "(input ",
-                  i,
-                  ") appears to not have been used in the graph; set "
-                  "allow_unused=true if this is the desired behavior");
+  // The node's pre-hooks and backward, on its stream (Note [Backward stream]).
+  static std::vector<Tensor> apply(Node& node, std::vector<Tensor>&& grads) {
+    StreamScope scope(node);
+    node.pre_hooks.for_each([&grads](auto& hook) { hook(grads); });
+    std::vector<Tensor> input_grads = node.apply(std::move(grads));
+    scope.hand_back(input_grads);
+    EMBER_ASSERT(input_grads.size() == node.next_edges.size(), node.name(), " returned ",
+                 input_grads.size(), " gradients for ", node.next_edges.size(), " inputs");
+    return input_grads;
   }
-  return captured;
+
+  // A callback may queue further callbacks: they run too, in order.
+  void run_final_callbacks() {
+    for (size_t i = 0; i < final_callbacks_.size(); ++i) {
+      std::function<void()> callback = std::move(final_callbacks_[i]);
+      callback();
+    }
+    final_callbacks_.clear();
+  }
+
+  void check_captures(bool allow_unused) {
+    for (size_t i = 0; i < captured_.size(); ++i)
+      EMBER_CHECK(allow_unused || captured_[i].defined(),
+                  "[grad] one of the differentiated tensors (input ", i,
+                  ") appears to not have been used in the graph; set allow_unused=true if this "
+                  "is the desired behavior");
+  }
+
+  bool retain_graph_;
+  const std::vector<Tensor>* inputs_;
+  std::vector<std::shared_ptr<Node>> roots_;
+  std::unordered_map<Node*, std::vector<Tensor>> buffers_;  // gradients waiting for their node
+  std::unordered_map<Node*, int> deps_;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep_;
+  std::unordered_map<Node*, bool> needed_;
+  std::vector<Capture> captures_;
+  std::vector<Tensor> captured_;
+  std::vector<std::function<void()>> final_callbacks_;
+};
+
+// The backward pass running on this thread, innermost first (a hook may call backward).
+thread_local GraphTask* current_task = nullptr;
+
+std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
+                        bool retain_graph, bool create_graph, const std::vector<Tensor>* inputs,
+                        bool allow_unused) {
+  AutoGradMode mode(create_graph);
+  GraphTask task(retain_graph, inputs);
+  GraphTask* outer = current_task;
+  current_task = &task;
+  struct Restore {
+    GraphTask* outer;
+    ~Restore() { current_task = outer; }
+  } restore{outer};
+  return task.run(outputs, grad_outputs, allow_unused);
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(current_task != nullptr,
+              "[queue_callback] expected to be called during backward (from a hook), but no "
+              "backward is running on this thread");
+  current_task->queue_callback(std::move(callback));
+}
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph) {

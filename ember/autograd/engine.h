@@ -2,6 +2,7 @@
 // does (a node runs once all its consumers have sent their gradients; newest first among ready).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "ember/core/tensor.h"
@@ -18,5 +19,9 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
                          bool create_graph = false, bool allow_unused = false);
+
+/// Runs `callback` when the backward pass running on this thread has run every node, before
+/// backward() returns (PyTorch's queue_callback); an error outside a backward pass.
+void queue_callback(std::function<void()> callback);
 
 }  // namespace ember::autograd

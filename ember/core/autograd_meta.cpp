@@ -95,7 +95,7 @@ void Tensor::retain_grad() const {
   // The gradient flowing into grad_fn's output is this tensor's; a hook keeps a copy of it.
   std::weak_ptr<TensorImpl> weak = impl_;
   uint32_t nr = meta.output_nr;
-  meta.grad_fn->pre_hooks.push_back([weak, nr](std::vector<Tensor>& grads) {
+  meta.grad_fn->pre_hooks.add([weak, nr](std::vector<Tensor>& grads) {
     std::shared_ptr<TensorImpl> impl = weak.lock();
     if (!impl || nr >= grads.size() || !grads[nr].defined() || !impl->autograd) return;
     Tensor& g = impl->autograd->grad;
@@ -144,17 +144,15 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
-void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(),
               "[register_hook] cannot register a hook on a tensor that doesn't "
               "require gradient");
   AutogradMeta& meta = autograd_meta(*this);
-  if (!meta.grad_fn) {  // a leaf: its accumulator runs the hooks before accumulating
-    meta.hooks.push_back(std::move(hook));
-    return;
-  }
+  if (!meta.grad_fn)  // a leaf: its accumulator runs the hooks before accumulating
+    return meta.hooks.add(std::move(hook));
   uint32_t nr = meta.output_nr;
-  meta.grad_fn->pre_hooks.push_back([nr, hook = std::move(hook)](std::vector<Tensor>& grads) {
+  return meta.grad_fn->pre_hooks.add([nr, hook = std::move(hook)](std::vector<Tensor>& grads) {
     if (nr < grads.size() && grads[nr].defined()) {
       Tensor replaced = hook(grads[nr]);
       if (replaced.defined()) grads[nr] = replaced;
@@ -162,11 +160,12 @@ void Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   });
 }
 
-void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+RemovableHandle Tensor::register_post_accumulate_grad_hook(
+    std::function<void(const Tensor&)> hook) const {
   EMBER_CHECK(is_leaf() && requires_grad(),
               "[register_post_accumulate_grad_hook] expected a leaf "
               "tensor that requires grad");
-  autograd_meta(*this).post_accumulate_hooks.push_back(std::move(hook));
+  return autograd_meta(*this).post_accumulate_hooks.add(std::move(hook));
 }
 
 }  // namespace ember

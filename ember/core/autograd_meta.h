@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/hook_list.h"
 #include "ember/core/small_vector.h"
 #include "ember/core/tensor.h"
 
@@ -48,7 +49,7 @@ class Node : public std::enable_shared_from_this<Node> {
   uintptr_t stream = 0;
 
   /// Hooks run on the gradients before apply (DDP-style hooks use post-accumulate hooks instead).
-  std::vector<std::function<void(std::vector<Tensor>&)>> pre_hooks;
+  HookList<std::function<void(std::vector<Tensor>&)>> pre_hooks;
 
  private:
   static std::atomic<uint64_t> next_sequence_nr_;
@@ -61,8 +62,8 @@ struct AutogradMeta {
   std::shared_ptr<Node> grad_fn;         // null for leaves
   uint32_t output_nr = 0;                // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;  // leaves: the node that accumulates into .grad
-  std::vector<std::function<Tensor(const Tensor&)>> hooks;
-  std::vector<std::function<void(const Tensor&)>> post_accumulate_hooks;
+  HookList<std::function<Tensor(const Tensor&)>> hooks;
+  HookList<std::function<void(const Tensor&)>> post_accumulate_hooks;
 };
 
 /// The autograd state of `t`, created on first use.

@@ -15,6 +15,7 @@
 #include "ember/core/device.h"
 #include "ember/core/dtype.h"
 #include "ember/core/error.h"
+#include "ember/core/hook_list.h"
 #include "ember/core/scalar.h"
 #include "ember/core/shape.h"
 #include "ember/core/storage.h"
@@ -148,9 +149,10 @@ class Tensor {
   Tensor detach() const;
   Tensor& detach_();
   /// A hook on this tensor's gradient; it may return a replacement (or an undefined tensor).
-  void register_hook(std::function<Tensor(const Tensor&)> hook) const;
-  /// Called with the leaf after its .grad() has been accumulated (distributed training hangs here).
-  void register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
+  RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// Called with the leaf after its .grad() has been accumulated, on the stream current when the
+  /// leaf was first used in the graph (distributed training starts its all-reduces here).
+  RemovableHandle register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
 
   // --- conversion and copies (ops/) ---
   Tensor to(Device device, bool non_blocking = false, bool copy = false) const;

@@ -106,6 +106,102 @@ TEST(Autograd, HooksAndRetainGrad) {
   EXPECT_EQ(post, 60);
 }
 
+TEST(Autograd, RemovedHooksNoLongerRun) {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  int leaf_calls = 0, post_calls = 0, inner_calls = 0;
+  RemovableHandle leaf = x.register_hook([&](const Tensor& g) {
+    ++leaf_calls;
+    return g * 10;
+  });
+  RemovableHandle post = x.register_post_accumulate_grad_hook([&](const Tensor&) { ++post_calls; });
+  Tensor y = x * 3;
+  RemovableHandle inner = y.register_hook([&](const Tensor&) {
+    ++inner_calls;
+    return Tensor();
+  });
+  y.sum().backward(Tensor(), /*retain_graph=*/true);
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{30, 30}));
+  EXPECT_EQ(leaf_calls + post_calls + inner_calls, 3);
+  leaf.remove();
+  post.remove();
+  inner.remove();
+  inner.remove();  // twice: nothing more happens
+  y.sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{33, 33}));
+  EXPECT_EQ(leaf_calls + post_calls + inner_calls, 3);
+}
+
+TEST(Autograd, HookHandleOutlivesItsTensor) {
+  RemovableHandle handle;
+  {
+    Tensor x = ones({2}).requires_grad_();
+    handle = x.register_post_accumulate_grad_hook([](const Tensor&) {});
+  }
+  handle.remove();  // the hook list is gone: nothing to do, nothing dangling
+}
+
+TEST(Autograd, HookMayRemoveItselfWhileRunning) {
+  Tensor x = ones({2}).requires_grad_();
+  int calls = 0;
+  RemovableHandle self;
+  self = x.register_post_accumulate_grad_hook([&](const Tensor&) {
+    ++calls;
+    self.remove();
+  });
+  (x * 2).sum().backward();
+  (x * 2).sum().backward();
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Autograd, QueuedCallbacksRunAfterEveryNode) {
+  Tensor a = tensor({1.0}).requires_grad_();
+  Tensor b = tensor({2.0}).requires_grad_();
+  std::vector<std::string> order;
+  bool queued = false;
+  auto hook = [&](const char* name) {
+    return [&, name](const Tensor&) {
+      order.push_back(name);
+      if (queued) return;
+      queued = true;
+      autograd::queue_callback([&] {
+        order.push_back("callback");
+        autograd::queue_callback([&] { order.push_back("nested callback"); });
+      });
+    };
+  };
+  a.register_post_accumulate_grad_hook(hook("a"));
+  b.register_post_accumulate_grad_hook(hook("b"));
+  (a * 2 + (b * a) * 3).sum().backward();
+  ASSERT_EQ(order.size(), 4u);
+  EXPECT_EQ(order[2], "callback");  // after both leaves, whichever ran first
+  EXPECT_EQ(order[3], "nested callback");
+  order.clear();
+  queued = false;
+  (a * 2).sum().backward();  // callbacks do not carry over to the next backward
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "callback", "nested callback"}));
+}
+
+TEST(Autograd, QueueCallbackOutsideBackwardIsAnError) {
+  EXPECT_THROW_WITH(autograd::queue_callback([] {}), "no backward is running");
+}
+
+TEST(Autograd, CallbackOfAnInnerBackwardRunsWithIt) {
+  Tensor x = tensor({1.0}).requires_grad_();
+  Tensor w = tensor({2.0}).requires_grad_();
+  std::vector<std::string> order;
+  x.register_post_accumulate_grad_hook([&](const Tensor&) {
+    autograd::queue_callback([&] { order.push_back("outer"); });
+    AutoGradMode grad_on(true);  // backward runs its hooks without grad mode
+    Tensor inner = (w * 5).sum();
+    autograd::backward({inner});
+    order.push_back("inner done");
+  });
+  w.register_post_accumulate_grad_hook(
+      [&](const Tensor&) { autograd::queue_callback([&] { order.push_back("inner"); }); });
+  (x * 2).sum().backward();
+  EXPECT_EQ(order, (std::vector<std::string>{"inner", "inner done", "outer"}));
+}
+
 TEST(Autograd, GradFunctionLeavesDotGradAlone) {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor w = tensor({3.0, 4.0}).requires_grad_();

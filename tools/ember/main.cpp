@@ -14,6 +14,7 @@ commands:
   train [options]       train LeNet-5 (or an MLP) on Fashion-MNIST on the best device
   predict --model FILE  classify the test set with a trained model: softmax(logits / T)
   bench [--json]        the GPU guides' claims, measured on this machine
+  launch [options] PROG start the ranks of a distributed job on this machine (like torchrun)
 
 `ember <command> --help` lists the options of a command.
 )";
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     if (cmd == "train") return ember::cli::train(argc - 2, argv + 2);
     if (cmd == "predict") return ember::cli::predict(argc - 2, argv + 2);
     if (cmd == "bench") return ember::cli::bench(argc - 2, argv + 2);
+    if (cmd == "launch") return ember::cli::launch(argc - 2, argv + 2);
     std::cerr << "ember: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;
   } catch (const ember::Error& e) {

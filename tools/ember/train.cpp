@@ -33,6 +33,7 @@ const char* kHelp = R"(usage: ember train [options]
   --momentum F            SGD momentum (default 0.9)
   --seed N                initialisation and shuffling (default 0)
   --devices LIST          data parallelism over several devices, e.g. cuda:0,cuda:1 or cpu:0,cpu:1
+  --nproc N               DistributedDataParallel over N local processes (Gloo; batch per rank)
                           (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
   --threads N             CPU threads (default: all cores)
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
@@ -112,6 +113,8 @@ TrainConfig parse_train_args(int argc, char** argv) {
 }
 
 int train(int argc, char** argv) {
+  for (int i = 0; i < argc; ++i)
+    if (std::string(argv[i]) == "--nproc") return train_ddp(argc, argv);
   TrainConfig cfg = parse_train_args(argc, argv);
   if (cfg.help) {
     std::cout << kHelp;

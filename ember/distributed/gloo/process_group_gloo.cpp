@@ -1,0 +1,447 @@
+// ProcessGroup over Gloo's algorithms. One worker thread per group runs the queued collectives in
+// call order, so every rank runs them in the same order and an async collective overlaps with the
+// caller's work (DDP's backward). Tags are the collectives' sequence numbers.
+#include "ember/distributed/process_group_gloo.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/gather.h>
+#include <gloo/reduce.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/scatter.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <thread>
+
+#include "ember/core/error.h"
+#include "ember/distributed/distributed.h"
+#include "ember/distributed/host_buffer.h"
+#include "ember/distributed/reduce_functions.h"
+
+namespace ember::distributed {
+namespace {
+
+using Fn = std::function<void(void*, const void*, const void*, size_t)>;
+
+// gloo's Store interface over ember's.
+class GlooStore final : public gloo::rendezvous::Store {
+ public:
+  explicit GlooStore(std::shared_ptr<distributed::Store> store) : store_(std::move(store)) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    store_->set(key, data);
+  }
+  std::vector<char> get(const std::string& key) override { return store_->get(key); }
+  void wait(const std::vector<std::string>& keys) override { store_->wait(keys); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& t) override {
+    store_->wait(keys, t);
+  }
+
+ private:
+  std::shared_ptr<distributed::Store> store_;
+};
+
+Fn reduce_function(DType dtype, ReduceOp op) {
+  return dispatch_reduce(dtype, op,
+                         []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
+}
+
+class ProcessGroupGloo final : public ProcessGroup {
+ public:
+  ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
+      : ProcessGroup(rank, size), store_(store), timeout_(options.timeout) {
+    EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
+                "[init_process_group] expected 0 <= rank < "
+                "world_size, got rank ",
+                rank, " and world_size ", size);
+    gloo::transport::tcp::attr attr;
+    attr.hostname = options.hostname;
+    try {
+      auto device = gloo::transport::tcp::CreateDevice(attr);
+      auto context = std::make_shared<gloo::rendezvous::Context>(rank, size);
+      context->setTimeout(options.timeout);
+      GlooStore gloo_store(store);
+      context->connectFullMesh(gloo_store, device);
+      context_ = context;
+    } catch (const gloo::Exception& e) {
+      EMBER_FAIL("[init_process_group] rank ", rank, " of ", size,
+                 " could not connect to the other ranks over gloo: ", e.what());
+    }
+    worker_ = std::thread([this] { work_loop(); });
+  }
+
+  ~ProcessGroupGloo() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    queued_.notify_all();
+    worker_.join();
+  }
+
+  std::string backend() const override { return "gloo"; }
+  std::chrono::milliseconds timeout() const override { return timeout_; }
+
+  std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
+    const char* name = "all_reduce";
+    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(tensor.dtype()),
+                "[all_reduce] "
+                "ReduceOp::AVG needs a floating point tensor, got ",
+                tensor.dtype());
+    auto staged = std::make_shared<HostBuffer>(tensor, name);
+    DType dtype = tensor.dtype();
+    return enqueue(name, {tensor}, [this, staged, dtype, op](uint32_t tag) {
+      gloo::AllreduceOptions o(context_);
+      set_typed_output(o, staged->data(), dtype, staged->numel());
+      o.setReduceFunction(reduce_function(dtype, op));
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allreduce(o);
+      if (op == ReduceOp::AVG) divide_elements(staged->data(), dtype, staged->numel(), size_);
+      staged->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
+    check_rank(src, "broadcast");
+    auto staged = std::make_shared<HostBuffer>(tensor, "broadcast");
+    return enqueue("broadcast", {tensor}, [this, staged, src](uint32_t tag) {
+      gloo::BroadcastOptions o(context_);
+      o.setOutput(static_cast<char*>(staged->data()), staged->nbytes());
+      o.setRoot(src);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::broadcast(o);
+      staged->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op) override {
+    check_rank(dst, "reduce");
+    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(tensor.dtype()),
+                "[reduce] "
+                "ReduceOp::AVG needs a floating point tensor, got ",
+                tensor.dtype());
+    auto staged = std::make_shared<HostBuffer>(tensor, "reduce");
+    DType dtype = tensor.dtype();
+    return enqueue("reduce", {tensor}, [this, staged, dtype, dst, op](uint32_t tag) {
+      gloo::ReduceOptions o(context_);
+      set_typed_output(o, staged->data(), dtype, staged->numel());
+      o.setRoot(dst);
+      o.setReduceFunction(reduce_function(dtype, op));
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::reduce(o);
+      if (op == ReduceOp::AVG && rank_ == dst)
+        divide_elements(staged->data(), dtype, staged->numel(), size_);
+      staged->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input) override {
+    check_list(outputs, input, "all_gather", "output");
+    auto in = std::make_shared<HostBuffer>(input, "all_gather");
+    return enqueue("all_gather", {input}, [this, in, outputs](uint32_t tag) {
+      std::vector<char> flat(in->nbytes() * size_);
+      gloo::AllgatherOptions o(context_);
+      o.setInput(static_cast<char*>(in->data()), in->nbytes());
+      o.setOutput(flat.data(), flat.size());
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allgather(o);
+      unpack(flat, outputs, in->nbytes());
+    });
+  }
+
+  std::shared_ptr<Work> gather(std::vector<Tensor> outputs, Tensor input, int dst) override {
+    check_rank(dst, "gather");
+    if (rank_ == dst) check_list(outputs, input, "gather", "output");
+    auto in = std::make_shared<HostBuffer>(input, "gather");
+    return enqueue("gather", {input}, [this, in, outputs, dst](uint32_t tag) {
+      std::vector<char> flat(rank_ == dst ? in->nbytes() * size_ : 0);
+      gloo::GatherOptions o(context_);
+      o.setInput(static_cast<char*>(in->data()), in->nbytes());
+      if (rank_ == dst) o.setOutput(flat.data(), flat.size());
+      o.setRoot(dst);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::gather(o);
+      if (rank_ == dst) unpack(flat, outputs, in->nbytes());
+    });
+  }
+
+  std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src) override {
+    check_rank(src, "scatter");
+    if (rank_ == src) check_list(inputs, output, "scatter", "input");
+    auto out = std::make_shared<HostBuffer>(output, "scatter");
+    std::vector<Tensor> contiguous;
+    for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
+    return enqueue("scatter", {output}, [this, out, contiguous, src](uint32_t tag) {
+      gloo::ScatterOptions o(context_);
+      std::vector<char*> ptrs;
+      for (const Tensor& t : contiguous) ptrs.push_back(static_cast<char*>(t.data_ptr()));
+      if (rank_ == src) o.setInputs(ptrs, out->nbytes());
+      o.setOutput(static_cast<char*>(out->data()), out->nbytes());
+      o.setRoot(src);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::scatter(o);
+      out->write_back();
+    });
+  }
+
+  // Gloo (2022) has no reduce-scatter with the options API: an all-reduce of the concatenated
+  // inputs, keeping this rank's part. Same result, more traffic.
+  std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
+                                       ReduceOp op) override {
+    check_list(inputs, output, "reduce_scatter", "input");
+    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(output.dtype()),
+                "[reduce_scatter] "
+                "ReduceOp::AVG needs a floating point tensor, got ",
+                output.dtype());
+    auto out = std::make_shared<HostBuffer>(output, "reduce_scatter");
+    std::vector<Tensor> contiguous;
+    for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
+    DType dtype = output.dtype();
+    return enqueue("reduce_scatter", {output}, [this, out, contiguous, dtype, op](uint32_t tag) {
+      size_t n = out->nbytes();
+      std::vector<char> flat(n * size_);
+      for (int r = 0; r < size_; ++r) std::memcpy(flat.data() + r * n, contiguous[r].data_ptr(), n);
+      gloo::AllreduceOptions o(context_);
+      set_typed_output(o, flat.data(), dtype, out->numel() * size_);
+      o.setReduceFunction(reduce_function(dtype, op));
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allreduce(o);
+      std::memcpy(out->data(), flat.data() + rank_ * n, n);
+      if (op == ReduceOp::AVG) divide_elements(out->data(), dtype, out->numel(), size_);
+      out->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
+    check_like(output, input, "all_to_all", "tensor");
+    EMBER_CHECK(input.dim() >= 1 && input.size(0) % size_ == 0,
+                "[all_to_all] expected dim 0 to "
+                "divide into ",
+                size_, " equal chunks, got shape ", input.sizes());
+    auto in = std::make_shared<HostBuffer>(input, "all_to_all");
+    auto out = std::make_shared<HostBuffer>(output, "all_to_all");
+    return enqueue("all_to_all", {input}, [this, in, out](uint32_t tag) {
+      gloo::AlltoallOptions o(context_);
+      o.setInput(static_cast<char*>(in->data()), in->nbytes());
+      o.setOutput(static_cast<char*>(out->data()), out->nbytes());
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::alltoall(o);
+      out->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> barrier() override {
+    return enqueue("barrier", {}, [this](uint32_t tag) {
+      gloo::BarrierOptions o(context_);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::barrier(o);
+    });
+  }
+
+  // Point-to-point operations skip the queue (a send must not wait behind a recv of the same
+  // rank): each posts its buffer at once and a thread waits for it to complete.
+  std::shared_ptr<Work> send(Tensor tensor, int dst, int tag) override {
+    return point_to_point("send", tensor, dst, tag);
+  }
+  std::shared_ptr<Work> recv(Tensor tensor, int src, int tag) override {
+    return point_to_point("recv", tensor, src, tag);
+  }
+
+ private:
+  struct Task {
+    std::shared_ptr<Work> work;
+    std::string description;  // for EMBER_DISTRIBUTED_DEBUG
+    std::function<void(uint32_t)> run;
+  };
+
+  // A reduction needs gloo to know the element type's size: its function gets element counts.
+  template <typename Options>
+  static void set_typed_output(Options& o, void* data, DType dtype, size_t numel) {
+    dispatch_all(dtype, "collective", [&](auto tag) {
+      using T = EMBER_TYPE(tag);
+      o.template setOutput<T>(static_cast<T*>(data), numel);
+    });
+  }
+
+  void check_rank(int r, const char* op) const {
+    EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
+  }
+
+  void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
+                  const char* what) const {
+    EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_, " ", what,
+                " tensors (one per rank), got ", list.size());
+    for (const Tensor& t : list) check_like(t, like, op, what);
+  }
+
+  static void unpack(const std::vector<char>& flat, const std::vector<Tensor>& outputs, size_t n) {
+    for (size_t r = 0; r < outputs.size(); ++r) {
+      HostBuffer out(outputs[r], "all_gather");
+      std::memcpy(out.data(), flat.data() + r * n, n);
+      out.write_back();
+    }
+  }
+
+  std::shared_ptr<Work> enqueue(const char* op, const std::vector<Tensor>& tensors,
+                                std::function<void(uint32_t)> run) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uint64_t sequence = next_sequence_++;
+    auto work = std::make_shared<Work>(op, sequence);
+    std::string description = debug_enabled() ? describe_collective(op, tensors) : std::string();
+    queue_.push_back({work, std::move(description), std::move(run)});
+    queued_.notify_one();
+    return work;
+  }
+
+  void work_loop() {
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      uint32_t tag = static_cast<uint32_t>(task.work->sequence() * 2);
+      try {
+        if (!task.description.empty()) check_same_collective(task.description, tag + 1);
+        task.run(tag);
+        task.work->finish();
+      } catch (const gloo::IoException& e) {
+        task.work->finish(std::make_exception_ptr(
+            wrap_error(task.work->op(), task.work->sequence(), e.what(), /*io=*/true)));
+      } catch (const std::exception& e) {
+        task.work->finish(std::make_exception_ptr(
+            wrap_error(task.work->op(), task.work->sequence(), e.what(), /*io=*/false)));
+      }
+    }
+  }
+
+  // io: a transport error, where a lost peer is the likely cause.
+  Error wrap_error(const std::string& op, uint64_t sequence, const std::string& what,
+                   bool io) const {
+    bool timed_out =
+        what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
+    return Error(detail::str_cat(
+        "[", op, "] collective #", sequence, " on rank ", rank_, " of ", size_, " (gloo) ",
+        timed_out ? detail::str_cat("timed out after ", timeout_.count(),
+                                    " ms (a rank stopped calling collectives?): ")
+                  : detail::str_cat("failed: ", io ? lost_peers() : std::string()),
+        what));
+  }
+
+  // Which ranks died, asked of the rendezvous store (its server sees their connections close at
+  // about the time we see ours fail, so it is given a moment).
+  std::string lost_peers() const {
+    if (!store_->tracks_ranks()) return "";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    try {
+      for (;;) {
+        std::vector<int> dead = store_->dead_ranks();
+        if (!dead.empty()) {
+          // The first to go is the cause; the others may have failed because of it.
+          std::string then;
+          for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
+          return detail::str_cat("rank ", dead[0],
+                                 " exited or died without leaving the group "
+                                 "(its connection to the rendezvous store closed",
+                                 then.empty() ? "" : "; then rank" + then, "); ");
+        }
+        if (std::chrono::steady_clock::now() > deadline) return "";
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    } catch (const std::exception&) {
+      return "rank 0, which serves the rendezvous store, died; ";
+    }
+  }
+
+  // EMBER_DISTRIBUTED_DEBUG=1: every rank shares its description of the collective; the first
+  // rank that differs from rank 0 is an error on every rank.
+  void check_same_collective(const std::string& description, uint32_t tag) {
+    constexpr size_t kSize = 512;
+    std::vector<char> mine(kSize, 0), all(kSize * size_, 0);
+    std::memcpy(mine.data(), description.data(), std::min(kSize - 1, description.size()));
+    gloo::AllgatherOptions o(context_);
+    o.setInput(mine.data(), kSize);
+    o.setOutput(all.data(), all.size());
+    o.setTag(tag);
+    o.setTimeout(timeout_);
+    gloo::allgather(o);
+    std::string first(all.data());
+    for (int r = 1; r < size_; ++r) {
+      std::string other(all.data() + r * kSize);
+      EMBER_CHECK(other == first,
+                  "[distributed debug] ranks call different collectives: rank 0 "
+                  "calls ",
+                  first, " but rank ", r, " calls ", other);
+    }
+  }
+
+  std::shared_ptr<Work> point_to_point(const char* op, Tensor tensor, int peer, int tag) {
+    check_rank(peer, op);
+    EMBER_CHECK(peer != rank_, "[", op, "] a rank cannot ", op, " to itself (rank ", rank_, ")");
+    auto staged = std::make_shared<HostBuffer>(tensor, op);
+    auto buffer = std::shared_ptr<gloo::transport::UnboundBuffer>(
+        context_->createUnboundBuffer(staged->data(), staged->nbytes()));
+    uint64_t slot = (uint64_t{1} << 56) | static_cast<uint32_t>(tag);
+    bool is_send = std::strcmp(op, "send") == 0;
+    if (is_send)
+      buffer->send(peer, slot);
+    else
+      buffer->recv(peer, slot);
+    auto work = std::make_shared<Work>(op, 0);
+    std::chrono::milliseconds timeout = timeout_;
+    std::thread([work, buffer, staged, is_send, timeout, op, peer, r = rank_] {
+      try {
+        int from = peer;
+        bool ok = is_send ? buffer->waitSend(&from, timeout) : buffer->waitRecv(&from, timeout);
+        EMBER_CHECK(ok, "[", op, "] rank ", r, " timed out after ", timeout.count(),
+                    " ms waiting for rank ", peer);
+        staged->write_back();
+        work->finish();
+      } catch (const std::exception& e) {
+        work->finish(std::make_exception_ptr(Error(detail::str_cat(
+            "[", op, "] between rank ", r, " and rank ", peer, " (gloo) failed: ", e.what()))));
+      }
+    }).detach();
+    return work;
+  }
+
+  std::shared_ptr<Store> store_;
+  std::shared_ptr<gloo::Context> context_;
+  std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable queued_;
+  std::deque<Task> queue_;
+  uint64_t next_sequence_ = 0;
+  bool stop_ = false;
+  std::thread worker_;
+};
+
+}  // namespace
+
+bool gloo_available() { return true; }
+
+std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store> store, int rank,
+                                                      int size, const GlooOptions& options) {
+  return std::make_shared<ProcessGroupGloo>(std::move(store), rank, size, options);
+}
+
+}  // namespace ember::distributed

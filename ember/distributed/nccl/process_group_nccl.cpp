@@ -1,0 +1,271 @@
+// ProcessGroup over NCCL. Note [NCCL stream ordering]: every collective (1) records an event on
+// the caller's current stream and makes the group's stream wait for it, so NCCL reads finished
+// data; (2) runs on the group's stream; (3) marks the tensors used on that stream (the caching
+// allocator keeps their memory until it is done); (4) makes the caller's stream wait for the
+// group's stream, so later work sees the result. The host never blocks: Work is complete once
+// the collective is queued in stream order (wait() returns at once; synchronize the stream to
+// wait on the host).
+#include "ember/distributed/process_group_nccl.h"
+
+#include <nccl.h>
+
+#include <cstring>
+
+#include "ember/backend/cuda/device.h"
+#include "ember/backend/cuda/stream.h"
+#include "ember/core/error.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/views.h"
+
+namespace ember::distributed {
+namespace {
+
+void check_nccl(ncclResult_t rc, const char* call) {
+  EMBER_CHECK(rc == ncclSuccess, "[nccl] ", call, " failed: ", ncclGetErrorString(rc));
+}
+#define EMBER_NCCL_CHECK(call) check_nccl((call), #call)
+
+// bool reduces as bytes: SUM is "or" (max), PRODUCT is "and" (min).
+ncclDataType_t nccl_type(DType dtype) {
+  switch (dtype) {
+    case DType::Bool:
+    case DType::UInt8:
+      return ncclUint8;
+    case DType::Int32:
+      return ncclInt32;
+    case DType::Int64:
+      return ncclInt64;
+    case DType::Float16:
+      return ncclFloat16;
+    case DType::BFloat16:
+      return ncclBfloat16;
+    case DType::Float32:
+      return ncclFloat32;
+    case DType::Float64:
+      return ncclFloat64;
+  }
+  EMBER_FAIL("[nccl] unsupported dtype ", dtype);
+}
+
+ncclRedOp_t nccl_op(ReduceOp op, DType dtype) {
+  bool boolean = dtype == DType::Bool;
+  switch (op) {
+    case ReduceOp::SUM:
+      return boolean ? ncclMax : ncclSum;
+    case ReduceOp::AVG:
+      return ncclAvg;
+    case ReduceOp::PRODUCT:
+      return boolean ? ncclMin : ncclProd;
+    case ReduceOp::MIN:
+      return ncclMin;
+    case ReduceOp::MAX:
+      return ncclMax;
+  }
+  return ncclSum;
+}
+
+class ProcessGroupNCCL final : public ProcessGroup {
+ public:
+  ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size,
+                   std::chrono::milliseconds timeout)
+      : ProcessGroup(rank, size),
+        timeout_(timeout),
+        device_(cuda::current_device()),
+        stream_(cuda::get_stream_from_pool(/*high_priority=*/false, device_)) {
+    ncclUniqueId id;
+    if (rank == 0) {
+      EMBER_NCCL_CHECK(ncclGetUniqueId(&id));
+      store->set("nccl_unique_id",
+                 Bytes(reinterpret_cast<char*>(&id), reinterpret_cast<char*>(&id) + sizeof(id)));
+    } else {
+      Bytes b = store->get("nccl_unique_id");
+      EMBER_ASSERT(b.size() == sizeof(id), "NCCL unique id of ", b.size(), " bytes");
+      std::memcpy(&id, b.data(), sizeof(id));
+    }
+    EMBER_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
+  }
+
+  // Destroying a communicator can block forever when a peer is gone: abort never does.
+  ~ProcessGroupNCCL() override { ncclCommAbort(comm_); }
+
+  std::string backend() const override { return "nccl"; }
+  std::chrono::milliseconds timeout() const override { return timeout_; }
+
+  std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
+    check(tensor, "all_reduce");
+    return run("all_reduce", {tensor}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(),
+                                     static_cast<size_t>(tensor.numel()), nccl_type(tensor.dtype()),
+                                     nccl_op(op, tensor.dtype()), comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
+    check(tensor, "broadcast");
+    return run("broadcast", {tensor}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(),
+                                     ncclUint8, src, comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op) override {
+    check(tensor, "reduce");
+    return run("reduce", {tensor}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclReduce(tensor.data_ptr(), tensor.data_ptr(),
+                                  static_cast<size_t>(tensor.numel()), nccl_type(tensor.dtype()),
+                                  nccl_op(op, tensor.dtype()), dst, comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input) override {
+    check(input, "all_gather");
+    check_list(outputs, input, "all_gather");
+    std::vector<Tensor> all = outputs;
+    all.push_back(input);
+    return run("all_gather", all, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclGroupStart());
+      for (int r = 0; r < size_; ++r) {
+        EMBER_NCCL_CHECK(ncclSend(input.data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
+        EMBER_NCCL_CHECK(ncclRecv(outputs[r].data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
+      }
+      EMBER_NCCL_CHECK(ncclGroupEnd());
+    });
+  }
+
+  std::shared_ptr<Work> gather(std::vector<Tensor> outputs, Tensor input, int dst) override {
+    check(input, "gather");
+    if (rank_ == dst) check_list(outputs, input, "gather");
+    std::vector<Tensor> all = outputs;
+    all.push_back(input);
+    return run("gather", all, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclGroupStart());
+      EMBER_NCCL_CHECK(ncclSend(input.data_ptr(), input.nbytes(), ncclUint8, dst, comm_, s));
+      if (rank_ == dst)
+        for (int r = 0; r < size_; ++r)
+          EMBER_NCCL_CHECK(ncclRecv(outputs[r].data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
+      EMBER_NCCL_CHECK(ncclGroupEnd());
+    });
+  }
+
+  std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src) override {
+    check(output, "scatter");
+    if (rank_ == src) check_list(inputs, output, "scatter");
+    std::vector<Tensor> all = inputs;
+    all.push_back(output);
+    return run("scatter", all, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclGroupStart());
+      if (rank_ == src)
+        for (int r = 0; r < size_; ++r)
+          EMBER_NCCL_CHECK(ncclSend(inputs[r].data_ptr(), output.nbytes(), ncclUint8, r, comm_, s));
+      EMBER_NCCL_CHECK(ncclRecv(output.data_ptr(), output.nbytes(), ncclUint8, src, comm_, s));
+      EMBER_NCCL_CHECK(ncclGroupEnd());
+    });
+  }
+
+  std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
+                                       ReduceOp op) override {
+    check(output, "reduce_scatter");
+    check_list(inputs, output, "reduce_scatter");
+    Tensor flat = cat(inputs, 0);  // on the caller's stream, before the event
+    return run("reduce_scatter", {output, flat}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(
+          ncclReduceScatter(flat.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()),
+                            nccl_type(output.dtype()), nccl_op(op, output.dtype()), comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
+    check(input, "all_to_all");
+    check(output, "all_to_all");
+    EMBER_CHECK(input.sizes() == output.sizes() && input.dim() >= 1 && input.size(0) % size_ == 0,
+                "[all_to_all] expected equal shapes whose dim 0 divides into ", size_,
+                " chunks, got ", input.sizes(), " and ", output.sizes());
+    return run("all_to_all", {input, output}, [&](cudaStream_t s) {
+      size_t chunk = input.nbytes() / static_cast<size_t>(size_);
+      char* in = static_cast<char*>(input.data_ptr());
+      char* out = static_cast<char*>(output.data_ptr());
+      EMBER_NCCL_CHECK(ncclGroupStart());
+      for (int r = 0; r < size_; ++r) {
+        EMBER_NCCL_CHECK(ncclSend(in + r * chunk, chunk, ncclUint8, r, comm_, s));
+        EMBER_NCCL_CHECK(ncclRecv(out + r * chunk, chunk, ncclUint8, r, comm_, s));
+      }
+      EMBER_NCCL_CHECK(ncclGroupEnd());
+    });
+  }
+
+  // An all-reduce of one element, waited for on the host (a barrier must block).
+  std::shared_ptr<Work> barrier() override {
+    Tensor one = ones({1}, TensorOptions(Device(DeviceType::CUDA, device_)));
+    std::shared_ptr<Work> work = all_reduce(one, ReduceOp::SUM);
+    stream_.synchronize();
+    return work;
+  }
+
+  std::shared_ptr<Work> send(Tensor tensor, int dst, int tag) override {
+    check(tensor, "send");
+    return run("send", {tensor}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclSend(tensor.data_ptr(), tensor.nbytes(), ncclUint8, dst, comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> recv(Tensor tensor, int src, int tag) override {
+    check(tensor, "recv");
+    return run("recv", {tensor}, [&](cudaStream_t s) {
+      EMBER_NCCL_CHECK(ncclRecv(tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm_, s));
+    });
+  }
+
+ private:
+  void check(const Tensor& t, const char* op) const {
+    EMBER_CHECK(t.defined() && t.is_cuda() && t.get_device() == device_, "[", op,
+                "] the nccl backend takes tensors on this rank's GPU (cuda:", device_, "), got ",
+                t.defined() ? t.device().str() : std::string("an undefined tensor"),
+                " (use the gloo backend for CPU tensors)");
+    EMBER_CHECK(t.is_contiguous(), "[", op, "] the nccl backend needs contiguous tensors");
+  }
+  void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op) const {
+    EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_,
+                " tensors (one per rank), got ", list.size());
+    for (const Tensor& t : list) {
+      check(t, op);
+      EMBER_CHECK(t.sizes() == like.sizes() && t.dtype() == like.dtype(), "[", op,
+                  "] expected every tensor to have shape ", like.sizes(), " and dtype ",
+                  like.dtype(), ", got ", t.sizes(), " ", t.dtype());
+    }
+  }
+
+  // Note [NCCL stream ordering].
+  template <typename F>
+  std::shared_ptr<Work> run(const char* op, const std::vector<Tensor>& tensors, F&& launch) {
+    cuda::Stream caller = cuda::current_stream(device_);
+    cuda::Event inputs_ready;
+    inputs_ready.record(caller);
+    inputs_ready.wait(stream_);
+    launch(reinterpret_cast<cudaStream_t>(stream_.handle()));
+    for (const Tensor& t : tensors)
+      if (t.defined()) t.record_stream(stream_.handle());
+    cuda::Event done;
+    done.record(stream_);
+    done.wait(caller);
+    auto work = std::make_shared<Work>(op, next_sequence_++);
+    work->finish();
+    return work;
+  }
+
+  std::chrono::milliseconds timeout_;
+  int device_;
+  cuda::Stream stream_;
+  ncclComm_t comm_ = nullptr;
+  uint64_t next_sequence_ = 0;
+};
+
+}  // namespace
+
+bool nccl_available() { return true; }
+
+std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank,
+                                                      int size, std::chrono::milliseconds timeout) {
+  return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, timeout);
+}
+
+}  // namespace ember::distributed

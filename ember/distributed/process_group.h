@@ -1,0 +1,64 @@
+// A group of ranks that run collectives together (PyTorch's ProcessGroup). Every operation is
+// asynchronous: it is queued in call order, and the returned Work says when it is done. Every
+// rank must call the same collectives in the same order.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/core/tensor.h"
+#include "ember/distributed/work.h"
+
+namespace ember::distributed {
+
+enum class ReduceOp { SUM, AVG, PRODUCT, MIN, MAX };
+const char* reduce_op_name(ReduceOp op);
+
+inline constexpr std::chrono::milliseconds kDefaultTimeout = std::chrono::minutes(5);
+
+class ProcessGroup {
+ public:
+  ProcessGroup(int rank, int size) : rank_(rank), size_(size) {}
+  virtual ~ProcessGroup() = default;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  virtual std::string backend() const = 0;
+  /// How long a blocking collective may take before it is an error.
+  virtual std::chrono::milliseconds timeout() const { return kDefaultTimeout; }
+
+  /// In place: every rank's `tensor` becomes the reduction of all ranks' tensors.
+  virtual std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op = ReduceOp::SUM) = 0;
+  /// Rank `src`'s tensor into every rank's `tensor`.
+  virtual std::shared_ptr<Work> broadcast(Tensor tensor, int src) = 0;
+  /// The reduction lands in rank `dst`'s tensor; other ranks' tensors are left unspecified.
+  virtual std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op = ReduceOp::SUM) = 0;
+  /// outputs[r] (one per rank, each like input) receives rank r's input.
+  virtual std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input) = 0;
+  /// Like all_gather, into rank `dst`'s outputs only (others pass an empty list).
+  virtual std::shared_ptr<Work> gather(std::vector<Tensor> outputs, Tensor input, int dst) = 0;
+  /// Rank `src`'s inputs[r] into rank r's output (other ranks pass an empty list).
+  virtual std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src) = 0;
+  /// output = reduction over ranks of inputs[this rank].
+  virtual std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
+                                               ReduceOp op = ReduceOp::SUM) = 0;
+  /// Splits input into size() equal chunks along dim 0; chunk r goes to rank r, and output's
+  /// chunk r comes from rank r (PyTorch's all_to_all_single with equal splits).
+  virtual std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) = 0;
+  virtual std::shared_ptr<Work> barrier() = 0;
+  virtual std::shared_ptr<Work> send(Tensor tensor, int dst, int tag = 0) = 0;
+  virtual std::shared_ptr<Work> recv(Tensor tensor, int src, int tag = 0) = 0;
+
+ protected:
+  int rank_;
+  int size_;
+};
+
+/// How a backend describes a collective for EMBER_DISTRIBUTED_DEBUG=1 checks: the operation and
+/// the shapes and dtypes of its tensors.
+std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors);
+/// Whether EMBER_DISTRIBUTED_DEBUG=1 (read once).
+bool debug_enabled();
+
+}  // namespace ember::distributed

@@ -1,0 +1,124 @@
+// Key-value stores for rendezvous: ranks publish their addresses and wait for each other's.
+// HashStore for ranks that are threads of one process, FileStore for a shared file system,
+// TCPStore (a server in rank 0, like PyTorch's) for env:// and tcp:// rendezvous.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace ember::distributed {
+
+using Bytes = std::vector<char>;
+
+class Store {
+ public:
+  explicit Store(std::chrono::milliseconds timeout) : timeout_(timeout) {}
+  virtual ~Store() = default;
+  virtual void set(const std::string& key, const Bytes& value) = 0;
+  /// Waits (up to the store's timeout) for the key, then returns its value.
+  virtual Bytes get(const std::string& key) = 0;
+  /// Adds `delta` to the integer stored at key (0 when absent) and returns the sum.
+  virtual int64_t add(const std::string& key, int64_t delta) = 0;
+  /// Waits until every key is set; an ember::Error naming the missing keys after `timeout`.
+  virtual void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) = 0;
+  void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
+  /// Ranks known to have died: their connection to the store closed before they left the
+  /// group (TCPStore only; empty elsewhere). Lets a failed collective name the rank it lost.
+  virtual std::vector<int> dead_ranks() { return {}; }
+  /// Whether dead_ranks() can know anything.
+  virtual bool tracks_ranks() const { return false; }
+  /// Says goodbye: from now on this rank's closing connection does not count as a death.
+  virtual void leave() {}
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+
+ protected:
+  std::chrono::milliseconds timeout_;
+};
+
+/// Keys under "prefix/" of another store (one rendezvous per process group).
+class PrefixStore final : public Store {
+ public:
+  PrefixStore(std::string prefix, std::shared_ptr<Store> store);
+  void set(const std::string& key, const Bytes& value) override;
+  Bytes get(const std::string& key) override;
+  int64_t add(const std::string& key, int64_t delta) override;
+  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  std::vector<int> dead_ranks() override { return store_->dead_ranks(); }
+  bool tracks_ranks() const override { return store_->tracks_ranks(); }
+  void leave() override { store_->leave(); }
+
+ private:
+  std::string prefix_;
+  std::shared_ptr<Store> store_;
+};
+
+/// In memory, shared by threads of one process.
+class HashStore final : public Store {
+ public:
+  explicit HashStore(std::chrono::milliseconds timeout = std::chrono::seconds(300))
+      : Store(timeout) {}
+  void set(const std::string& key, const Bytes& value) override;
+  Bytes get(const std::string& key) override;
+  int64_t add(const std::string& key, int64_t delta) override;
+  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::unordered_map<std::string, Bytes> map_;
+};
+
+/// One file per key in a directory every rank can see (file:///path); writes are atomic
+/// renames, counters are guarded by an flock.
+class FileStore final : public Store {
+ public:
+  FileStore(std::string directory, std::chrono::milliseconds timeout);
+  void set(const std::string& key, const Bytes& value) override;
+  Bytes get(const std::string& key) override;
+  int64_t add(const std::string& key, int64_t delta) override;
+  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+
+ private:
+  std::string path(const std::string& key) const;
+  std::string directory_;
+};
+
+/// A TCP key-value server (started by the rank with is_server) and a client in every rank.
+/// Clients retry connecting until the timeout, so ranks may start in any order.
+class TCPStore final : public Store {
+ public:
+  TCPStore(const std::string& host, int port, bool is_server, std::chrono::milliseconds timeout);
+  ~TCPStore() override;
+  void set(const std::string& key, const Bytes& value) override;
+  Bytes get(const std::string& key) override;
+  int64_t add(const std::string& key, int64_t delta) override;
+  void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  std::vector<int> dead_ranks() override;
+  bool tracks_ranks() const override { return registered_; }
+  void leave() override;
+  /// Tells the server which rank this client is: if its connection closes before the client
+  /// is destroyed, that rank counts as dead.
+  void register_rank(int rank);
+  /// The port the server listens on (the one asked for, or the one the system chose for 0).
+  int port() const { return port_; }
+
+ private:
+  class Server;
+  Bytes request(char command, const std::string& key, const Bytes& value);
+  std::unique_ptr<Server> server_;
+  std::string host_;
+  int port_;
+  int socket_ = -1;
+  bool registered_ = false;
+  std::mutex mutex_;  // one request at a time on the client socket
+};
+
+}  // namespace ember::distributed

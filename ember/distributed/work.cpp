@@ -1,0 +1,43 @@
+#include "ember/distributed/work.h"
+
+#include "ember/core/error.h"
+
+namespace ember::distributed {
+
+void Work::wait(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (timeout == std::chrono::milliseconds::max()) {
+    done_cv_.wait(lock, [this] { return done_; });
+  } else {
+    bool ok = done_cv_.wait_for(lock, timeout, [this] { return done_; });
+    EMBER_CHECK(ok, "[", op_, "] collective #", sequence_, " timed out after ", timeout.count(),
+                " ms (a rank stopped calling collectives?)");
+  }
+  if (error_) std::rethrow_exception(error_);
+}
+
+bool Work::is_completed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_;
+}
+
+bool Work::is_success() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_ && !error_;
+}
+
+std::exception_ptr Work::exception() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+void Work::finish(std::exception_ptr error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+    error_ = error;
+  }
+  done_cv_.notify_all();
+}
+
+}  // namespace ember::distributed

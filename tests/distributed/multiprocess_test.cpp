@@ -1,0 +1,158 @@
+// Real processes over Gloo on loopback: `ember launch` (one node and two), mpirun, and ranks that
+// fail, die, hang or call different collectives. Every command runs under `timeout`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "tests/util/test_util.h"
+
+namespace {
+
+const std::string kEmber = EMBER_BINARY_DIR "/tools/ember";
+const std::string kProgram = EMBER_BINARY_DIR "/tests/distributed_rank_program";
+
+// A port per call, spread by pid so that parallel test processes do not collide.
+int next_port() {
+  static int n = 0;
+  return 20000 + static_cast<int>(::getpid() % 2000) * 10 + (n++ % 10);
+}
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result run(const std::string& command) {
+  std::string log = ::testing::TempDir() + "/mp_" + std::to_string(::getpid()) + ".log";
+  int status = std::system(("timeout 60 sh -c '" + command + "' > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::remove(log.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
+}
+
+std::string launch(int nproc, const std::string& args, int port) {
+  return kEmber + " launch --nproc-per-node " + std::to_string(nproc) + " --master-port " +
+         std::to_string(port) + " " + kProgram + " " + args;
+}
+
+TEST(Launch, RanksAllReduceOverGloo) {
+  for (int n : {2, 3, 4}) {
+    Result r = run(launch(n, "allreduce", next_port()));
+    EXPECT_EQ(r.code, 0) << r.output;
+    for (int k = 0; k < n; ++k)
+      EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
+                std::string::npos)
+          << r.output;
+  }
+}
+
+TEST(Launch, CollectivesOnEveryDTypeAcrossProcesses) {
+  Result r = run(launch(3, "collectives", next_port()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
+}
+
+TEST(Launch, PrefixesOutputLines) {
+  Result r = run(kEmber + " launch --prefix-output --nproc-per-node 2 --master-port " +
+                 std::to_string(next_port()) + " " + kProgram);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("[rank 1] rank 1 of 2 ok"), std::string::npos) << r.output;
+}
+
+TEST(Launch, TwoNodesOnLoopback) {
+  int port = next_port();
+  std::string node = kEmber +
+                     " launch --nnodes 2 --nproc-per-node 2 --master-addr 127.0.0.1 "
+                     "--master-port " +
+                     std::to_string(port) + " --node-rank ";
+  Result r = run(node + "0 " + kProgram + " & " + node + "1 " + kProgram + "; wait");
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of 4 ok"), std::string::npos)
+        << r.output;
+}
+
+TEST(Launch, UnderMpirun) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  Result r =
+      run("mpirun --allow-run-as-root --oversubscribe -np 2 -x MASTER_ADDR=127.0.0.1 -x "
+          "MASTER_PORT=" +
+          std::to_string(next_port()) + " " + kProgram);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 1 of 2 ok"), std::string::npos) << r.output;
+}
+
+TEST(Mpi, BackendUnderMpirun) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (int n : {2, 3}) {
+    Result r = run("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(n) +
+                   " -x EMBER_TEST_BACKEND=mpi " + kProgram + " collectives");
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("rank " + std::to_string(n - 1) + " of " + std::to_string(n) + " ok"),
+              std::string::npos)
+        << r.output;
+  }
+}
+
+// MPI never times out by itself: ember's wait turns a hung rank into an error naming the call.
+TEST(Mpi, AHungRankIsATimeout) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  Result r = run("mpirun --allow-run-as-root --oversubscribe -np 2 -x EMBER_TEST_BACKEND=mpi " +
+                 kProgram + " hang 1");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 timed out after"), std::string::npos)
+      << r.output;
+}
+
+TEST(Launch, AFailingRankEndsTheJobAndIsNamed) {
+  Result r = run(launch(3, "fail 1", next_port()));
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("rank 1 (pid"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("exited with code 3"), std::string::npos) << r.output;
+}
+
+TEST(Launch, AKilledRankIsNamed) {
+  Result r = run(launch(2, "kill 1", next_port()));
+  EXPECT_EQ(r.code, 128 + 9) << r.output;
+  EXPECT_NE(r.output.find("rank 1 (pid"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("killed by signal 9"), std::string::npos) << r.output;
+}
+
+// Without a launcher to end them, the surviving ranks themselves name the rank they lost.
+TEST(Launch, SurvivorsNameAKilledRank) {
+  std::string env = "WORLD_SIZE=3 MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(next_port());
+  std::string cmd;
+  for (int r = 0; r < 3; ++r)
+    cmd += env + " RANK=" + std::to_string(r) + " " + kProgram + " kill 1 & ";
+  Result res = run(cmd + "wait");
+  for (int r : {0, 2})
+    EXPECT_NE(
+        res.output.find("rank " + std::to_string(r) + ": [all_reduce] collective #1 on rank " +
+                        std::to_string(r) + " of 3 (gloo) failed: rank 1 exited or died"),
+        std::string::npos)
+        << res.output;
+}
+
+TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {
+  Result r = run(launch(2, "hang 1", next_port()));
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("[all_reduce] collective #1 on rank 0 of 2 (gloo) timed out"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
+  Result r = run("EMBER_DISTRIBUTED_DEBUG=1 " + launch(2, "mismatch 1", next_port()));
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 0 calls all_reduce(float64[1000]) but rank 1 calls "
+                          "broadcast(float32[3])"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace

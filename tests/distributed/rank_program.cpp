@@ -1,0 +1,72 @@
+// One rank of the multi-process tests, started by `ember launch` or mpirun: joins the group by
+// env:// and does what argv[1] says (some ranks misbehave on purpose).
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "ember/distributed/distributed.h"
+#include "ember/ember.h"
+
+namespace dist = ember::distributed;
+
+int main(int argc, char** argv) {
+  std::string mode = argc > 1 ? argv[1] : "allreduce";
+  int bad = argc > 2 ? std::atoi(argv[2]) : -1;
+  int rank = -1;
+  try {
+    auto timeout = mode == "hang" ? std::chrono::seconds(2) : std::chrono::seconds(60);
+    const char* backend = std::getenv("EMBER_TEST_BACKEND");
+    dist::init_process_group(backend ? backend : "gloo", "env://", -1, -1, timeout);
+    rank = dist::get_rank();
+    int world = dist::get_world_size();
+    if (rank == bad && mode == "fail") return 3;
+    if (rank == bad && mode == "kill") ::raise(SIGKILL);
+    if (rank == bad && mode == "hang") std::this_thread::sleep_for(std::chrono::seconds(60));
+    if (mode == "collectives") {
+      // Sums and maxima of small integers are exact in every dtype; bool sums are "or".
+      for (ember::DType dt : {ember::kBool, ember::kUInt8, ember::kInt32, ember::kInt64,
+                              ember::kFloat16, ember::kBFloat16, ember::kFloat32}) {
+        ember::Tensor t = ember::full({7}, static_cast<double>(rank % 2 == 0 ? rank : 1), dt);
+        dist::all_reduce(t, dist::ReduceOp::MAX);
+        ember::Tensor b = ember::full({3}, static_cast<double>(rank), dt);
+        dist::broadcast(b, world - 1);
+        std::vector<ember::Tensor> parts;
+        for (int r = 0; r < world; ++r) parts.push_back(ember::zeros({2}, dt));
+        dist::all_gather(parts, ember::full({2}, static_cast<double>(rank % 2), dt));
+        double max_expected = dt == ember::kBool ? 1.0 : std::max(1.0, (world - 1) / 2 * 2.0);
+        bool ok = t.to(ember::kFloat64).max().item<double>() == max_expected &&
+                  b.to(ember::kFloat64).min().item<double>() ==
+                      (dt == ember::kBool ? (world > 1 ? 1.0 : 0.0) : world - 1.0);
+        for (int r = 0; r < world; ++r)
+          ok = ok && parts[r].to(ember::kFloat64).max().item<double>() == r % 2;
+        if (!ok) {
+          std::cerr << "rank " << rank << ": wrong result for " << dt << "\n";
+          return 4;
+        }
+      }
+    } else if (mode == "mismatch" && rank == bad) {
+      dist::broadcast(ember::zeros({3}), 0);
+    } else {
+      ember::Tensor t = ember::full({1000}, static_cast<double>(rank + 1), ember::kFloat64);
+      dist::all_reduce(t);
+      double expected = world * (world + 1) / 2.0;
+      if (t.min().item<double>() != expected || t.max().item<double>() != expected) {
+        std::cerr << "rank " << rank << ": wrong sum " << t.max().item<double>() << "\n";
+        return 4;
+      }
+    }
+    dist::barrier();
+    std::cout << "rank " << rank << " of " << world << " ok" << std::endl;
+    dist::destroy_process_group();
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "rank " << rank << ": " << e.what() << std::endl;
+    return 1;
+  }
+}
