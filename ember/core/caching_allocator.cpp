@@ -458,6 +458,12 @@ void remove_live(std::mutex* m) {
   auto& v = live().locks;
   v.erase(std::find(v.begin(), v.end(), m));
 }
+
+// The handlers are registered at static initialisation, before any thread exists, and not on the
+// first allocator's creation: that may happen on one thread while another forks, and glibc skips
+// a handler registered while a fork is under way (it drops its lock around prepare handlers such
+// as OpenBLAS's), so the child inherited the allocator's mutex held by the other thread.
+[[maybe_unused]] const bool g_fork_handlers_registered = (live(), true);
 }  // namespace
 
 CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
