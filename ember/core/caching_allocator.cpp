@@ -495,6 +495,20 @@ DataPtr CachingAllocator::allocate(size_t nbytes, StreamId stream) {
 
 bool CachingAllocator::owns(const DataPtr& ptr) { return ptr.deleter() == &Impl::deleter; }
 
+std::pair<void*, size_t> CachingAllocator::segment_of(const DataPtr& ptr) const {
+  EMBER_CHECK(ptr.get() && owns(ptr), "[segment_of] memory at ", ptr.get(),
+              " was not made by a caching allocator");
+  auto* b = static_cast<const Impl::Block*>(ptr.context());
+  EMBER_CHECK(b->owner == impl_.get(), "[segment_of] memory belongs to ",
+              b->owner->memory->device(), ", not ", device());
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const Impl::Block* head = b;
+  while (head->prev) head = head->prev;
+  size_t total = 0;
+  for (const Impl::Block* x = head; x; x = x->next) total += x->size;
+  return {head->ptr, total};
+}
+
 void CachingAllocator::record_stream(const DataPtr& ptr, StreamId stream) {
   if (!ptr.get()) return;
   EMBER_CHECK(owns(ptr), "[record_stream] memory at ", ptr.get(),
