@@ -458,6 +458,12 @@ void remove_live(std::mutex* m) {
   auto& v = live().locks;
   v.erase(std::find(v.begin(), v.end(), m));
 }
+
+// The handlers are registered at static initialisation, before any thread exists, and not on the
+// first allocator's creation: that may happen on one thread while another forks, and glibc skips
+// a handler registered while a fork is under way (it drops its lock around prepare handlers such
+// as OpenBLAS's), so the child inherited the allocator's mutex held by the other thread.
+[[maybe_unused]] const bool g_fork_handlers_registered = (live(), true);
 }  // namespace
 
 CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
@@ -488,6 +494,20 @@ DataPtr CachingAllocator::allocate(size_t nbytes, StreamId stream) {
 }
 
 bool CachingAllocator::owns(const DataPtr& ptr) { return ptr.deleter() == &Impl::deleter; }
+
+std::pair<void*, size_t> CachingAllocator::segment_of(const DataPtr& ptr) const {
+  EMBER_CHECK(ptr.get() && owns(ptr), "[segment_of] memory at ", ptr.get(),
+              " was not made by a caching allocator");
+  auto* b = static_cast<const Impl::Block*>(ptr.context());
+  EMBER_CHECK(b->owner == impl_.get(), "[segment_of] memory belongs to ",
+              b->owner->memory->device(), ", not ", device());
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const Impl::Block* head = b;
+  while (head->prev) head = head->prev;
+  size_t total = 0;
+  for (const Impl::Block* x = head; x; x = x->next) total += x->size;
+  return {head->ptr, total};
+}
 
 void CachingAllocator::record_stream(const DataPtr& ptr, StreamId stream) {
   if (!ptr.get()) return;

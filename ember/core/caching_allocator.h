@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/core/allocator.h"
@@ -112,6 +113,9 @@ class CachingAllocator final : public Allocator {
   void record_stream(const DataPtr& ptr, StreamId stream);
   /// Whether `ptr` came from a CachingAllocator (record_stream applies to it).
   static bool owns(const DataPtr& ptr);
+  /// The segment that holds `ptr`'s block: its base address and size (CUDA IPC shares whole
+  /// segments, as cudaIpcGetMemHandle wants the base of a cudaMalloc).
+  std::pair<void*, size_t> segment_of(const DataPtr& ptr) const;
 
   /// Returns every wholly free segment to the device (waits for the device first).
   void empty_cache();

@@ -22,6 +22,12 @@ Generator& default_generator() {
   return *g;
 }
 
+namespace {
+// Registers the fork handlers at static initialisation, before any thread can fork (see
+// caching_allocator.cpp: a handler registered during another thread's fork is skipped for it).
+[[maybe_unused]] Generator& g_default_generator_at_startup = default_generator();
+}  // namespace
+
 void manual_seed(uint64_t seed) { default_generator().manual_seed(seed); }
 
 }  // namespace ember

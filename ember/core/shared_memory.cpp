@@ -1,4 +1,5 @@
 #include "ember/core/shared_memory.h"
+#include "ember/core/fork.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -67,8 +68,8 @@ DataPtr SharedMemoryAllocator::allocate(size_t nbytes, Device device) {
 }
 
 SharedMemoryAllocator& shared_memory_allocator() {
-  static SharedMemoryAllocator* a = new SharedMemoryAllocator();
-  return *a;
+  static ForkSafeLazy<SharedMemoryAllocator> a;
+  return a.get([] { return new SharedMemoryAllocator(); });
 }
 
 bool is_shared_memory(const DataPtr& ptr) { return ptr.deleter() == &release; }

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "ember/backend/cuda/ipc.h"
 #include "ember/core/shared_memory.h"
 
 namespace ember::multiprocessing {
@@ -65,6 +66,7 @@ struct Writer {
   std::string bytes;
   std::vector<const StorageImpl*> storages;
   std::unordered_map<const StorageImpl*, uint32_t> storage_index;
+  std::unordered_map<const StorageImpl*, Storage> owners;  // CUDA storages
 
   template <typename T>
   void pod(T v) {
@@ -109,18 +111,24 @@ struct Writer {
   }
   void write(const Tensor& t0) {
     EMBER_CHECK(t0.defined(), "[Queue::put] cannot send an undefined tensor");
-    EMBER_CHECK(t0.is_cpu(),
-                "[Queue::put] only CPU tensors can be sent between processes yet, got "
-                "one on ",
-                t0.device());
     Tensor t = t0;
-    t.share_memory_();  // Note [Tensors by descriptor]; also checks autograd's rule
+    if (t.is_cpu()) {
+      t.share_memory_();  // Note [Tensors by descriptor]; also checks autograd's rule
+    } else {
+      EMBER_CHECK(t.is_leaf() || !t.requires_grad(),
+                  "[Queue::put] cannot send a non-leaf tensor that requires grad (autograd does "
+                  "not cross processes); send detach() instead");
+    }
     const StorageImpl* s = t.storage().get();
     auto [it, fresh] = storage_index.emplace(s, static_cast<uint32_t>(storages.size()));
-    if (fresh) storages.push_back(s);
+    if (fresh) {
+      storages.push_back(s);
+      if (t.is_cuda()) owners.emplace(s, t.storage());  // export_storage keeps it alive
+    }
     pod(kTensor);
     pod<uint32_t>(it->second);
     pod<uint8_t>(static_cast<uint8_t>(t.dtype()));
+    pod<uint8_t>(static_cast<uint8_t>(t.device().type()));
     pod<int32_t>(t.device().index());
     pod<uint8_t>(t.requires_grad());
     pod<int64_t>(t.storage_offset());
@@ -184,6 +192,7 @@ struct Reader {
   Tensor tensor() {
     auto storage = pod<uint32_t>();
     auto dtype = static_cast<DType>(pod<uint8_t>());
+    auto type = static_cast<DeviceType>(pod<uint8_t>());
     auto index = pod<int32_t>();
     bool requires_grad = pod<uint8_t>() != 0;
     auto offset = pod<int64_t>();
@@ -193,7 +202,7 @@ struct Reader {
     for (uint32_t i = 0; i < dim; ++i) strides.push_back(pod<int64_t>());
     EMBER_ASSERT(storage < storages.size(), "a queue message names a storage it does not carry");
     auto impl = std::make_shared<TensorImpl>(storages[storage], sizes, strides, offset, dtype,
-                                             Device(DeviceType::CPU, index));
+                                             Device(type, index));
     Tensor t(std::move(impl));
     if (requires_grad) t.requires_grad_(true);
     return t;
@@ -221,9 +230,24 @@ void Connection::send(const Value& value) const {
   w.value(value);
   std::string table;
   std::vector<int> fds;
+  // Note [CUDA IPC] (backend/cuda/ipc.h): a CUDA storage's entry carries the length of its handle,
+  // the handles sit before the table, and its descriptor is its reference-count file.
+  std::vector<std::string> handles;
   for (const StorageImpl* s : w.storages) {
-    w.pod<uint64_t>(s->nbytes);
-    fds.push_back(shared_memory_fd(s->data));
+    if (s->data.device().is_cuda()) {
+      Storage owner(w.owners.at(s));
+      cuda::ipc::ExportedStorage e = cuda::ipc::export_storage(owner);
+      handles.push_back(std::move(e.handle));
+      fds.push_back(e.ref_fd);
+    } else {
+      handles.emplace_back();
+      fds.push_back(shared_memory_fd(s->data));
+    }
+  }
+  for (const std::string& h : handles) w.bytes += h;
+  for (size_t i = 0; i < w.storages.size(); ++i) {
+    w.pod<uint64_t>(w.storages[i]->nbytes);
+    w.pod<uint32_t>(static_cast<uint32_t>(handles[i].size()));
   }
   w.pod<uint32_t>(static_cast<uint32_t>(w.storages.size()));
   EMBER_CHECK(w.bytes.size() <= kMaxMessage, "[Queue::put] the value takes ", w.bytes.size(),
@@ -323,15 +347,29 @@ std::optional<Value> Connection::receive() const {
   std::memcpy(&count, tail, sizeof count);
   EMBER_ASSERT(count == fds.size(), "a queue message carries ", fds.size(), " descriptors for ",
                count, " storages");
-  const char* sizes = tail - sizeof(uint64_t) * count;
+  constexpr size_t kEntry = sizeof(uint64_t) + sizeof(uint32_t);
+  const char* table = tail - kEntry * count;
+  std::vector<uint64_t> nbytes(count);
+  std::vector<uint32_t> handle_bytes(count);
+  size_t all_handles = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    uint64_t nbytes;
-    std::memcpy(&nbytes, sizes + sizeof(uint64_t) * i, sizeof nbytes);
-    ++owned;  // map_shared_memory takes the descriptor over, also when it throws
-    r.storages.push_back(std::make_shared<StorageImpl>(
-        map_shared_memory(fds[i], nbytes, Device(DeviceType::CPU, 0)), nbytes));
+    std::memcpy(&nbytes[i], table + kEntry * i, sizeof(uint64_t));
+    std::memcpy(&handle_bytes[i], table + kEntry * i + sizeof(uint64_t), sizeof(uint32_t));
+    all_handles += handle_bytes[i];
   }
-  r.end = sizes;
+  const char* handle = table - all_handles;
+  EMBER_ASSERT(handle >= r.p, "a queue message's storage table is larger than the message");
+  for (uint32_t i = 0; i < count; ++i) {
+    ++owned;  // map_shared_memory and import_storage take the descriptor over, also when throwing
+    if (handle_bytes[i] > 0) {
+      r.storages.push_back(cuda::ipc::import_storage(std::string(handle, handle_bytes[i]), fds[i]));
+      handle += handle_bytes[i];
+    } else {
+      r.storages.push_back(std::make_shared<StorageImpl>(
+          map_shared_memory(fds[i], nbytes[i], Device(DeviceType::CPU, 0)), nbytes[i]));
+    }
+  }
+  r.end = table - all_handles;
   return r.value();
 }
 

@@ -1,4 +1,5 @@
 #include "ember/backend/cpu/conv_dnnl.h"
+#include "ember/core/fork.h"
 
 #if defined(EMBER_WITH_DNNL)
 
@@ -137,8 +138,8 @@ struct Plans {
   std::map<Key, Plan> built;
 };
 Plans& plans() {
-  static Plans* c = new Plans();
-  return *c;
+  static ForkSafeLazy<Plans> c;
+  return c.get([] { return new Plans(); });
 }
 
 template <typename Make>

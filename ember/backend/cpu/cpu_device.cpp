@@ -1,4 +1,5 @@
 #include "ember/backend/cpu/cpu_device.h"
+#include "ember/core/fork.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -141,12 +142,13 @@ size_t parse_bytes(const std::string& text, const char* what) {
 }
 
 std::optional<size_t> memory_limit() {
-  static const std::optional<size_t> limit = []() -> std::optional<size_t> {
+  static ForkSafeLazy<const std::optional<size_t>> limit;
+  return limit.get([] {
     const char* env = std::getenv("EMBER_CPU_MEMORY_LIMIT");
-    if (!env || !*env) return std::nullopt;
-    return parse_bytes(env, "EMBER_CPU_MEMORY_LIMIT");
-  }();
-  return limit;
+    return new const std::optional<size_t>(
+        env && *env ? std::optional<size_t>(parse_bytes(env, "EMBER_CPU_MEMORY_LIMIT"))
+                    : std::nullopt);
+  });
 }
 
 const char* compiled_simd() {
@@ -162,8 +164,8 @@ const char* compiled_simd() {
 }
 
 DeviceBackend& backend() {
-  static CpuBackend* b = new CpuBackend();
-  return *b;
+  static ForkSafeLazy<CpuBackend> b;
+  return b.get([] { return new CpuBackend(); });
 }
 
 }  // namespace ember::cpu

@@ -184,12 +184,19 @@ void fork_child() {
   g_pool_mutex.unlock();
 }
 
-std::shared_ptr<ThreadPool> pool() {
+// Registered at static initialisation, not on the first parallel_for: that may run on one thread
+// while another forks, and glibc skips a handler registered while a fork is under way.
+bool register_fork_handlers() {
   static const bool registered = [] {
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     return true;
   }();
-  (void)registered;
+  return registered;
+}
+[[maybe_unused]] const bool g_fork_handlers_registered = register_fork_handlers();
+
+std::shared_ptr<ThreadPool> pool() {
+  register_fork_handlers();  // in case of a parallel_for during another file's static init
   std::lock_guard<std::mutex> lock(g_pool_mutex);
   if (!g_pool) g_pool = std::make_shared<ThreadPool>(get_num_threads());
   return g_pool;
@@ -219,11 +226,14 @@ bool in_parallel_region() { return t_in_parallel; }
 
 namespace cpu {
 int64_t stream_threshold_bytes() {
-  static const int64_t bytes = [] {
-    long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return llc > 0 ? static_cast<int64_t>(llc) / 2 : int64_t{16} << 20;
-  }();
+  // Not a function-local static (Note [Fork safety]): any thread may compute it, and the result
+  // is the same each time.
+  static std::atomic<int64_t> cached{0};
+  if (int64_t bytes = cached.load(std::memory_order_relaxed)) return bytes;
+  long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  int64_t bytes = llc > 0 ? static_cast<int64_t>(llc) / 2 : int64_t{16} << 20;
+  cached.store(bytes, std::memory_order_relaxed);
   return bytes;
 }
 }  // namespace cpu

@@ -1,6 +1,7 @@
 // The CUDA backend as core sees it (core/device_backend.h): device count and choice, each GPU's
 // caching allocator, streams and synchronisation, over the runtime in this folder.
 #include "ember/backend/cuda/cuda_backend.h"
+#include "ember/core/fork.h"
 
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/runtime.h"
@@ -47,8 +48,8 @@ class CudaBackend final : public DeviceBackend {
 }  // namespace
 
 DeviceBackend& backend() {
-  static CudaBackend* b = new CudaBackend();
-  return *b;
+  static ForkSafeLazy<CudaBackend> b;
+  return b.get([] { return new CudaBackend(); });
 }
 bool is_built() { return true; }
 

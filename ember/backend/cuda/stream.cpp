@@ -5,6 +5,7 @@
 #include <atomic>
 #include <vector>
 
+#include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/core/per_device.h"

@@ -7,6 +7,7 @@
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/stream.h"
 #include "ember/backend/kernels.h"
+#include "ember/core/fork.h"
 
 namespace ember {
 namespace cuda {
@@ -31,8 +32,8 @@ class NoCudaBackend final : public DeviceBackend {
 }  // namespace
 
 DeviceBackend& backend() {
-  static NoCudaBackend b;
-  return b;
+  static ForkSafeLazy<NoCudaBackend> b;
+  return b.get([] { return new NoCudaBackend(); });
 }
 bool is_built() { return false; }
 
