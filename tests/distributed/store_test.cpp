@@ -1,0 +1,88 @@
+// The rendezvous stores: TCPStore over loopback (server and clients), FileStore in a fresh
+// directory, and what they say on a timeout.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "ember/distributed/store.h"
+#include "tests/util/test_util.h"
+
+namespace ember::distributed {
+namespace {
+
+Bytes bytes(const std::string& s) { return Bytes(s.begin(), s.end()); }
+std::string text(const Bytes& b) { return std::string(b.begin(), b.end()); }
+
+void exercise(Store& a, Store& b) {
+  std::thread setter([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    b.set("late", bytes("value"));
+  });
+  EXPECT_EQ(text(a.get("late")), "value");  // waits for the other client's set
+  setter.join();
+  EXPECT_EQ(a.add("counter", 2), 2);
+  EXPECT_EQ(b.add("counter", 5), 7);
+  a.set("empty", {});
+  EXPECT_EQ(b.get("empty").size(), 0u);
+  EXPECT_THROW_WITH(a.wait({"late", "never"}, std::chrono::milliseconds(100)),
+                    "timed out after 100 ms waiting for keys late, never");
+}
+
+TEST(Store, TCPStoreOverLoopback) {
+  auto timeout = std::chrono::seconds(10);
+  TCPStore server("127.0.0.1", 0, /*is_server=*/true, timeout);  // the system picks the port
+  TCPStore client("127.0.0.1", server.port(), false, timeout);
+  exercise(server, client);
+}
+
+TEST(Store, TCPStoreNamesAClientThatLeftWithoutSayingGoodbye) {
+  auto timeout = std::chrono::seconds(10);
+  TCPStore server("127.0.0.1", 0, true, timeout);
+  server.register_rank(0);
+  {
+    TCPStore polite("127.0.0.1", server.port(), false, timeout);
+    polite.register_rank(1);
+    polite.leave();
+    TCPStore gone("127.0.0.1", server.port(), false, timeout);
+    gone.register_rank(2);
+  }
+  std::vector<int> dead;
+  for (int i = 0; i < 200 && dead.empty(); ++i) {
+    dead = server.dead_ranks();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(dead, std::vector<int>{2});
+}
+
+TEST(Store, TCPStoreClientWithoutServerIsAClearError) {
+  // A port nothing listens on: take one from the system, then close it.
+  int port;
+  {
+    TCPStore probe("127.0.0.1", 0, true, std::chrono::seconds(5));
+    port = probe.port();
+  }
+  EXPECT_THROW_WITH(TCPStore("127.0.0.1", port, false, std::chrono::milliseconds(200)),
+                    "could not connect to the store at 127.0.0.1:");
+}
+
+TEST(Store, FileStoreInAFreshDirectory) {
+  std::string dir = ::testing::TempDir() + "/file_store_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  FileStore a(dir, std::chrono::seconds(10)), b(dir, std::chrono::seconds(10));
+  exercise(a, b);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Store, PrefixStoresDoNotSeeEachOther) {
+  auto base = std::make_shared<HashStore>(std::chrono::seconds(10));
+  PrefixStore one("one", base), two("two", base);
+  one.set("k", bytes("1"));
+  two.set("k", bytes("2"));
+  EXPECT_EQ(text(one.get("k")), "1");
+  EXPECT_EQ(text(base->get("two/k")), "2");
+}
+
+}  // namespace
+}  // namespace ember::distributed
