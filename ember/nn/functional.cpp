@@ -109,7 +109,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   Tensor picked = -logp.gather(1, safe.unsqueeze(1)).squeeze(1);
   Tensor w = valid.to(logp.dtype());
   if (weight.defined()) w = w * weight.to(logp.dtype()).index_select(0, safe);
-  Tensor loss = picked * w;
+  // Ignored targets contribute 0, even where their picked log-probability is -inf (0 * inf).
+  Tensor loss = where(valid, picked * w, scalar_tensor(0, picked.options()));
   if (reduction == Reduction::Mean) return loss.sum() / w.sum();
   Tensor r = reduce(loss, reduction);
   return batched || reduction != Reduction::None ? r : r.squeeze(0);
@@ -173,11 +174,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor tgt = input.dim() == 1 ? target.reshape({1}) : target;
   Tensor is_valid = ne(tgt, ignore_index);
   Tensor valid = is_valid.to(logp.dtype());
-  Tensor smooth = -batched.sum({1}) * valid;
+  // where, not a product with valid: an ignored row's sum may be -inf, and -inf * 0 is NaN.
+  Tensor zero = scalar_tensor(0, logp.options());
+  Tensor smooth = where(is_valid, -batched.sum({1}), zero);
   // The mean divides by the total weight of the counted targets, as nll_loss's does.
   Tensor total = valid.sum();
   if (weight.defined()) {
-    smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
+    smooth = where(is_valid, -(batched * weight.view({1, C})).sum({1}), zero);
     total = (weight.index_select(0, where(is_valid, tgt, 0)) * valid).sum();
   }
   Tensor smooth_loss =

@@ -310,6 +310,10 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
+  check_defined("pow", a, "self");
+  EMBER_CHECK(is_floating_point(result_type(a, e)) || e.is_floating_point() || e.to_int() >= 0,
+              "[pow] integers to negative integer powers are not allowed, got exponent ",
+              e.to_int(), " for ", a.dtype());
   Tensor out = detail::unary(UnaryOp::PowScalar, cast(a, result_type(a, e)), {e.to_double(), 0});
   if (any_requires_grad({&a})) {
     record("PowBackward0", {&out}, {&a}, [sa = SavedTensor(a), e](const Tensor& g) -> TensorList {
@@ -330,16 +334,18 @@ Tensor pow(Scalar base, const Tensor& e) {
 // --- maximum / minimum ---------------------------------------------------------------------------
 
 namespace {
-// Gradient of max/min: to the winner, split evenly on ties.
+// Gradient of max/min: to the winner, split evenly on ties; an operand gets nothing only where it
+// strictly loses, so with a NaN both get the whole gradient (PyTorch's masked_fill rule).
 TensorList minmax_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max,
                            const Node& n) {
-  Tensor wins = is_max ? gt(a, b) : lt(a, b);
+  Tensor a_loses = is_max ? lt(a, b) : gt(a, b);
+  Tensor b_loses = is_max ? gt(a, b) : lt(a, b);
   Tensor ties = eq(a, b);
   Tensor zero = scalar_tensor(0, g.options());
   Tensor half = g * 0.5;
   Tensor ga, gb;
-  if (n.needs_input_grad(0)) ga = sum_to(where(wins, g, where(ties, half, zero)), a.sizes());
-  if (n.needs_input_grad(1)) gb = sum_to(where(wins, zero, where(ties, half, g)), b.sizes());
+  if (n.needs_input_grad(0)) ga = sum_to(where(a_loses, zero, where(ties, half, g)), a.sizes());
+  if (n.needs_input_grad(1)) gb = sum_to(where(b_loses, zero, where(ties, half, g)), b.sizes());
   return {ga, gb};
 }
 }  // namespace

@@ -47,10 +47,13 @@ Shape squeezed_shape(const Tensor& x, const Shape& dims) {
 // Runs the backend reduction; the result has the keepdim shape.
 Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
                   Tensor* indices = nullptr) {
-  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min)) {
-    // max/min of bools as of 0/1 bytes: the same winner and the same first index.
+  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min ||
+                             op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)) {
+    // max/min/argmax/argmin of bools as of 0/1 bytes: the same winner and the same first index.
     NoGradGuard no_grad;
-    return reduce_raw(op, x.to(kUInt8), dims, kUInt8, indices).to(kBool);
+    bool values = op == ReduceOp::Max || op == ReduceOp::Min;
+    Tensor r = reduce_raw(op, x.to(kUInt8), dims, values ? kUInt8 : out_dtype, indices);
+    return values ? r.to(kBool) : r;
   }
   Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).with_device(x.device()));
   Tensor idx;
@@ -255,6 +258,9 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
+  // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
+    return var(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
   int64_t n = count(x, dims);
   // Two passes (mean, then squared deviations): stable, and differentiable through the ops used.
@@ -265,6 +271,9 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   return ss / denom;
 }
 Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
+  check_defined("std", x);
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
+    return std(x.to(kFloat32), dims, unbiased, keepdim).to(x.dtype());
   Tensor v = var(x, dims, unbiased, keepdim);
   Tensor out;
   {
@@ -309,13 +318,34 @@ Tensor norm(const Tensor& x, Scalar p) {
   EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
               x.dtype());
   double pv = p.to_double();
-  const Tensor& xf = x;
-  if (pv == 2.0) return sqrt(sum(xf * xf));
-  if (pv == 1.0) return sum(abs(xf));
   if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
-  if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
-  if (pv == 0) return sum(ne(xf, 0).to(xf.dtype()));  // the number of non-zeros
-  return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
+  if (std::isinf(pv)) return pv > 0 ? amax(abs(x)) : amin(abs(x));  // ties share the gradient
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (pv == 2.0) out = sqrt(sum(x * x));
+    else if (pv == 1.0) out = sum(abs(x));
+    else if (pv == 0) out = sum(ne(x, 0).to(x.dtype()));  // the number of non-zeros
+    else out = pow(sum(pow(abs(x), pv)), 1.0 / pv);
+  }
+  if (any_requires_grad({&x})) {
+    // PyTorch 1.13's norm_backward: x |x|^(p-2) g / norm^(p-1), 0 where the norm is 0 (the
+    // composed sqrt or pow would give inf * 0 = NaN there); for p < 2 written sgn(x) |x|^(p-1).
+    // p = 1 and p = 2 mask before multiplying by g, so a NaN gradient stays NaN, as there.
+    record("NormBackward1", {&out}, {&x},
+           [sx = SavedTensor(x), so = SavedTensor(out, true), pv](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             const Tensor& n = so.get();
+             Tensor zero = scalar_tensor(0, g.options());
+             if (pv == 0) return {zeros_like(x)};
+             if (pv == 1) return {g * sign(x)};
+             if (pv == 2) return {g * where(eq(n, 0), zero, x / n)};
+             Tensor scaled = pv < 2 ? sign(x) * pow(abs(x), pv - 1) : x * pow(abs(x), pv - 2);
+             Tensor scale = where(eq(n, 0), zero, g / pow(n, pv - 1));
+             return {scaled * scale};
+           });
+  }
+  return out;
 }
 
 Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {

@@ -207,3 +207,21 @@ TEST(TorchParity, AvgPoolOnIntegersRoundsTowardZero) {
 
 }  // namespace
 }  // namespace ember
+
+namespace ember {
+namespace {
+using namespace ember::testing;
+
+TEST(TorchParity, StdOfOneElementHasNanGradient) {
+  // The std of one element (unbiased) is NaN, and so is its gradient, as in PyTorch.
+  Tensor x = tensor({1.0, 2.0}).to(kFloat64).requires_grad_();
+  Tensor n = x.norm(2);
+  Tensor s = n.std({0}, true, true);
+  EXPECT_TRUE(std::isnan(s.item<double>()));
+  s.backward();
+  std::vector<double> g = values(x.grad());
+  EXPECT_TRUE(std::isnan(g[0])) << g[0];
+}
+
+}  // namespace
+}  // namespace ember
