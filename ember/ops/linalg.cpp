@@ -181,6 +181,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
               " (in_features = ", weight.size(1), ")");
   if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
   Tensor y = matmul(x, weight.t());
+  EMBER_CHECK(x.dtype() != kBool || !bias.defined() || y.numel() == 0,
+              "[linear] is not implemented for bool");  // as PyTorch, but for empty results
   // The bias expands to the output, never the other way (a bias of 0 elements is an error).
   return bias.defined() ? y + bias.expand(y.sizes()) : y;
 }

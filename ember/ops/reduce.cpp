@@ -263,12 +263,26 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
     return var(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
   int64_t n = count(x, dims);
-  // Two passes (mean, then squared deviations): stable, and differentiable through the ops used.
-  Tensor centered = x - mean(x, dims, true);
-  Tensor ss = sum(centered * centered, dims, keepdim);
   double denom = static_cast<double>(n - (unbiased ? 1 : 0));
-  if (denom <= 0) return ss * std::numeric_limits<double>::quiet_NaN();
-  return ss / denom;
+  Tensor out;
+  {
+    // Two passes (mean, then squared deviations): stable.
+    NoGradGuard no_grad;
+    Tensor centered = x - mean(x, dims, true);
+    Tensor ss = sum(centered * centered, dims, keepdim);
+    out = denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
+  }
+  if (any_requires_grad({&x})) {
+    // PyTorch's var_backward, 2 g (x - mean) / denom. Differentiating the two passes would add
+    // the mean's term, mathematically 0 but NaN once an element is infinite.
+    record("VarBackward0", {&out}, {&x},
+           [sx = SavedTensor(x), dims, keepdim, denom](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             Tensor centered = x - mean(x, dims, true);
+             return {expand_grad(g, x.sizes(), dims, keepdim) * centered * (2.0 / denom)};
+           });
+  }
+  return out;
 }
 Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
   check_defined("std", x);

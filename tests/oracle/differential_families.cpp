@@ -448,9 +448,6 @@ OpCase grad_case(Rng& r) {
   c.family = "autograd";
   c.grad = true;
   Shape s = random_shape(r, 3, 4);
-  Stress stress = r.coin(0.2) ? Stress::Ties : r.coin(0.1) ? Stress::Zeros : Stress::Normal;
-  c.inputs = {make_input(r, {s, kFloat64, stress, true}),
-              make_input(r, {broadcastable(r, s), kFloat64, Stress::Normal, true})};
   int64_t steps = r.pick(2, 4);
   std::vector<int> ops;
   std::vector<int64_t> dims;
@@ -464,6 +461,16 @@ OpCase grad_case(Rng& r) {
     dims.push_back(r.pick(-4, 3));
     desc += std::string(names[ops.back()]) + " ";
   }
+  // Equal inputs stay equal through ember's ops, but torch's vectorised loops round the tail
+  // elements differently (pow(0.5, 2.5) differs in the last bit between lanes): a max over such
+  // near-ties picks a winner by rounding, so tied inputs are kept away from the max ops.
+  bool picks_winner = false;
+  for (int op : ops) picks_winner |= op == 13 || op == 14 || op == 21;
+  Stress stress = !picks_winner && r.coin(0.2) ? Stress::Ties
+                  : r.coin(0.1)               ? Stress::Zeros
+                                              : Stress::Normal;
+  c.inputs = {make_input(r, {s, kFloat64, stress, true}),
+              make_input(r, {broadcastable(r, s), kFloat64, Stress::Normal, true})};
   c.rtol_scale = 1000;
   c.desc = "chain(" + desc + ") on f64" + str(s) + " and " + str(c.inputs[1].e.sizes());
   set_op(c, [ops, dims](auto, const auto& in) {
