@@ -321,9 +321,9 @@ Tensor pow(const Tensor& a, Scalar e) {
   // differ from pow at -inf (NaN, not inf or 0).
   double ev = e.to_double();
   UnaryOp op = !is_floating_point(rt) || rt == kFloat16 ? UnaryOp::PowScalar
-               : ev == 0.5            ? UnaryOp::Sqrt
-               : ev == -0.5           ? UnaryOp::Rsqrt
-                                      : UnaryOp::PowScalar;
+               : ev == 0.5                              ? UnaryOp::Sqrt
+               : ev == -0.5                             ? UnaryOp::Rsqrt
+                                                        : UnaryOp::PowScalar;
   Tensor out = detail::unary(op, cast(a, rt), {ev, 0});
   if (any_requires_grad({&a})) {
     record("PowBackward0", {&out}, {&a}, [sa = SavedTensor(a), e](const Tensor& g) -> TensorList {

@@ -47,8 +47,8 @@ Shape squeezed_shape(const Tensor& x, const Shape& dims) {
 // Runs the backend reduction; the result has the keepdim shape.
 Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
                   Tensor* indices = nullptr) {
-  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min ||
-                             op == ReduceOp::ArgMax || op == ReduceOp::ArgMin)) {
+  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::ArgMax ||
+                             op == ReduceOp::ArgMin)) {
     // max/min/argmax/argmin of bools as of 0/1 bytes: the same winner and the same first index.
     NoGradGuard no_grad;
     bool values = op == ReduceOp::Max || op == ReduceOp::Min;
@@ -333,14 +333,18 @@ Tensor norm(const Tensor& x, Scalar p) {
               x.dtype());
   double pv = p.to_double();
   if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
-  if (std::isinf(pv)) return pv > 0 ? amax(abs(x)) : amin(abs(x));  // ties share the gradient
+  if (std::isinf(pv)) return pv > 0 ? amax(abs(x)) : amin(abs(x));      // ties share the gradient
   Tensor out;
   {
     NoGradGuard no_grad;
-    if (pv == 2.0) out = sqrt(sum(x * x));
-    else if (pv == 1.0) out = sum(abs(x));
-    else if (pv == 0) out = sum(ne(x, 0).to(x.dtype()));  // the number of non-zeros
-    else out = pow(sum(pow(abs(x), pv)), 1.0 / pv);
+    if (pv == 2.0)
+      out = sqrt(sum(x * x));
+    else if (pv == 1.0)
+      out = sum(abs(x));
+    else if (pv == 0)
+      out = sum(ne(x, 0).to(x.dtype()));  // the number of non-zeros
+    else
+      out = pow(sum(pow(abs(x), pv)), 1.0 / pv);
   }
   if (any_requires_grad({&x})) {
     // PyTorch 1.13's norm_backward: x |x|^(p-2) g / norm^(p-1), 0 where the norm is 0 (the

@@ -467,8 +467,8 @@ OpCase grad_case(Rng& r) {
   bool picks_winner = false;
   for (int op : ops) picks_winner |= op == 13 || op == 14 || op == 21;
   Stress stress = !picks_winner && r.coin(0.2) ? Stress::Ties
-                  : r.coin(0.1)               ? Stress::Zeros
-                                              : Stress::Normal;
+                  : r.coin(0.1)                ? Stress::Zeros
+                                               : Stress::Normal;
   c.inputs = {make_input(r, {s, kFloat64, stress, true}),
               make_input(r, {broadcastable(r, s), kFloat64, Stress::Normal, true})};
   c.rtol_scale = 1000;
