@@ -266,9 +266,13 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   double denom = static_cast<double>(n - (unbiased ? 1 : 0));
   Tensor out;
   {
-    // Two passes (mean, then squared deviations): stable.
+    // Two passes (mean, then squared deviations), the mean corrected by the mean deviation: the
+    // sum of n equal values divided by n can miss the value by an ulp, and a constant row must
+    // have a variance of exactly 0 (std's gradient there is masked to 0, as PyTorch's Welford).
     NoGradGuard no_grad;
-    Tensor centered = x - mean(x, dims, true);
+    Tensor m = mean(x, dims, true);
+    if (n > 0) m = m + mean(x - m, dims, true);
+    Tensor centered = x - m;
     Tensor ss = sum(centered * centered, dims, keepdim);
     out = denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
   }

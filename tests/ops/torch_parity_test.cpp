@@ -66,6 +66,12 @@ TEST(TorchParity, StdGradientIsZeroWhereStdIsZero) {
   Tensor x = tensor({1.0, 1.0, 1.0}).to(kFloat64).requires_grad_();
   x.std().backward();
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0, 0}));
+  // A constant row whose sum / n rounds (0.1 * 3 / 3 != 0.1) still has std exactly 0.
+  Tensor c = full({3}, 0.1, TensorOptions(kFloat64)).requires_grad_();
+  Tensor s = c.std();
+  EXPECT_EQ(s.item<double>(), 0.0);
+  s.backward();
+  EXPECT_EQ(values(c.grad()), (std::vector<double>{0, 0, 0}));
   // Elsewhere the gradient is (x - mean) / ((n - 1) std).
   Tensor y = tensor({1.0, 2.0, 3.0}).to(kFloat64).requires_grad_();
   y.std().backward();
@@ -109,6 +115,14 @@ TEST(TorchParity, CrossEntropyClassIndicesOnSpatialInputs) {
   EXPECT_NEAR(F::cross_entropy(x, t, w, -100, F::Reduction::Mean, 0.2).item<double>(), 1.5122567428,
               1e-9);
   EXPECT_THROW(F::cross_entropy(x, tensor({0, 1}, TensorOptions(kInt64))), Error);
+}
+
+TEST(TorchParity, NllLossOnSpatialInputs) {
+  Tensor logp = log_softmax(sin(arange(12, TensorOptions(kFloat64))).view({2, 3, 2}), 1);
+  Tensor t = tensor({{0, 2}, {1, -100}}, TensorOptions(kInt64));
+  Tensor w = tensor({1.0, 2.0, 3.0}).to(kFloat64);
+  EXPECT_NEAR(F::nll_loss(logp, t, w).item<double>(), 1.5176111790, 1e-9);
+  EXPECT_EQ(F::nll_loss(logp, t, w, -100, F::Reduction::None).sizes(), (Shape{2, 2}));
 }
 
 TEST(TorchParity, CatPromotesOverSkippedEmpties) {

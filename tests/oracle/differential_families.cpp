@@ -421,17 +421,13 @@ OpCase loss_case(Rng& r) {
   }
   int reduction = static_cast<int>(r.pick(0, 2));
   double smoothing = r.coin(0.3) ? r.pick(1, 4) / 10.0 : 0.0;
-  if (op == 2) {
-    smoothing = 0;
-    if (form > 1) form = 1;  // nll_loss is (C) or (N, C) in ember
-  }
+  if (op == 2) smoothing = 0;
   c.rtol_scale = 8;
   std::ostringstream o;
   o << (op == 2 ? "nll_loss(" : "cross_entropy(") << str(t) << str(sx) << ", "
     << (op == 1 ? "probabilities" : "indices") << str(st) << ", weighted=" << weighted
     << ", ignore=" << ignore << ", reduction=" << reduction << ", smoothing=" << smoothing << ")";
   c.desc = o.str();
-  if (op == 2 && sx.size() > 2) op = 0;
   set_op(c, [=](auto api, const auto& in) {
     using A = decltype(api);
     const auto* w = weighted ? &in[2] : nullptr;
