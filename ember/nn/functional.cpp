@@ -72,6 +72,19 @@ Tensor reduce(const Tensor& loss, Reduction r) {
   return loss;
 }
 
+// (N, C, d1, ...) -> (N * d1 * ..., C): the classes last, every other dim in the batch.
+Tensor classes_last(const Tensor& t) {
+  Shape perm{0};
+  for (int64_t d = 2; d < t.dim(); ++d) perm.push_back(d);
+  perm.push_back(1);
+  return t.permute(perm).reshape({-1, t.size(1)});
+}
+Shape without_class_dim(const Tensor& t) {
+  Shape s = t.sizes();
+  s.erase(s.begin() + 1);
+  return s;
+}
+
 void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
   EMBER_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes), "[", op,
               "] the class weight must have one entry per class (", classes, "), got shape ",
@@ -81,8 +94,16 @@ void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
+  if (input.dim() > 2) {  // (N, C, d1, ...): per-element losses in the target's shape
+    Shape rest = without_class_dim(input);
+    EMBER_CHECK(target.sizes() == rest, "[nll_loss] expected a target of shape ", rest,
+                " for an input of shape ", input.sizes(), ", got ", target.sizes());
+    Tensor loss =
+        nll_loss(classes_last(input), target.reshape({-1}), weight, ignore_index, reduction);
+    return reduction == Reduction::None ? loss.reshape(rest) : loss;
+  }
   EMBER_CHECK(input.dim() == 1 || input.dim() == 2,
-              "[nll_loss] expected a 1-D (C) or 2-D (N, C) "
+              "[nll_loss] expected a 1-D (C), 2-D (N, C) or (N, C, d1, ...) "
               "input, got ",
               input.sizes());
   EMBER_CHECK(target.dtype() == kInt64,
@@ -109,7 +130,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   Tensor picked = -logp.gather(1, safe.unsqueeze(1)).squeeze(1);
   Tensor w = valid.to(logp.dtype());
   if (weight.defined()) w = w * weight.to(logp.dtype()).index_select(0, safe);
-  Tensor loss = picked * w;
+  // Ignored targets contribute 0, even where their picked log-probability is -inf (0 * inf).
+  Tensor loss = where(valid, picked * w, scalar_tensor(0, picked.options()));
   if (reduction == Reduction::Mean) return loss.sum() / w.sum();
   Tensor r = reduce(loss, reduction);
   return batched || reduction != Reduction::None ? r : r.squeeze(0);
@@ -124,15 +146,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   if (input.dim() > 2) {
     // (N, C, d1, ...): the classes moved last and the rest flattened into the batch give the 2-D
     // case, whose per-sample losses come back in the target's (N, d1, ...) shape.
-    int64_t C = input.size(1);
-    Shape rest = input.sizes();
-    rest.erase(rest.begin() + 1);
-    auto classes_last = [C](const Tensor& t) {
-      Shape perm{0};
-      for (int64_t d = 2; d < t.dim(); ++d) perm.push_back(d);
-      perm.push_back(1);
-      return t.permute(perm).reshape({-1, C});
-    };
+    Shape rest = without_class_dim(input);
     Tensor tgt;
     if (target.is_floating_point()) {
       EMBER_CHECK(target.sizes() == input.sizes(),
@@ -173,11 +187,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor tgt = input.dim() == 1 ? target.reshape({1}) : target;
   Tensor is_valid = ne(tgt, ignore_index);
   Tensor valid = is_valid.to(logp.dtype());
-  Tensor smooth = -batched.sum({1}) * valid;
+  // where, not a product with valid: an ignored row's sum may be -inf, and -inf * 0 is NaN.
+  Tensor zero = scalar_tensor(0, logp.options());
+  Tensor smooth = where(is_valid, -batched.sum({1}), zero);
   // The mean divides by the total weight of the counted targets, as nll_loss's does.
   Tensor total = valid.sum();
   if (weight.defined()) {
-    smooth = -(batched * weight.view({1, C})).sum({1}) * valid;
+    smooth = where(is_valid, -(batched * weight.view({1, C})).sum({1}), zero);
     total = (weight.index_select(0, where(is_valid, tgt, 0)) * valid).sum();
   }
   Tensor smooth_loss =

@@ -42,7 +42,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
                 int64_t ignore_index = -100, Reduction reduction = Reduction::Mean);
 
 /// nll_loss(log_softmax(input, 1), target) for class indices; for floating targets of input's
-/// shape (class probabilities), -sum(target * log_softmax(input)) per sample.
+/// shape (class probabilities), -sum(target * log_softmax(input)) per sample. Inputs may be
+/// (C), (N, C) or (N, C, d1, ...), the classes on dim 1, as in PyTorch.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = Tensor(),
                      int64_t ignore_index = -100, Reduction reduction = Reduction::Mean,
                      double label_smoothing = 0.0);

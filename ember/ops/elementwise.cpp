@@ -128,6 +128,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams&
   OpKind kind = binary_op_kind(op);
   DType ct = compute_dtype(kind, result_type(a, b));
   Tensor ac = cast(a, ct), bc = cast(b, ct);
+  if (ct == DType::Bool && op == BinaryOp::Add && p.alpha == 0) bc = zeros_like(bc);  // a + 0 * b
   const Shape& shape =
       a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
@@ -173,6 +174,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
     return;
   }
   Tensor ac = cast(a, ct), bc = cast(b, ct);
+  if (ct == DType::Bool && op == BinaryOp::Add && p.alpha == 0) bc = zeros_like(bc);  // a + 0 * b
   TensorIter it(out, {ac, bc});
   EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
 }
@@ -310,7 +312,19 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
-  Tensor out = detail::unary(UnaryOp::PowScalar, cast(a, result_type(a, e)), {e.to_double(), 0});
+  check_defined("pow", a, "self");
+  DType rt = result_type(a, e);
+  EMBER_CHECK(is_floating_point(rt) || e.is_floating_point() || e.to_int() >= 0,
+              "[pow] integers to negative integer powers are not allowed, got exponent ",
+              e.to_int(), " for ", a.dtype());
+  // PyTorch runs x^0.5 as sqrt and x^-0.5 as rsqrt for every floating dtype but float16: they
+  // differ from pow at -inf (NaN, not inf or 0).
+  double ev = e.to_double();
+  UnaryOp op = !is_floating_point(rt) || rt == kFloat16 ? UnaryOp::PowScalar
+               : ev == 0.5                              ? UnaryOp::Sqrt
+               : ev == -0.5                             ? UnaryOp::Rsqrt
+                                                        : UnaryOp::PowScalar;
+  Tensor out = detail::unary(op, cast(a, rt), {ev, 0});
   if (any_requires_grad({&a})) {
     record("PowBackward0", {&out}, {&a}, [sa = SavedTensor(a), e](const Tensor& g) -> TensorList {
       double p = e.to_double();
@@ -330,16 +344,18 @@ Tensor pow(Scalar base, const Tensor& e) {
 // --- maximum / minimum ---------------------------------------------------------------------------
 
 namespace {
-// Gradient of max/min: to the winner, split evenly on ties.
+// Gradient of max/min: to the winner, split evenly on ties; an operand gets nothing only where it
+// strictly loses, so with a NaN both get the whole gradient (PyTorch's masked_fill rule).
 TensorList minmax_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max,
                            const Node& n) {
-  Tensor wins = is_max ? gt(a, b) : lt(a, b);
+  Tensor a_loses = is_max ? lt(a, b) : gt(a, b);
+  Tensor b_loses = is_max ? gt(a, b) : lt(a, b);
   Tensor ties = eq(a, b);
   Tensor zero = scalar_tensor(0, g.options());
   Tensor half = g * 0.5;
   Tensor ga, gb;
-  if (n.needs_input_grad(0)) ga = sum_to(where(wins, g, where(ties, half, zero)), a.sizes());
-  if (n.needs_input_grad(1)) gb = sum_to(where(wins, zero, where(ties, half, g)), b.sizes());
+  if (n.needs_input_grad(0)) ga = sum_to(where(a_loses, zero, where(ties, half, g)), a.sizes());
+  if (n.needs_input_grad(1)) gb = sum_to(where(b_loses, zero, where(ties, half, g)), b.sizes());
   return {ga, gb};
 }
 }  // namespace

@@ -21,11 +21,17 @@ void check_matmul_args(const char* op, const Tensor& a, const Tensor& b) {
 // The raw product of 3-D operands: out = beta * out + alpha * a @ b.
 Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, double beta) {
   if (out.numel() == 0) return out;
+  // As PyTorch: bool has no matmul kernel, but an empty sum (k = 0) is all false.
+  EMBER_CHECK(a.dtype() != kBool || (a.size(2) == 0 && beta == 0),
+              "[matmul] is not implemented for bool");
   if (a.size(2) == 0) {
     // An empty sum: out = beta * out, where beta 0 means "do not read out" (BLAS's rule), which
     // matters for uninitialised outputs.
     NoGradGuard no_grad;
-    beta == 0 ? out.fill_(0) : out.mul_(beta);
+    if (beta == 0)
+      out.fill_(0);
+    else if (beta != 1)  // an integer out takes an integer beta (a double would not cast back)
+      out.mul_(out.is_floating_point() ? Scalar(beta) : Scalar(static_cast<int64_t>(beta)));
     return out;
   }
   EMBER_DISPATCH_DEVICE(a.device(), bmm, a, b, out, alpha, beta);
@@ -175,7 +181,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
               " (in_features = ", weight.size(1), ")");
   if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
   Tensor y = matmul(x, weight.t());
-  return bias.defined() ? y + bias : y;
+  EMBER_CHECK(x.dtype() != kBool || !bias.defined() || y.numel() == 0,
+              "[linear] is not implemented for bool");  // as PyTorch, but for empty results
+  // The bias expands to the output, never the other way (a bias of 0 elements is an error).
+  return bias.defined() ? y + bias.expand(y.sizes()) : y;
 }
 
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }

@@ -47,10 +47,13 @@ Shape squeezed_shape(const Tensor& x, const Shape& dims) {
 // Runs the backend reduction; the result has the keepdim shape.
 Tensor reduce_raw(ReduceOp op, const Tensor& x, const Shape& dims, DType out_dtype,
                   Tensor* indices = nullptr) {
-  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min)) {
-    // max/min of bools as of 0/1 bytes: the same winner and the same first index.
+  if (x.dtype() == kBool && (op == ReduceOp::Max || op == ReduceOp::Min || op == ReduceOp::ArgMax ||
+                             op == ReduceOp::ArgMin)) {
+    // max/min/argmax/argmin of bools as of 0/1 bytes: the same winner and the same first index.
     NoGradGuard no_grad;
-    return reduce_raw(op, x.to(kUInt8), dims, kUInt8, indices).to(kBool);
+    bool values = op == ReduceOp::Max || op == ReduceOp::Min;
+    Tensor r = reduce_raw(op, x.to(kUInt8), dims, values ? kUInt8 : out_dtype, indices);
+    return values ? r.to(kBool) : r;
   }
   Tensor out = empty(keepdim_shape(x, dims), TensorOptions(out_dtype).with_device(x.device()));
   Tensor idx;
@@ -255,16 +258,40 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
+  // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
+    return var(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
   int64_t n = count(x, dims);
-  // Two passes (mean, then squared deviations): stable, and differentiable through the ops used.
-  Tensor centered = x - mean(x, dims, true);
-  Tensor ss = sum(centered * centered, dims, keepdim);
   double denom = static_cast<double>(n - (unbiased ? 1 : 0));
-  if (denom <= 0) return ss * std::numeric_limits<double>::quiet_NaN();
-  return ss / denom;
+  Tensor out;
+  {
+    // Two passes (mean, then squared deviations), the mean corrected by the mean deviation: the
+    // sum of n equal values divided by n can miss the value by an ulp, and a constant row must
+    // have a variance of exactly 0 (std's gradient there is masked to 0, as PyTorch's Welford).
+    NoGradGuard no_grad;
+    Tensor m = mean(x, dims, true);
+    if (n > 0) m = m + mean(x - m, dims, true);
+    Tensor centered = x - m;
+    Tensor ss = sum(centered * centered, dims, keepdim);
+    out = denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
+  }
+  if (any_requires_grad({&x})) {
+    // PyTorch's var_backward, 2 g (x - mean) / denom. Differentiating the two passes would add
+    // the mean's term, mathematically 0 but NaN once an element is infinite.
+    record("VarBackward0", {&out}, {&x},
+           [sx = SavedTensor(x), dims, keepdim, denom](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             Tensor centered = x - mean(x, dims, true);
+             return {expand_grad(g, x.sizes(), dims, keepdim) * centered * (2.0 / denom)};
+           });
+  }
+  return out;
 }
 Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
+  check_defined("std", x);
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
+    return std(x.to(kFloat32), dims, unbiased, keepdim).to(x.dtype());
   Tensor v = var(x, dims, unbiased, keepdim);
   Tensor out;
   {
@@ -309,13 +336,38 @@ Tensor norm(const Tensor& x, Scalar p) {
   EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
               x.dtype());
   double pv = p.to_double();
-  const Tensor& xf = x;
-  if (pv == 2.0) return sqrt(sum(xf * xf));
-  if (pv == 1.0) return sum(abs(xf));
   if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
-  if (std::isinf(pv)) return pv > 0 ? amax(abs(xf)) : amin(abs(xf));
-  if (pv == 0) return sum(ne(xf, 0).to(xf.dtype()));  // the number of non-zeros
-  return pow(sum(pow(abs(xf), pv)), 1.0 / pv);
+  if (std::isinf(pv)) return pv > 0 ? amax(abs(x)) : amin(abs(x));      // ties share the gradient
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (pv == 2.0)
+      out = sqrt(sum(x * x));
+    else if (pv == 1.0)
+      out = sum(abs(x));
+    else if (pv == 0)
+      out = sum(ne(x, 0).to(x.dtype()));  // the number of non-zeros
+    else
+      out = pow(sum(pow(abs(x), pv)), 1.0 / pv);
+  }
+  if (any_requires_grad({&x})) {
+    // PyTorch 1.13's norm_backward: x |x|^(p-2) g / norm^(p-1), 0 where the norm is 0 (the
+    // composed sqrt or pow would give inf * 0 = NaN there); for p < 2 written sgn(x) |x|^(p-1).
+    // p = 1 and p = 2 mask before multiplying by g, so a NaN gradient stays NaN, as there.
+    record("NormBackward1", {&out}, {&x},
+           [sx = SavedTensor(x), so = SavedTensor(out, true), pv](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             const Tensor& n = so.get();
+             Tensor zero = scalar_tensor(0, g.options());
+             if (pv == 0) return {zeros_like(x)};
+             if (pv == 1) return {g * sign(x)};
+             if (pv == 2) return {g * where(eq(n, 0), zero, x / n)};
+             Tensor scaled = pv < 2 ? sign(x) * pow(abs(x), pv - 1) : x * pow(abs(x), pv - 2);
+             Tensor scale = where(eq(n, 0), zero, g / pow(n, pv - 1));
+             return {scaled * scale};
+           });
+  }
+  return out;
 }
 
 Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {

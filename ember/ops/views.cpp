@@ -166,7 +166,9 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   int64_t d = wrap_dim(dim_, dim(), "narrow");
   int64_t size = this->size(d);
-  if (start < 0) start += size;
+  // As PyTorch: start == size is allowed (an empty slice at the end); otherwise start wraps like
+  // a dim index, so a size-0 dim takes -1 and 0.
+  if (start != size) start = wrap_dim(start, size, "narrow");
   EMBER_CHECK(start >= 0 && length >= 0 && length <= size - start, "[narrow] start (", start,
               ") + length (", length, ") exceeds dimension size (", size, ")");
   return slice(d, start, start + length);
@@ -205,8 +207,8 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t dim_) const {
+  int64_t d = wrap_dim(dim_, dim(), "squeeze");  // a 0-dim tensor takes 0 and -1 only
   if (dim() == 0) return *this;
-  int64_t d = wrap_dim(dim_, dim(), "squeeze");
   if (size(d) != 1) return *this;
   Shape sizes = this->sizes(), strides = this->strides();
   sizes.erase(sizes.begin() + d);

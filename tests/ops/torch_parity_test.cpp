@@ -66,6 +66,12 @@ TEST(TorchParity, StdGradientIsZeroWhereStdIsZero) {
   Tensor x = tensor({1.0, 1.0, 1.0}).to(kFloat64).requires_grad_();
   x.std().backward();
   EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0, 0}));
+  // A constant row whose sum / n rounds (0.1 * 3 / 3 != 0.1) still has std exactly 0.
+  Tensor c = full({3}, 0.1, TensorOptions(kFloat64)).requires_grad_();
+  Tensor s = c.std();
+  EXPECT_EQ(s.item<double>(), 0.0);
+  s.backward();
+  EXPECT_EQ(values(c.grad()), (std::vector<double>{0, 0, 0}));
   // Elsewhere the gradient is (x - mean) / ((n - 1) std).
   Tensor y = tensor({1.0, 2.0, 3.0}).to(kFloat64).requires_grad_();
   y.std().backward();
@@ -109,6 +115,14 @@ TEST(TorchParity, CrossEntropyClassIndicesOnSpatialInputs) {
   EXPECT_NEAR(F::cross_entropy(x, t, w, -100, F::Reduction::Mean, 0.2).item<double>(), 1.5122567428,
               1e-9);
   EXPECT_THROW(F::cross_entropy(x, tensor({0, 1}, TensorOptions(kInt64))), Error);
+}
+
+TEST(TorchParity, NllLossOnSpatialInputs) {
+  Tensor logp = log_softmax(sin(arange(12, TensorOptions(kFloat64))).view({2, 3, 2}), 1);
+  Tensor t = tensor({{0, 2}, {1, -100}}, TensorOptions(kInt64));
+  Tensor w = tensor({1.0, 2.0, 3.0}).to(kFloat64);
+  EXPECT_NEAR(F::nll_loss(logp, t, w).item<double>(), 1.5176111790, 1e-9);
+  EXPECT_EQ(F::nll_loss(logp, t, w, -100, F::Reduction::None).sizes(), (Shape{2, 2}));
 }
 
 TEST(TorchParity, CatPromotesOverSkippedEmpties) {
@@ -203,6 +217,171 @@ TEST(TorchParity, AvgPoolOnIntegersRoundsTowardZero) {
   EXPECT_EQ(values(n)[0], -1);  // -10 / 9 truncates to -1
   EXPECT_EQ(values(n)[5], -5);
   EXPECT_THROW(avg_pool2d(zeros({1, 1, 2, 2}, TensorOptions(kBool)), {2, 2}), Error);
+}
+
+// Found by tests/oracle's differential test against libtorch.
+
+TEST(TorchParity, HalfLogSoftmaxKeepsItsRow) {
+  // The 16-bit row was converted into a buffer that exp() then overwrote.
+  for (DType t : {kFloat16, kBFloat16}) {
+    Tensor r = log_softmax(tensor({{1.0}}).to(t), 0);
+    EXPECT_EQ(values(r)[0], 0.0) << t;
+    Tensor x = tensor({1.0, 2.0, 3.0, 4.0}).to(t);
+    EXPECT_TRUE(
+        all_close(log_softmax(x, 0).to(kFloat64), log_softmax(x.to(kFloat64), 0), 1e-2, 1e-2))
+        << t;
+  }
+}
+
+TEST(TorchParity, AllAnyOfUInt8GiveUInt8) {
+  Tensor u = tensor({0, 3}, TensorOptions(kUInt8));
+  EXPECT_EQ(all(u).dtype(), kUInt8);
+  EXPECT_EQ(any(u, 0).dtype(), kUInt8);
+  EXPECT_EQ(any(u).item<int64_t>(), 1);
+  EXPECT_EQ(all(tensor({0, 3})).dtype(), kBool);
+}
+
+TEST(TorchParity, SubRejectsBoolOperands) {
+  EXPECT_THROW(sub(tensor({1.0}), bools({true})), Error);
+  EXPECT_THROW(sub(tensor({1.0}), Scalar(true)), Error);
+  EXPECT_THROW(Scalar(1) - bools({true}), Error);
+  // Scalar - uint8 promotes before negating: 1.75 - 1 is 0.75, not 1.75 + 255.
+  Tensor r = Scalar(1.75) - tensor({1}, TensorOptions(kUInt8));
+  EXPECT_EQ(r.dtype(), kFloat32);
+  EXPECT_EQ(values(r)[0], 0.75);
+}
+
+TEST(TorchParity, CrossEntropyProbabilitiesRejectIgnoreIndex) {
+  EXPECT_THROW(F::cross_entropy(zeros({2, 3}), softmax(uniform({2, 3}), 1), Tensor(), 1), Error);
+}
+
+TEST(TorchParity, NormChecksAndGradients) {
+  EXPECT_THROW(norm(tensor({1, 2})), Error);  // integers
+  EXPECT_EQ(norm(zeros({3, 0}), INFINITY).item<float>(), 0.0F);
+  // The gradient at a zero norm is 0 (the composed sqrt gave NaN) ...
+  for (double p : {2.0, 3.0}) {
+    Tensor x = zeros({3}, TensorOptions(kFloat64)).requires_grad_();
+    norm(x, p).backward();
+    EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 0, 0})) << p;
+  }
+  // ... except that p = 2 masks before multiplying by the incoming gradient, as PyTorch 1.13.
+  Tensor x = zeros({2}, TensorOptions(kFloat64)).requires_grad_();
+  norm(x, 2).backward(scalar_tensor(NAN, TensorOptions(kFloat64)));
+  EXPECT_TRUE(std::isnan(values(x.grad())[0]));
+  Tensor y = tensor({3.0, -4.0}).to(kFloat64).requires_grad_();
+  norm(y, 2).backward();
+  EXPECT_TRUE(all_close(y.grad(), tensor({0.6, -0.8}, TensorOptions(kFloat64)), 1e-12, 1e-12));
+}
+
+TEST(TorchParity, MaskedFillValueMustFit) {
+  EXPECT_THROW(zeros({2}, TensorOptions(kInt32)).masked_fill(bools({true, false}), 3e9), Error);
+  EXPECT_THROW(zeros({2}, TensorOptions(kFloat16)).masked_fill(bools({true, false}), 1e6), Error);
+  EXPECT_EQ(values(zeros({2}, TensorOptions(kUInt8)).masked_fill(bools({true, false}), 1.5)),
+            (std::vector<double>{1, 0}));
+  EXPECT_TRUE(std::isinf(values(zeros({1}).masked_fill(bools({true}), INFINITY))[0]));
+}
+
+TEST(TorchParity, ClampWithMinAboveMaxGivesMax) {
+  EXPECT_EQ(values(clamp(tensor({0.0, 5.0}), Scalar(2.0), Scalar(1.0))),
+            (std::vector<double>{1, 1}));
+}
+
+TEST(TorchParity, NarrowAndSqueezeDims) {
+  EXPECT_EQ(zeros({1, 0}).narrow(-1, -1, 0).sizes(), (Shape{1, 0}));
+  EXPECT_EQ(zeros({3}).narrow(0, 3, 0).sizes(), (Shape{0}));
+  EXPECT_THROW(scalar_tensor(1.0).squeeze(1), Error);
+  EXPECT_EQ(scalar_tensor(1.0).squeeze(-1).dim(), 0);
+}
+
+TEST(TorchParity, HalfVarianceAccumulatesInFloat) {
+  Tensor x = tensor({-8192.0, 0.0, 8192.0}).to(kFloat16);
+  EXPECT_NEAR(values(x.std())[0], 8192.0, 8.0);  // the variance itself overflows float16
+  EXPECT_TRUE(std::isinf(values(x.var())[0]));
+}
+
+TEST(TorchParity, MaxMinGradientWithNanGoesToBoth) {
+  Tensor a = tensor({NAN, 1.0, 2.0}).to(kFloat64).requires_grad_();
+  Tensor b = tensor({1.0, 1.0, 3.0}).to(kFloat64).requires_grad_();
+  maximum(a, b).sum().backward();
+  EXPECT_EQ(values(a.grad()), (std::vector<double>{1, 0.5, 0}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{1, 0.5, 1}));
+}
+
+TEST(TorchParity, ReluPassesTheGradientOfNan) {
+  Tensor x = tensor({NAN, -1.0, 0.0, 2.0}).to(kFloat64).requires_grad_();
+  relu(x).sum().backward();
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{1, 0, 0, 1}));
+}
+
+TEST(TorchParity, VarGradientSkipsTheMeanTerm) {
+  // With an infinite element the mean's term is inf - inf; PyTorch's formula has none.
+  Tensor x = tensor({1.0, 2.0, INFINITY}).to(kFloat64).requires_grad_();
+  x.var().backward();
+  std::vector<double> g = values(x.grad());
+  EXPECT_TRUE(std::isinf(g[0]) && g[0] < 0) << g[0];
+  Tensor y = tensor({1.0, 2.0, 4.0}).to(kFloat64).requires_grad_();
+  y.var().backward();
+  EXPECT_TRUE(all_close(y.grad(), tensor({-4.0 / 3, -1.0 / 3, 5.0 / 3}, TensorOptions(kFloat64)),
+                        1e-12, 1e-12));
+}
+
+TEST(TorchParity, IntegerMatmulWrapsLikeTorch) {
+  Tensor a = tensor({{2000000000, 2000000000}}, TensorOptions(kInt32));
+  Tensor b = tensor({{2}, {1}}, TensorOptions(kInt32));
+  // 6e9 wraps modulo 2^32 to 1705032704, as int32 arithmetic does (float64 saturated it).
+  EXPECT_EQ(matmul(a, b).item<int64_t>(), 1705032704);
+  EXPECT_EQ(matmul(a.to(kInt64), b.to(kInt64)).item<int64_t>(), 6000000000);
+  EXPECT_EQ(addmm(tensor({1}, TensorOptions(kInt64)), zeros({1, 0}, TensorOptions(kInt64)),
+                  zeros({0, 1}, TensorOptions(kInt64)))
+                .item<int64_t>(),
+            1);
+}
+
+TEST(TorchParity, BoolArgmaxAndMatmul) {
+  EXPECT_EQ(argmax(bools({false, true, true})).item<int64_t>(), 1);
+  EXPECT_EQ(argmin(bools({true, false, false}), 0).item<int64_t>(), 1);
+  EXPECT_THROW(matmul(bools({true}).view({1, 1}), bools({true}).view({1, 1})), Error);
+  EXPECT_FALSE(mm(zeros({2, 0}, TensorOptions(kBool)), zeros({0, 2}, TensorOptions(kBool)))
+                   .any()
+                   .item<bool>());
+}
+
+TEST(TorchParity, LinearBiasMustExpandToTheOutput) {
+  EXPECT_THROW(linear(zeros({3, 2, 1}), zeros({1, 1}), zeros({0})), Error);
+}
+
+TEST(TorchParity, PowScalarRules) {
+  EXPECT_THROW(pow(tensor({2}), Scalar(-1)), Error);  // integers to negative integer powers
+  EXPECT_EQ(values(pow(tensor({4}), Scalar(-1.0)))[0], 0.25);
+  EXPECT_TRUE(std::isnan(values(pow(tensor({-INFINITY}), Scalar(0.5)))[0]));  // sqrt, as torch
+  EXPECT_TRUE(std::isnan(values(pow(tensor({-INFINITY}), Scalar(-0.5)))[0]));
+  EXPECT_TRUE(std::isinf(values(pow(tensor({-INFINITY}).to(kFloat16), Scalar(0.5)))[0]));
+}
+
+TEST(TorchParity, BoolAddWithFalseAlpha) {
+  EXPECT_EQ(values(add(bools({false, true}), bools({true, true}), Scalar(false))),
+            (std::vector<double>{0, 1}));
+}
+
+TEST(TorchParity, NllLossIgnoresRowsWithInfiniteLogProbabilities) {
+  Tensor logp = tensor({{-INFINITY, 0.0}, {0.0, -1.0}}).to(kFloat64);
+  Tensor t = tensor({0, 1}, TensorOptions(kInt64));
+  Tensor r = F::nll_loss(logp, t, Tensor(), /*ignore_index=*/0, F::Reduction::None);
+  EXPECT_EQ(values(r), (std::vector<double>{0, 1}));
+  Tensor ce = F::cross_entropy(tensor({{-INFINITY, 0.0}, {0.0, -1.0}}).to(kFloat64), t, Tensor(), 0,
+                               F::Reduction::Sum, 0.3);
+  EXPECT_TRUE(std::isfinite(ce.item<double>()));
+}
+
+TEST(TorchParity, StdOfOneElementHasNanGradient) {
+  // The std of one element (unbiased) is NaN, and so is its gradient, as in PyTorch.
+  Tensor x = tensor({1.0, 2.0}).to(kFloat64).requires_grad_();
+  Tensor n = x.norm(2);
+  Tensor s = n.std({0}, true, true);
+  EXPECT_TRUE(std::isnan(s.item<double>()));
+  s.backward();
+  std::vector<double> g = values(x.grad());
+  EXPECT_TRUE(std::isnan(g[0])) << g[0];
 }
 
 }  // namespace

@@ -372,6 +372,8 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
       std::ostringstream o;
       o << "seed " << seed << " case " << i << " [" << c.family << "] " << c.desc << ": "
         << problem;
+      if (trace)
+        for (const Input& in : c.inputs) o << "\n" << in.t;
       rep.mismatches.push_back(o.str());
     }
   }

@@ -203,6 +203,11 @@ OpCase softmax_case(Rng& r) {
   int64_t dim = r.pick(-range, range - 1);
   if (r.coin(0.05)) dim = range;
   c.rtol_scale = 4;
+  int64_t last = static_cast<int64_t>(s.size()) - 1;
+  if (log && (t == kFloat16 || t == kBFloat16) && dim != last && dim != -1) {
+    c.deliberate = "torch 1.13's 16-bit log_softmax over a non-last dim can overflow to inf";
+    c.deliberate_results = true;
+  }
   if (!is_floating_point(t)) {
     c.deliberate = "softmax and log_softmax of integers compute in float32";
     c.deliberate_results = true;  // torch has no integer kernel, but returns an empty input as is
@@ -224,12 +229,21 @@ OpCase conv_case(Rng& r) {
   Pair s{r.pick(1, 2), r.pick(1, 2)}, p{r.pick(0, 1), r.pick(0, 1)}, d{r.pick(1, 2), 1};
   Shape sx = r.coin(0.2) ? Shape{C, H, W} : Shape{N, C, H, W};
   if (N == 0 && sx.size() == 4 && r.coin()) sx[0] = 1;
-  c.inputs = {input(r, sx, t), input(r, {O, C / g, kh, kw}, t)};
+  // No infinities: ember's padding contributes nothing, torch's multiplies zeros (0 * inf = NaN).
+  auto finite = [&](const Shape& sh) {
+    Stress st = random_stress(r);
+    return make_input(r, {sh, t, st == Stress::Special ? Stress::Large : st, true});
+  };
+  c.inputs = {finite(sx), finite({O, C / g, kh, kw})};
   bool bias = r.coin();
-  if (bias) c.inputs.push_back(input(r, {O}, t));
+  if (bias) c.inputs.push_back(finite({O}));
   c.rtol_scale = 50;
-  if (g > 1 && sx.size() == 4 && sx[0] == 0)
-    c.deliberate = "torch 1.13 raises a view error on an empty batch in a grouped conv2d";
+  if (sx.size() == 4 && sx[0] == 0)
+    c.deliberate = "torch 1.13 raises a view error on some empty batches in conv2d";
+  if (!is_floating_point(t)) {
+    c.deliberate = "conv2d takes floating point only (torch also computes integer dtypes)";
+    c.deliberate_results = true;
+  }
   std::ostringstream o;
   o << "conv2d(" << str(t) << str(sx) << ", w[" << O << ", " << C / g << ", " << kh << ", " << kw
     << "], bias=" << bias << ", stride=" << s[0] << "," << s[1] << ", pad=" << p[0] << "," << p[1]
@@ -394,8 +408,8 @@ OpCase loss_case(Rng& r) {
     c.inputs.push_back(make_index(r, st, 0, C - 1));
   } else {
     Input p = make_input(r, {st, t, Stress::Normal, true});
-    p.e = p.e.abs().softmax(form == 0 ? 0 : 1);
-    p.t = p.t.abs().softmax(form == 0 ? 0 : 1);
+    p.e = p.e.to(kFloat64).abs().softmax(form == 0 ? 0 : 1).to(t);  // torch: no half softmax
+    p.t = p.t.to(at::kDouble).abs().softmax(form == 0 ? 0 : 1).to(to_torch(t));
     c.inputs.push_back(p);
   }
   bool weighted = r.coin();
@@ -407,17 +421,13 @@ OpCase loss_case(Rng& r) {
   }
   int reduction = static_cast<int>(r.pick(0, 2));
   double smoothing = r.coin(0.3) ? r.pick(1, 4) / 10.0 : 0.0;
-  if (op == 2) {
-    smoothing = 0;
-    if (form > 1) form = 1;  // nll_loss is (C) or (N, C) in ember
-  }
+  if (op == 2) smoothing = 0;
   c.rtol_scale = 8;
   std::ostringstream o;
   o << (op == 2 ? "nll_loss(" : "cross_entropy(") << str(t) << str(sx) << ", "
     << (op == 1 ? "probabilities" : "indices") << str(st) << ", weighted=" << weighted
     << ", ignore=" << ignore << ", reduction=" << reduction << ", smoothing=" << smoothing << ")";
   c.desc = o.str();
-  if (op == 2 && sx.size() > 2) op = 0;
   set_op(c, [=](auto api, const auto& in) {
     using A = decltype(api);
     const auto* w = weighted ? &in[2] : nullptr;
@@ -434,9 +444,6 @@ OpCase grad_case(Rng& r) {
   c.family = "autograd";
   c.grad = true;
   Shape s = random_shape(r, 3, 4);
-  Stress stress = r.coin(0.2) ? Stress::Ties : r.coin(0.1) ? Stress::Zeros : Stress::Normal;
-  c.inputs = {make_input(r, {s, kFloat64, stress, true}),
-              make_input(r, {broadcastable(r, s), kFloat64, Stress::Normal, true})};
   int64_t steps = r.pick(2, 4);
   std::vector<int> ops;
   std::vector<int64_t> dims;
@@ -450,6 +457,16 @@ OpCase grad_case(Rng& r) {
     dims.push_back(r.pick(-4, 3));
     desc += std::string(names[ops.back()]) + " ";
   }
+  // Equal inputs stay equal through ember's ops, but torch's vectorised loops round the tail
+  // elements differently (pow(0.5, 2.5) differs in the last bit between lanes): a max over such
+  // near-ties picks a winner by rounding, so tied inputs are kept away from the max ops.
+  bool picks_winner = false;
+  for (int op : ops) picks_winner |= op == 13 || op == 14 || op == 21;
+  Stress stress = !picks_winner && r.coin(0.2) ? Stress::Ties
+                  : r.coin(0.1)                ? Stress::Zeros
+                                               : Stress::Normal;
+  c.inputs = {make_input(r, {s, kFloat64, stress, true}),
+              make_input(r, {broadcastable(r, s), kFloat64, Stress::Normal, true})};
   c.rtol_scale = 1000;
   c.desc = "chain(" + desc + ") on f64" + str(s) + " and " + str(c.inputs[1].e.sizes());
   set_op(c, [ops, dims](auto, const auto& in) {

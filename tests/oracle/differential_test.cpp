@@ -10,7 +10,7 @@ namespace {
 class Differential : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(Differential, AgreesWithLibtorch) {
-  DifferentialReport r = run_differential(GetParam(), 3000);
+  DifferentialReport r = run_differential(GetParam(), 5000);
   EXPECT_EQ(r.mismatch_count, 0) << format_report(GetParam(), r);
   // The cases must mostly compute: a generator that only makes errors tests nothing.
   EXPECT_GT(r.compared, r.cases / 2) << format_report(GetParam(), r);

@@ -99,6 +99,34 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
   }
 }
 
+// Integers multiply and add exactly, wrapping on overflow as PyTorch's integer matmul does
+// (through float64 they would saturate or round instead). (batch, m, k) x (batch, k, n).
+void bmm_integer(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
+  Tensor ai = a.to(kInt64).contiguous(), bi = b.to(kInt64).contiguous();
+  Tensor o = out.to(kInt64).contiguous();
+  int64_t batch = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
+  const auto* pa = static_cast<const uint64_t*>(ai.data_ptr());
+  const auto* pb = static_cast<const uint64_t*>(bi.data_ptr());
+  auto* po = static_cast<uint64_t*>(o.data_ptr());
+  auto al = static_cast<uint64_t>(static_cast<int64_t>(alpha));
+  auto be = static_cast<uint64_t>(static_cast<int64_t>(beta));
+  parallel_for(0, batch * m, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n * k, 1)),
+               [&](int64_t lo, int64_t hi) {
+                 for (int64_t row = lo; row < hi; ++row) {
+                   const uint64_t* ar = pa + row * k;
+                   const uint64_t* bb = pb + (row / m) * k * n;
+                   uint64_t* orow = po + row * n;
+                   for (int64_t j = 0; j < n; ++j) {
+                     uint64_t acc = 0;
+                     for (int64_t l = 0; l < k; ++l) acc += ar[l] * bb[l * n + j];
+                     orow[j] = (beta == 0 ? 0 : be * orow[j]) + al * acc;
+                   }
+                 }
+               });
+  TensorIter it(out, {o});
+  copy_cpu(it);
+}
+
 }  // namespace
 
 void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
@@ -107,9 +135,13 @@ void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, 
       return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);
     case kFloat64:
       return bmm_typed<double>(a, b, out, alpha, beta, cpu::dgemm);
+    case kUInt8:
+    case kInt32:
+    case kInt64:
+      return bmm_integer(a, b, out, alpha, beta);
     default: {
-      // Other dtypes go through float64 (exact for integers below 2^53) or float32.
-      DType wide = is_floating_point(out.dtype()) ? kFloat32 : kFloat64;
+      // 16-bit floats go through float32.
+      DType wide = kFloat32;
       Tensor o = out.to(wide);
       bmm_cpu(a.to(wide), b.to(wide), o, alpha, beta);
       TensorIter it(out, {o});

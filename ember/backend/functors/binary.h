@@ -48,9 +48,10 @@ EMBER_BINARY_FUNCTOR(GeFn, bool, a >= b)
 EMBER_BINARY_FUNCTOR(LogicalAndFn, bool, a&& b)
 EMBER_BINARY_FUNCTOR(LogicalOrFn, bool, a || b)
 // Backward formulas: a is the incoming gradient, b what the forward saved.
-EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b > T(0) ? a : T(0))  // b = input
-EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a* b*(T(1) - b))   // b = output
-EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))     // b = output
+// b = input; a NaN input passes the gradient, as PyTorch's threshold_backward (b <= 0 is false).
+EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b <= T(0) ? T(0) : a)
+EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a* b*(T(1) - b))  // b = output
+EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))    // b = output
 #undef EMBER_BINARY_FUNCTOR
 
 /// (Name, functor, kind). Compare ops produce bool.

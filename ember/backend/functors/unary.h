@@ -54,7 +54,8 @@ struct ClampFn {
       : lo(static_cast<T>(p.a)), hi(static_cast<T>(p.b)) {}
   EMBER_HOST_DEVICE T operator()(T x) const {
     if (math::isnan(x)) return x;
-    return x < lo ? lo : (x > hi ? hi : x);
+    T r = x < lo ? lo : x;  // min(max(x, lo), hi): with lo > hi the result is hi, as PyTorch
+    return r > hi ? hi : r;
   }
 };
 
