@@ -137,6 +137,30 @@ bool debug_enabled() {
   return enabled;
 }
 
+void ProcessGroup::check_rank(int r, const char* op) const {
+  EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
+}
+
+void ProcessGroup::check_reduce_op(ReduceOp reduce, DType dtype, const char* op) {
+  EMBER_CHECK(reduce != ReduceOp::AVG || is_floating_point(dtype), "[", op,
+              "] ReduceOp::AVG needs a floating point tensor, got ", dtype);
+}
+
+void ProcessGroup::check_like(const Tensor& t, const Tensor& like, const char* op,
+                              const char* what) {
+  EMBER_CHECK(t.defined() && t.sizes() == like.sizes() && t.dtype() == like.dtype(), "[", op,
+              "] expected every ", what, " to have shape ", like.sizes(), " and dtype ",
+              like.dtype(), ", got ", t.defined() ? t.sizes() : Shape{}, " ",
+              t.defined() ? t.dtype() : like.dtype());
+}
+
+void ProcessGroup::check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
+                              const char* what) const {
+  EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_, " ", what,
+              " tensors (one per rank), got ", list.size());
+  for (const Tensor& t : list) check_like(t, like, op, what);
+}
+
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::SUM:

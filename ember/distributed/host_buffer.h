@@ -2,6 +2,9 @@
 // by the CPU backends.
 #pragma once
 
+#include <cstring>
+#include <vector>
+
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
 
@@ -29,11 +32,14 @@ class HostBuffer {
   Tensor buffer_;
 };
 
-inline void check_like(const Tensor& t, const Tensor& like, const char* op, const char* what) {
-  EMBER_CHECK(t.defined() && t.sizes() == like.sizes() && t.dtype() == like.dtype(), "[", op,
-              "] expected every ", what, " to have shape ", like.sizes(), " and dtype ",
-              like.dtype(), ", got ", t.defined() ? t.sizes() : Shape{}, " ",
-              t.defined() ? t.dtype() : like.dtype());
+/// Copies `flat` (the ranks' n-byte blocks one after another) into outputs[r], rank by rank.
+inline void unpack_gathered(const std::vector<char>& flat, const std::vector<Tensor>& outputs,
+                            size_t n, const char* op) {
+  for (size_t r = 0; r < outputs.size(); ++r) {
+    HostBuffer out(outputs[r], op);
+    std::memcpy(out.data(), flat.data() + r * n, n);
+    out.write_back();
+  }
 }
 
 }  // namespace ember::distributed

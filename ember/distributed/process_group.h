@@ -51,6 +51,16 @@ class ProcessGroup {
   virtual std::shared_ptr<Work> recv(Tensor tensor, int src, int tag = 0) = 0;
 
  protected:
+  // Checks every backend makes; each error names the operation `op`.
+  void check_rank(int r, const char* op) const;
+  /// ReduceOp::AVG divides by the world size, so it needs a floating point dtype.
+  static void check_reduce_op(ReduceOp reduce, DType dtype, const char* op);
+  /// `t` has like's shape and dtype; `what` names it ("output", "input").
+  static void check_like(const Tensor& t, const Tensor& like, const char* op, const char* what);
+  /// One tensor per rank, each like `like`.
+  void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
+                  const char* what) const;
+
   int rank_;
   int size_;
 };

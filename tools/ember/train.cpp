@@ -113,8 +113,11 @@ TrainConfig parse_train_args(int argc, char** argv) {
 }
 
 int train(int argc, char** argv) {
-  for (int i = 0; i < argc; ++i)
-    if (std::string(argv[i]) == "--nproc") return train_ddp(argc, argv);
+  // DDP over processes has its own options (train_ddp.cpp); both spellings of --nproc lead there.
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--nproc" || a.rfind("--nproc=", 0) == 0) return train_ddp(argc, argv);
+  }
   TrainConfig cfg = parse_train_args(argc, argv);
   if (cfg.help) {
     std::cout << kHelp;

@@ -91,10 +91,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
     const char* name = "all_reduce";
-    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(tensor.dtype()),
-                "[all_reduce] "
-                "ReduceOp::AVG needs a floating point tensor, got ",
-                tensor.dtype());
+    check_reduce_op(op, tensor.dtype(), "all_reduce");
     auto staged = std::make_shared<HostBuffer>(tensor, name);
     DType dtype = tensor.dtype();
     return enqueue(name, {tensor}, [this, staged, dtype, op](uint32_t tag) {
@@ -125,10 +122,7 @@ class ProcessGroupGloo final : public ProcessGroup {
 
   std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op) override {
     check_rank(dst, "reduce");
-    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(tensor.dtype()),
-                "[reduce] "
-                "ReduceOp::AVG needs a floating point tensor, got ",
-                tensor.dtype());
+    check_reduce_op(op, tensor.dtype(), "reduce");
     auto staged = std::make_shared<HostBuffer>(tensor, "reduce");
     DType dtype = tensor.dtype();
     return enqueue("reduce", {tensor}, [this, staged, dtype, dst, op](uint32_t tag) {
@@ -156,7 +150,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       o.setTag(tag);
       o.setTimeout(timeout_);
       gloo::allgather(o);
-      unpack(flat, outputs, in->nbytes());
+      unpack_gathered(flat, outputs, in->nbytes(), "all_gather");
     });
   }
 
@@ -173,7 +167,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       o.setTag(tag);
       o.setTimeout(timeout_);
       gloo::gather(o);
-      if (rank_ == dst) unpack(flat, outputs, in->nbytes());
+      if (rank_ == dst) unpack_gathered(flat, outputs, in->nbytes(), "gather");
     });
   }
 
@@ -202,10 +196,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
                                        ReduceOp op) override {
     check_list(inputs, output, "reduce_scatter", "input");
-    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(output.dtype()),
-                "[reduce_scatter] "
-                "ReduceOp::AVG needs a floating point tensor, got ",
-                output.dtype());
+    check_reduce_op(op, output.dtype(), "reduce_scatter");
     auto out = std::make_shared<HostBuffer>(output, "reduce_scatter");
     std::vector<Tensor> contiguous;
     for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
@@ -277,25 +268,6 @@ class ProcessGroupGloo final : public ProcessGroup {
       using T = EMBER_TYPE(tag);
       o.template setOutput<T>(static_cast<T*>(data), numel);
     });
-  }
-
-  void check_rank(int r, const char* op) const {
-    EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
-  }
-
-  void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
-                  const char* what) const {
-    EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_, " ", what,
-                " tensors (one per rank), got ", list.size());
-    for (const Tensor& t : list) check_like(t, like, op, what);
-  }
-
-  static void unpack(const std::vector<char>& flat, const std::vector<Tensor>& outputs, size_t n) {
-    for (size_t r = 0; r < outputs.size(); ++r) {
-      HostBuffer out(outputs[r], "all_gather");
-      std::memcpy(out.data(), flat.data() + r * n, n);
-      out.write_back();
-    }
   }
 
   std::shared_ptr<Work> enqueue(const char* op, const std::vector<Tensor>& tensors,

@@ -92,7 +92,7 @@ class ProcessGroupMPI final : public ProcessGroup {
   std::chrono::milliseconds timeout() const override { return timeout_; }
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
-    check_avg(op, tensor.dtype(), "all_reduce");
+    check_reduce_op(op, tensor.dtype(), "all_reduce");
     auto buf = std::make_shared<HostBuffer>(tensor, "all_reduce");
     DType dtype = tensor.dtype();
     return enqueue("all_reduce", [this, buf, dtype, op] {
@@ -113,7 +113,7 @@ class ProcessGroupMPI final : public ProcessGroup {
 
   std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op) override {
     check_rank(dst, "reduce");
-    check_avg(op, tensor.dtype(), "reduce");
+    check_reduce_op(op, tensor.dtype(), "reduce");
     auto buf = std::make_shared<HostBuffer>(tensor, "reduce");
     DType dtype = tensor.dtype();
     return enqueue("reduce", [this, buf, dtype, op, dst] {
@@ -131,7 +131,7 @@ class ProcessGroupMPI final : public ProcessGroup {
       std::vector<char> flat(in->nbytes() * size_);
       EMBER_MPI_CHECK(MPI_Allgather(in->data(), count(in->nbytes()), MPI_BYTE, flat.data(),
                                     count(in->nbytes()), MPI_BYTE, MPI_COMM_WORLD));
-      unpack(flat, outputs, in->nbytes());
+      unpack_gathered(flat, outputs, in->nbytes(), "all_gather");
     });
   }
 
@@ -143,7 +143,7 @@ class ProcessGroupMPI final : public ProcessGroup {
       std::vector<char> flat(rank_ == dst ? in->nbytes() * size_ : 0);
       EMBER_MPI_CHECK(MPI_Gather(in->data(), count(in->nbytes()), MPI_BYTE, flat.data(),
                                  count(in->nbytes()), MPI_BYTE, dst, MPI_COMM_WORLD));
-      if (rank_ == dst) unpack(flat, outputs, in->nbytes());
+      if (rank_ == dst) unpack_gathered(flat, outputs, in->nbytes(), "gather");
     });
   }
 
@@ -165,7 +165,7 @@ class ProcessGroupMPI final : public ProcessGroup {
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
                                        ReduceOp op) override {
     check_list(inputs, output, "reduce_scatter", "input");
-    check_avg(op, output.dtype(), "reduce_scatter");
+    check_reduce_op(op, output.dtype(), "reduce_scatter");
     auto out = std::make_shared<HostBuffer>(output, "reduce_scatter");
     DType dtype = output.dtype();
     return enqueue("reduce_scatter", [this, out, inputs, dtype, op] {
@@ -226,26 +226,6 @@ class ProcessGroupMPI final : public ProcessGroup {
     return static_cast<int>(n);
   }
 
-  void check_rank(int r, const char* op) const {
-    EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
-  }
-  static void check_avg(ReduceOp op, DType dtype, const char* name) {
-    EMBER_CHECK(op != ReduceOp::AVG || is_floating_point(dtype), "[", name,
-                "] ReduceOp::AVG needs a floating point tensor, got ", dtype);
-  }
-  void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
-                  const char* what) const {
-    EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_, " ", what,
-                " tensors (one per rank), got ", list.size());
-    for (const Tensor& t : list) check_like(t, like, op, what);
-  }
-  static void unpack(const std::vector<char>& flat, const std::vector<Tensor>& outputs, size_t n) {
-    for (size_t r = 0; r < outputs.size(); ++r) {
-      HostBuffer out(outputs[r], "gather");
-      std::memcpy(out.data(), flat.data() + r * n, n);
-      out.write_back();
-    }
-  }
   void finish_reduction(HostBuffer& buf, DType dtype, ReduceOp op) {
     if (op == ReduceOp::AVG) divide_elements(buf.data(), dtype, buf.numel(), size_);
     buf.write_back();

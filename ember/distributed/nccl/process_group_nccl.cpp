@@ -224,14 +224,8 @@ class ProcessGroupNCCL final : public ProcessGroup {
     EMBER_CHECK(t.is_contiguous(), "[", op, "] the nccl backend needs contiguous tensors");
   }
   void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op) const {
-    EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_,
-                " tensors (one per rank), got ", list.size());
-    for (const Tensor& t : list) {
-      check(t, op);
-      EMBER_CHECK(t.sizes() == like.sizes() && t.dtype() == like.dtype(), "[", op,
-                  "] expected every tensor to have shape ", like.sizes(), " and dtype ",
-                  like.dtype(), ", got ", t.sizes(), " ", t.dtype());
-    }
+    ProcessGroup::check_list(list, like, op, "tensor");
+    for (const Tensor& t : list) check(t, op);
   }
 
   // Note [NCCL stream ordering].
