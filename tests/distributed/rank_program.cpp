@@ -15,6 +15,14 @@
 
 namespace dist = ember::distributed;
 
+// One write per line: the ranks share the test's pipe, and a line written in pieces (as
+// std::cerr does) interleaves with another rank's.
+void say(int fd, const std::string& text) {
+  std::string line = text + "\n";
+  ssize_t ignored = ::write(fd, line.data(), line.size());
+  (void)ignored;
+}
+
 // Open MPI's plugins (dlopen'ed, unloaded at exit) keep their start-up allocations; LeakSanitizer
 // reports them in modules it can no longer name, so no suppression can match. Not ember's leaks.
 extern "C" int __lsan_is_turned_off() {
@@ -53,7 +61,7 @@ int main(int argc, char** argv) {
         for (int r = 0; r < world; ++r)
           ok = ok && parts[r].to(ember::kFloat64).max().item<double>() == r % 2;
         if (!ok) {
-          std::cerr << "rank " << rank << ": wrong result for " << dt << "\n";
+          say(2, "rank " + std::to_string(rank) + ": wrong result for " + ember::dtype_name(dt));
           return 4;
         }
       }
@@ -64,16 +72,17 @@ int main(int argc, char** argv) {
       dist::all_reduce(t);
       double expected = world * (world + 1) / 2.0;
       if (t.min().item<double>() != expected || t.max().item<double>() != expected) {
-        std::cerr << "rank " << rank << ": wrong sum " << t.max().item<double>() << "\n";
+        say(2, "rank " + std::to_string(rank) + ": wrong sum " +
+                   std::to_string(t.max().item<double>()));
         return 4;
       }
     }
     dist::barrier();
-    std::cout << "rank " << rank << " of " << world << " ok" << std::endl;
+    say(1, "rank " + std::to_string(rank) + " of " + std::to_string(world) + " ok");
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {
-    std::cerr << "rank " << rank << ": " << e.what() << std::endl;
+    say(2, "rank " + std::to_string(rank) + ": " + e.what());
     return 1;
   }
 }
