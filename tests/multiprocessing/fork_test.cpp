@@ -30,6 +30,18 @@ bool g_in_forked_child = false;
 
 extern "C" int __lsan_is_turned_off() { return ember::g_in_forked_child; }
 
+// GCC 12's AddressSanitizer runtime does not hold its own allocator's locks across fork(): a child
+// forked while another thread is inside malloc can deadlock in ASan itself (seen with gdb: the
+// child waits in SizeClassAllocator64::GetFromAllocator). ember's locks are what these tests
+// check, and they run in every other build.
+#if defined(__SANITIZE_ADDRESS__)
+#define SKIP_UNDER_ASAN() \
+  GTEST_SKIP()            \
+      << "ASan's runtime (GCC 12) can deadlock in a child forked while another thread allocates"
+#else
+#define SKIP_UNDER_ASAN() (void)0
+#endif
+
 namespace ember {
 namespace {
 
@@ -130,6 +142,7 @@ TEST(Fork, ThreadPoolIsRebuiltInTheChild) {
 }
 
 TEST(Fork, WhileAnotherThreadRunsParallelWork) {
+  SKIP_UNDER_ASAN();
   set_num_threads(2);
   constexpr int64_t n = 1 << 18;
   Busy busy([&] { parallel_sum(n); });
@@ -138,6 +151,7 @@ TEST(Fork, WhileAnotherThreadRunsParallelWork) {
 }
 
 TEST(Fork, WhileAnotherThreadAllocates) {
+  SKIP_UNDER_ASAN();
   Busy busy([] {
     for (int i = 0; i < 50; ++i) Tensor t = empty({1000 + i});
   });
@@ -153,6 +167,7 @@ TEST(Fork, WhileAnotherThreadAllocates) {
 }
 
 TEST(Fork, WhileAnotherThreadDrawsRandomNumbers) {
+  SKIP_UNDER_ASAN();
   Busy busy([] { randn({16}); });
   for (int i = 0; i < 20; ++i)
     ASSERT_EQ(run_forked([] { return randn({1000}).numel() == 1000 ? 0 : 1; }), 0) << i;
