@@ -47,10 +47,9 @@ int train_hogwild(const TrainConfig& cfg, int nprocs, const std::string& out) {
   EMBER_CHECK(device.is_cpu(), "[train] --hogwild trains on the CPU; got --device ", device);
   int threads = std::max(1, get_num_threads() / nprocs);
   manual_seed(cfg.seed);
-  auto train_set =
-      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
-  auto test_set =
-      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
+  MnistSets sets = load_fashion_mnist(cfg.data);
+  const auto& train_set = sets.train;
+  const auto& test_set = sets.test;
   std::shared_ptr<nn::Module> model = make_model(cfg.model);
   model->share_memory();
   std::cerr << "ember train: " << model->name() << " Hogwild over " << nprocs << " processes of "

@@ -130,10 +130,9 @@ int train(int argc, char** argv) {
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
-  auto train_set =
-      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{true});
-  auto test_set =
-      std::make_shared<data::datasets::MNIST>(cfg.data, data::datasets::MNISTOptions{false});
+  MnistSets sets = load_fashion_mnist(cfg.data);
+  const auto& train_set = sets.train;
+  const auto& test_set = sets.test;
   std::shared_ptr<nn::Module> model = make_model(cfg.model);
   model->to(device);
   // Training goes through DataParallel; the checkpoint holds the plain model's state.

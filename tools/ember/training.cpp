@@ -11,6 +11,12 @@ Device pick_device(const std::string& spec) {
   return resolve_device(Device(spec));
 }
 
+MnistSets load_fashion_mnist(const std::string& root) {
+  using data::datasets::MNIST;
+  return {std::make_shared<MNIST>(root, data::datasets::MNISTOptions{true}),
+          std::make_shared<MNIST>(root, data::datasets::MNISTOptions{false})};
+}
+
 std::shared_ptr<nn::Module> make_model(const std::string& name) {
   if (name == "lenet") return nn::make<models::LeNet>();
   if (name == "mlp") return nn::make<models::MLP>(std::vector<int64_t>{784, 256, 256, 10});

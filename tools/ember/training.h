@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/data/dataset.h"
+#include "ember/data/mnist.h"
 #include "ember/nn/module.h"
 
 namespace ember::cli {
@@ -34,6 +35,12 @@ TrainConfig parse_train_args(int argc, char** argv);
 
 /// "auto": the first GPU if there is one, else the CPU; anything else is parsed and checked.
 Device pick_device(const std::string& spec);
+
+/// The training and test sets of Fashion-MNIST (or MNIST) in `root`.
+struct MnistSets {
+  std::shared_ptr<data::datasets::MNIST> train, test;
+};
+MnistSets load_fashion_mnist(const std::string& root);
 
 /// "lenet" or "mlp" (784-256-256-10).
 std::shared_ptr<nn::Module> make_model(const std::string& name);
