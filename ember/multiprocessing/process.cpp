@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string_view>
 #include <thread>
 #include <typeinfo>
 
@@ -101,6 +103,23 @@ std::string signal_name(int signal) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(signal);
 }
 
+std::vector<int> handle_descriptors(const std::string& arg) {
+  std::string_view prefix = kHandlePrefix;
+  if (arg.compare(0, prefix.size(), prefix) != 0) return {};
+  std::vector<int> fds;
+  const char* p = arg.c_str() + prefix.size();
+  while (*p) {
+    char* end = nullptr;
+    long fd = std::strtol(p, &end, 10);
+    EMBER_CHECK(end != p && fd >= 0 && fd <= INT32_MAX && (*end == ',' || *end == '\0'),
+                "[multiprocessing] expected a handle like 'ember-fds:5,6', got '", arg, "'");
+    fds.push_back(static_cast<int>(fd));
+    p = *end ? end + 1 : end;
+  }
+  EMBER_CHECK(!fds.empty(), "[multiprocessing] the handle '", arg, "' names no descriptor");
+  return fds;
+}
+
 bool register_entry(const std::string& name, EntryFn fn) {
   entries()[name] = fn;
   return true;
@@ -170,6 +189,16 @@ struct Process::Impl {
     // async-signal-safe calls are allowed.
     std::vector<std::string> argv_text, env_text;
     std::vector<char*> argv_ptrs, env_ptrs;
+    std::vector<int> inherited;  // Note [Ends across exec]
+    if (exec)
+      for (const std::string& a : args) {
+        std::vector<int> fds = handle_descriptors(a);
+        for (int fd : fds)
+          EMBER_CHECK(fcntl(fd, F_GETFD) != -1, "[Process::start] argument '", a,
+                      "' names descriptor ", fd,
+                      ", which is not open here: was its queue or connection destroyed?");
+        inherited.insert(inherited.end(), fds.begin(), fds.end());
+      }
     int fds[2];
     EMBER_CHECK(pipe2(fds, O_CLOEXEC) == 0, "[Process::start] pipe failed: ", std::strerror(errno));
     if (exec) {
@@ -203,7 +232,8 @@ struct Process::Impl {
       if (getppid() != parent) _exit(1);
       close(fds[0]);
       if (exec) {
-        fcntl(fds[1], F_SETFD, 0);  // the report pipe survives exec
+        fcntl(fds[1], F_SETFD, 0);  // the report pipe survives exec, as do the ends named in args
+        for (int fd : inherited) fcntl(fd, F_SETFD, 0);
         execve("/proc/self/exe", argv_ptrs.data(), env_ptrs.data());
         static const char kMsg[] = "the spawn start method could not exec /proc/self/exe";
         ssize_t ignored = write(fds[1], kMsg, sizeof kMsg - 1);

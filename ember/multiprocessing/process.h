@@ -133,4 +133,11 @@ void spawn(int nprocs, const std::string& entry, const std::vector<std::string>&
 /// The signal's name: "SIGSEGV".
 std::string signal_name(int signal);
 
+/// Note [Ends across exec]: a queue or connection end is named in a spawned child's arguments by
+/// "ember-fds:" and its descriptors ("ember-fds:5,6"). Process::start keeps the descriptors named
+/// by such arguments open across exec; Connection::from_handle and Queue::from_handle take them
+/// over in the child. The descriptor numbers in `arg`, or nothing when it is not such a handle.
+inline constexpr const char* kHandlePrefix = "ember-fds:";
+std::vector<int> handle_descriptors(const std::string& arg);
+
 }  // namespace ember::multiprocessing

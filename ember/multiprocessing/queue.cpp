@@ -1,5 +1,6 @@
 #include "ember/multiprocessing/queue.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 
 #include "ember/backend/cuda/ipc.h"
 #include "ember/core/shared_memory.h"
+#include "ember/multiprocessing/process.h"
 
 namespace ember::multiprocessing {
 
@@ -225,6 +227,33 @@ Connection::Connection(int fd) : socket_(std::make_shared<Socket>(fd)) {}
 
 int Connection::fd() const { return socket_->fd; }
 
+std::string Connection::handle() const {
+  return kHandlePrefix + std::to_string(socket_->fd);
+}
+
+namespace {
+// The descriptor, checked to be one end of a queue or pipe, closed on exec again.
+int adopt(int fd, const std::string& handle) {
+  int type = 0;
+  socklen_t len = sizeof type;
+  EMBER_CHECK(fcntl(fd, F_GETFD) != -1, "[multiprocessing] descriptor ", fd, " named by '", handle,
+              "' is not open in this process: pass handles among the arguments of a Process "
+              "started with the spawn start method");
+  EMBER_CHECK(getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET,
+              "[multiprocessing] descriptor ", fd, " named by '", handle,
+              "' is not a queue's or pipe's socket");
+  fcntl(fd, F_SETFD, FD_CLOEXEC);  // a grandchild gets it only if named again
+  return fd;
+}
+}  // namespace
+
+Connection Connection::from_handle(const std::string& handle) {
+  std::vector<int> fds = handle_descriptors(handle);
+  EMBER_CHECK(fds.size() == 1, "[Connection::from_handle] expected the handle of one end, got '",
+              handle, "'");
+  return Connection(adopt(fds[0], handle));
+}
+
 void Connection::send(const Value& value) const {
   Writer w;
   w.value(value);
@@ -387,5 +416,15 @@ Queue::Queue(std::pair<Connection, Connection> ends)
     : in_(std::move(ends.first)), out_(std::move(ends.second)) {}
 
 std::optional<Value> Queue::get_nowait() const { return out_.try_recv(0); }
+
+std::string Queue::handle() const { return in_.handle() + "," + std::to_string(out_.fd()); }
+
+Queue Queue::from_handle(const std::string& handle) {
+  std::vector<int> fds = handle_descriptors(handle);
+  EMBER_CHECK(fds.size() == 2,
+              "[Queue::from_handle] expected a queue's handle (two descriptors), got '", handle,
+              "'");
+  return Queue({Connection(adopt(fds[0], handle)), Connection(adopt(fds[1], handle))});
+}
 
 }  // namespace ember::multiprocessing

@@ -5,8 +5,13 @@
 // receiver maps the same memory, so a write on either side is seen on the other and a 64 MiB tensor
 // costs a few system calls. Plain values (numbers, strings, lists, dicts such as state dicts) are
 // serialised into the same message. Each message is one SOCK_SEQPACKET record, so any number of
-// processes may put and get on one queue without a lock. Queues are shared with children started by
-// fork (they inherit the sockets), not with children started by exec.
+// processes may put and get on one queue without a lock. Children started by fork inherit every
+// queue made before; a child started by exec (the spawn start method) gets the ones named among its
+// arguments by handle() and rebuilds them with from_handle() (Note [Ends across exec], process.h):
+//
+//   mp::Queue q;
+//   mp::Process p("worker", 0, {q.handle()});     // in the parent
+//   mp::Queue q = mp::Queue::from_handle(args[0]);  // in worker(index, args)
 #pragma once
 
 #include <cstdint>
@@ -87,6 +92,10 @@ class Connection {
   /// Whether a value is waiting (within `timeout_s`; forever when negative).
   bool poll(double timeout_s = 0) const;
   int fd() const;
+  /// Names this end among the arguments of a Process started with the spawn start method.
+  std::string handle() const;
+  /// The end named by `handle` in a spawned child's arguments.
+  static Connection from_handle(const std::string& handle);
 
  private:
   std::optional<Value> receive() const;  // without waiting
@@ -108,6 +117,10 @@ class Queue {
   /// The next value if one is waiting.
   std::optional<Value> get_nowait() const;
   bool empty() const { return !out_.poll(0); }
+  /// Names the queue among the arguments of a Process started with the spawn start method.
+  std::string handle() const;
+  /// The queue named by `handle` in a spawned child's arguments.
+  static Queue from_handle(const std::string& handle);
 
  private:
   Connection in_, out_;

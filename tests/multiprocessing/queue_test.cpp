@@ -1,6 +1,8 @@
 // Queues and pipes pass tensors by descriptor (Note [Tensors by descriptor], queue.h): the
 // receiver's tensor is the sender's memory; plain values are serialised.
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <set>
 #include <string>
@@ -117,6 +119,58 @@ TEST(Queue, ChildrenAndParentShareTensorsThroughIt) {
   EXPECT_EQ(per_child[0], 50);
   EXPECT_EQ(per_child[1], 50);
   EXPECT_EQ(total, 2 * 3 * (49 * 50 / 2));
+}
+
+// A child started by exec: its queue and pipe end come by handle among its arguments.
+void queue_by_handle_worker(int index, const std::vector<std::string>& args) {
+  Queue q = Queue::from_handle(args.at(0));
+  Connection reply = Connection::from_handle(args.at(1));
+  Tensor t = q.get(10.0).tensor();
+  t.fill_(index + 7);  // into the parent's memory
+  reply.send(Value::List{index, t.sum()});
+}
+EMBER_MULTIPROCESSING_ENTRY(queue_by_handle_worker);
+
+TEST(Queue, SpawnedChildrenGetQueuesByHandle) {
+  Queue q;
+  auto [mine, theirs] = Pipe();
+  Tensor t = zeros({4, 256});
+  for (int i = 0; i < 2; ++i) q.put(t.select(0, i));
+  size_t before = open_fds();
+  spawn(2, "queue_by_handle_worker", {q.handle(), theirs.handle()}, StartMethod::Spawn);
+  EXPECT_EQ(open_fds(), before);  // the ends handed over stay the parent's too, nothing leaks
+  double sums[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    Value v = mine.recv(10.0);
+    sums[v.list()[0].to_int()] = v.list()[1].tensor().item<double>();
+  }
+  // Each child filled the row it got: which one is a race, the values are not.
+  std::set<double> rows = {t.select(0, 0).sum().item<double>(),
+                           t.select(0, 1).sum().item<double>()};
+  EXPECT_EQ(rows, (std::set<double>{7 * 256.0, 8 * 256.0}));
+  EXPECT_EQ(sums[0], 7 * 256.0);
+  EXPECT_EQ(sums[1], 8 * 256.0);
+  EXPECT_EQ(t.select(0, 2).sum().item<double>(), 0.0);
+}
+
+TEST(Queue, HandlesAreChecked) {
+  Queue q;
+  EXPECT_THROW_WITH(Queue::from_handle("ember-fds:1x"), "expected a handle like");
+  EXPECT_THROW_WITH(Queue::from_handle(q.handle().substr(0, q.handle().find(','))),
+                    "two descriptors");
+  EXPECT_THROW_WITH(Connection::from_handle("ember-fds:987654"), "is not open in this process");
+  int file = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  EXPECT_THROW_WITH(Connection::from_handle("ember-fds:" + std::to_string(file)),
+                    "is not a queue's or pipe's socket");
+  close(file);
+  // A handle whose queue is gone cannot reach a child.
+  std::string stale;
+  {
+    Queue gone;
+    stale = gone.handle();
+  }
+  Process p("queue_by_handle_worker", 0, {stale, stale});
+  EXPECT_THROW_WITH(p.start(), "which is not open here");
 }
 
 TEST(Queue, ReceivedTensorsCloseTheirDescriptors) {

@@ -1,4 +1,4 @@
-// CUDA IPC through a pipe (Note [CUDA IPC], backend/cuda/ipc.h): a spawned child receives a CUDA
+// CUDA IPC through a pipe (label cuda) (Note [CUDA IPC], backend/cuda/ipc.h): a spawned child receives a CUDA
 // tensor by handle, sees the parent's values, writes into the same memory, and the parent's block
 // stays held until the child has released it. Skipped without a GPU.
 #include <fcntl.h>
