@@ -6,11 +6,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "ember/core/error.h"
@@ -19,6 +22,8 @@ extern char** environ;
 
 namespace ember::distributed {
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 std::mutex output_mutex;
 
@@ -47,13 +52,76 @@ void relay(int fd, int rank, FILE* out) {
   ::close(fd);
 }
 
+std::string signal_text(int signal) {
+  return "signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+}
+
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status)) return "was killed by " + signal_text(WTERMSIG(status));
   return "stopped";
 }
+
+void report(const std::string& line) {
+  std::lock_guard<std::mutex> lock(output_mutex);
+  std::cerr << line << std::endl;
+}
+
+struct Ended {
+  pid_t pid;
+  int rank;
+  int status;
+};
+
+// Every rank that has ended since the last call, removed from `running`.
+std::vector<Ended> reap(std::map<pid_t, int>& running) {
+  std::vector<Ended> ended;
+  for (auto it = running.begin(); it != running.end();) {
+    int status = 0;
+    pid_t r = ::waitpid(it->first, &status, WNOHANG);
+    if (r == it->first || (r < 0 && errno == ECHILD)) {
+      ended.push_back({it->first, it->second, r < 0 ? 0 : status});
+      it = running.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return ended;
+}
+
+// Note [Signals to the launcher]: SIGINT, SIGTERM and SIGHUP sent to the launcher reach every
+// rank, as with torchrun, so that stopping a job (a scheduler's SIGTERM, ^C) leaves no rank
+// running; the launcher then ends with 128 + the signal. The handler may only make
+// async-signal-safe calls: it reads the running ranks' pids from a fixed array.
+constexpr int kMaxLocalRanks = 1024;
+std::array<std::atomic<pid_t>, kMaxLocalRanks> g_pids{};
+std::atomic<int> g_forwarded{0};
+
+void forward_signal(int signal) {
+  g_forwarded.store(signal);
+  for (auto& p : g_pids)
+    if (pid_t pid = p.load(); pid > 0) ::kill(pid, signal);
+}
+
+// Installs forward_signal for the launch's duration and restores the previous handlers after.
+class ForwardSignals {
+ public:
+  ForwardSignals() {
+    g_forwarded.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = forward_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &sa, &previous_[i]);
+  }
+  ~ForwardSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+    for (auto& p : g_pids) p.store(0);
+  }
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
+};
 
 }  // namespace
 
@@ -62,7 +130,10 @@ int launch(const LaunchOptions& o, const std::vector<std::string>& command) {
   EMBER_CHECK(o.nproc_per_node >= 1 && o.nnodes >= 1 && o.node_rank >= 0 && o.node_rank < o.nnodes,
               "[launch] expected --nproc-per-node >= 1 and 0 <= --node-rank < --nnodes, got ",
               o.nproc_per_node, ", ", o.node_rank, " and ", o.nnodes);
+  EMBER_CHECK(o.nproc_per_node <= kMaxLocalRanks, "[launch] at most ", kMaxLocalRanks,
+              " ranks per node, got --nproc-per-node ", o.nproc_per_node);
   int world = o.nnodes * o.nproc_per_node;
+  ForwardSignals forward_signals;
   std::vector<std::string> base_env;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
@@ -115,6 +186,7 @@ int launch(const LaunchOptions& o, const std::vector<std::string>& command) {
                  std::strerror(rc));
     }
     rank_of[pid] = rank;
+    g_pids[static_cast<size_t>(local)].store(pid);
     if (o.prefix_output) {
       relays.emplace_back(relay, out_pipe[0], rank, stdout);
       relays.emplace_back(relay, err_pipe[0], rank, stderr);
@@ -122,37 +194,44 @@ int launch(const LaunchOptions& o, const std::vector<std::string>& command) {
   }
 
   int exit_code = 0;
+  std::optional<Clock::time_point> kill_at;  // after a failure or a signal: SIGKILL what is left
+  bool told_signal = false;
+  auto end_others = [&](int signal) {
+    for (auto& [p, r] : rank_of) ::kill(p, signal);
+    if (!kill_at) kill_at = Clock::now() + std::chrono::seconds(o.grace_seconds);
+  };
+  // Polled, not blocking: a forwarded signal or the grace period must be noticed while waiting.
   while (!rank_of.empty()) {
-    int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
+    if (int sig = g_forwarded.load(); sig != 0 && !told_signal) {
+      told_signal = true;
+      report("ember launch: got " + signal_text(sig) + ", passed it to " +
+             std::to_string(rank_of.size()) + " local rank(s)");
+      end_others(sig);
     }
-    auto it = rank_of.find(pid);
-    if (it == rank_of.end()) continue;
-    int rank = it->second;
-    rank_of.erase(it);
-    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (ok || exit_code != 0) continue;
-    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    {
-      std::lock_guard<std::mutex> lock(output_mutex);
-      std::cerr << "ember launch: rank " << rank << " (pid " << pid << ") "
-                << describe_status(status) << "; ending the other " << rank_of.size()
-                << " local rank(s)" << std::endl;
+    std::vector<Ended> ended = reap(rank_of);
+    for (const Ended& e : ended)
+      g_pids[static_cast<size_t>(e.rank - o.node_rank * o.nproc_per_node)].store(0);
+    if (ended.empty()) {
+      if (kill_at && Clock::now() > *kill_at) end_others(SIGKILL);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
     }
-    for (auto& [p, r] : rank_of) ::kill(p, SIGTERM);
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.grace_seconds);
-    while (!rank_of.empty() && std::chrono::steady_clock::now() < deadline) {
-      pid_t done = ::waitpid(-1, &status, WNOHANG);
-      if (done > 0)
-        rank_of.erase(done);
-      else
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    for (auto& [p, r] : rank_of) ::kill(p, SIGKILL);
+    if (exit_code != 0 || told_signal) continue;
+    // Ranks reaped together: one killed by a signal is the likelier cause of the others' errors.
+    const Ended* failed = nullptr;
+    for (const Ended& e : ended)
+      if (!(WIFEXITED(e.status) && WEXITSTATUS(e.status) == 0) &&
+          (!failed || (WIFSIGNALED(e.status) && !WIFSIGNALED(failed->status))))
+        failed = &e;
+    if (!failed) continue;
+    exit_code =
+        WIFEXITED(failed->status) ? WEXITSTATUS(failed->status) : 128 + WTERMSIG(failed->status);
+    report("ember launch: rank " + std::to_string(failed->rank) + " (pid " +
+           std::to_string(failed->pid) + ") " + describe_status(failed->status) +
+           "; ending the other " + std::to_string(rank_of.size()) + " local rank(s)");
+    end_others(SIGTERM);
   }
+  if (int sig = g_forwarded.load(); sig != 0) exit_code = 128 + sig;
   for (auto& t : relays) t.join();
   return exit_code;
 }

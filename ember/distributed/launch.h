@@ -19,8 +19,11 @@ struct LaunchOptions {
 
 /// Runs `command` (program and arguments, looked up in PATH) as ranks node_rank * nproc_per_node
 /// + 0 .. nproc_per_node - 1 and waits for them. Returns 0 when every rank exits with 0;
-/// otherwise reports the first failing rank on stderr, ends the others and returns its exit
-/// code (128 + signal for a signal).
+/// otherwise reports the first failing rank on stderr (of ranks found ended together, one killed
+/// by a signal before one that exited with an error), ends the others (SIGTERM, then SIGKILL after
+/// grace_seconds) and returns its exit code (128 + signal for a signal). SIGINT, SIGTERM and
+/// SIGHUP sent to the caller meanwhile are passed to every rank, and the call returns 128 + signal
+/// once they have ended.
 int launch(const LaunchOptions& options, const std::vector<std::string>& command);
 
 }  // namespace ember::distributed

@@ -1,12 +1,18 @@
 // Real processes over Gloo on loopback: `ember launch` (one node and two), mpirun, and ranks that
 // fail, die, hang or call different collectives. Every command runs under `timeout`.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/util/test_util.h"
 
@@ -144,6 +150,54 @@ TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {
   EXPECT_NE(r.output.find("[all_reduce] collective #1 on rank 0 of 2 (gloo) timed out"),
             std::string::npos)
       << r.output;
+}
+
+// SIGTERM to the launcher (a scheduler stopping the job) ends every rank, then the launcher.
+TEST(Launch, PassesSignalsToItsRanks) {
+  std::string dir = ::testing::TempDir() + "/launch_signal_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> args = {kEmber,
+                                   "launch",
+                                   "--nproc-per-node",
+                                   "2",
+                                   "sh",
+                                   "-c",
+                                   "echo $$ > " + dir + "/pid.$RANK.tmp && mv " + dir +
+                                       "/pid.$RANK.tmp " + dir + "/pid.$RANK && exec sleep 60"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t launcher = ::fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  auto read_pid = [&](int rank) -> pid_t {
+    std::ifstream in(dir + "/pid." + std::to_string(rank));
+    pid_t p = 0;
+    return in >> p ? p : 0;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((read_pid(0) == 0 || read_pid(1) == 0) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  pid_t ranks[2] = {read_pid(0), read_pid(1)};
+  ASSERT_GT(ranks[0], 0);
+  ASSERT_GT(ranks[1], 0);
+  ASSERT_EQ(::kill(launcher, SIGTERM), 0);
+  int status = 0;
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (::waitpid(launcher, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  bool ended = WIFEXITED(status) || WIFSIGNALED(status);
+  if (!ended) {
+    ::kill(launcher, SIGKILL);
+    ::waitpid(launcher, &status, 0);
+  }
+  ASSERT_TRUE(ended) << "the launcher did not end within 10 s of SIGTERM";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status;
+  for (pid_t p : ranks) EXPECT_NE(::kill(p, 0), 0) << "rank pid " << p << " is still running";
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {

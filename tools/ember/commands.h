@@ -8,7 +8,5 @@ int train(int argc, char** argv);
 int predict(int argc, char** argv);
 int bench(int argc, char** argv);
 int launch(int argc, char** argv);
-/// `ember train --nproc N`: DistributedDataParallel over N local processes (train_ddp.cpp).
-int train_ddp(int argc, char** argv);
 
 }  // namespace ember::cli

@@ -14,6 +14,7 @@
 #include "tools/ember/commands.h"
 #include "tools/ember/hogwild.h"
 #include "tools/ember/report.h"
+#include "tools/ember/train_ddp.h"
 #include "tools/ember/training.h"
 
 namespace ember::cli {
@@ -28,13 +29,15 @@ const char* kHelp = R"(usage: ember train [options]
   --data DIR              Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
   --device D              auto (default: the best GPU, else the CPU), cpu, cuda, cuda:N
   --epochs N              passes over the training set (default 1)
-  --batch-size N          (default 64)
+  --batch-size N          (default 64; with --nproc N, per rank: default 64 / N)
   --lr F                  SGD learning rate (default 0.01)
   --momentum F            SGD momentum (default 0.9)
   --seed N                initialisation and shuffling (default 0)
   --devices LIST          data parallelism over several devices, e.g. cuda:0,cuda:1 or cpu:0,cpu:1
-  --nproc N               DistributedDataParallel over N local processes (Gloo; batch per rank)
                           (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
+  --nproc N               DistributedDataParallel over N local processes (Gloo on the CPU), each
+                          with threads/N threads unless --threads
+  --master-port P         with --nproc: the rendezvous port (default: a random free-looking one)
   --threads N             CPU threads (default: all cores)
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
                           with threads/N threads (CPU only)
@@ -89,7 +92,7 @@ class Progress {
 TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices", "hogwild"},
+             "workers", "out", "devices", "hogwild", "nproc", "master-port"},
             {"help"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
@@ -105,6 +108,18 @@ TrainConfig parse_train_args(int argc, char** argv) {
   cfg.out = args.str("out", ".");
   cfg.threads = static_cast<int>(args.integer("threads", 0, 1, 4096));
   cfg.hogwild = static_cast<int>(args.integer("hogwild", 0, 1, 1024));
+  cfg.nproc = static_cast<int>(args.integer("nproc", 0, 1, 1024));
+  cfg.master_port = static_cast<int>(args.integer("master-port", 0, 1, 65535));
+  if (cfg.nproc > 0) {
+    EMBER_CHECK(cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
+                "--nproc trains on the CPU with one process per rank; it does not combine with "
+                "--hogwild, --device or --devices");
+    if (!args.has("batch-size")) cfg.batch_size = std::max<int64_t>(1, 64 / cfg.nproc);
+  } else {
+    EMBER_CHECK(!args.has("master-port"), "--master-port is for --nproc N");
+  }
+  EMBER_CHECK(cfg.hogwild == 0 || !args.has("devices"),
+              "--hogwild trains on the CPU; it does not combine with --devices");
   if (args.has("devices")) {
     EMBER_CHECK(!args.has("device"), "use either --device or --devices, not both");
     cfg.devices = parallel::parse_devices(args.str("devices", ""));
@@ -113,11 +128,6 @@ TrainConfig parse_train_args(int argc, char** argv) {
 }
 
 int train(int argc, char** argv) {
-  // DDP over processes has its own options (train_ddp.cpp); both spellings of --nproc lead there.
-  for (int i = 0; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--nproc" || a.rfind("--nproc=", 0) == 0) return train_ddp(argc, argv);
-  }
   TrainConfig cfg = parse_train_args(argc, argv);
   if (cfg.help) {
     std::cout << kHelp;
@@ -126,6 +136,7 @@ int train(int argc, char** argv) {
   if (cfg.threads > 0) set_num_threads(cfg.threads);
   const std::string& out = cfg.out;
   std::filesystem::create_directories(out);
+  if (cfg.nproc > 0) return train_ddp(cfg, argc, argv);
   if (cfg.hogwild > 0) return train_hogwild(cfg, cfg.hogwild, out);
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];

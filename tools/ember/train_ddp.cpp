@@ -1,13 +1,20 @@
 // `ember train --nproc N`: LeNet (or the MLP) on Fashion-MNIST with DistributedDataParallel over
 // N local processes (Gloo). Without RANK in the environment it launches N copies of itself
 // (as `ember launch` would); each copy trains on its DistributedSampler shard.
+#include "tools/ember/train_ddp.h"
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ember/distributed/ddp.h"
@@ -15,59 +22,81 @@
 #include "ember/distributed/distributed_sampler.h"
 #include "ember/distributed/launch.h"
 #include "ember/ember.h"
-#include "tools/ember/args.h"
-#include "tools/ember/commands.h"
-#include "tools/ember/training.h"
 
 namespace ember::cli {
 namespace {
 
 namespace dist = ember::distributed;
 
-int worker(const Args& args) {
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
-  int64_t epochs = args.integer("epochs", 1, 1, 1000000);
-  int64_t batch = args.integer("batch-size", 32, 1, int64_t{1} << 31);  // per rank
-  double lr = args.number("lr", 0.01), momentum = args.number("momentum", 0.9);
-  uint64_t seed = static_cast<uint64_t>(args.integer("seed", 0, 0));
-  std::string root = args.str("data", data::datasets::kFashionMnistDir);
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
+int worker(const TrainConfig& cfg) {
   dist::init_process_group("gloo", "env://");
   int rank = dist::get_rank(), world = dist::get_world_size();
-  manual_seed(seed + static_cast<uint64_t>(rank));  // DDP's broadcast makes the weights rank 0's
-  auto train_set =
-      std::make_shared<data::datasets::MNIST>(root, data::datasets::MNISTOptions{true});
-  dist::DDP model(make_model(args.str("model", "lenet")));
-  optim::SGD opt(model.parameters(), optim::SGDOptions(lr).with_momentum(momentum));
-  dist::DistributedSampler sampler(train_set->size(), world, rank, /*shuffle=*/true, seed);
-  for (int64_t epoch = 0; epoch < epochs; ++epoch) {
-    sampler.set_epoch(static_cast<uint64_t>(epoch));
-    auto shard = std::make_shared<dist::SubsetDataset>(train_set, sampler.indices());
-    data::DataLoader loader(shard,
-                            data::DataLoaderOptions().with_batch_size(static_cast<size_t>(batch)));
-    auto start = std::chrono::steady_clock::now();
-    double loss_sum = 0;
-    int64_t steps = 0;
+  // Like torchrun's OMP_NUM_THREADS=1 for one rank per core: the ranks share the cores.
+  if (cfg.threads == 0)
+    set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world));
+  manual_seed(cfg.seed + static_cast<uint64_t>(rank));  // DDP's broadcast makes them rank 0's
+  MnistSets sets = load_fashion_mnist(cfg.data);
+  dist::DDP model(make_model(cfg.model));
+  optim::SGD opt(model.parameters(), optim::SGDOptions(cfg.lr).with_momentum(cfg.momentum));
+  dist::DistributedSampler sampler(sets.train->size(), world, rank, /*shuffle=*/true, cfg.seed);
+  if (rank == 0)
+    std::cerr << "ember train: " << model.module()->name() << " with DistributedDataParallel over "
+              << world << " processes (gloo) of " << get_num_threads() << " CPU threads, "
+              << sets.train->size() << " training and " << sets.test->size()
+              << " test images, batch " << cfg.batch_size << " per rank, SGD lr " << cfg.lr
+              << " momentum " << cfg.momentum << "\n";
+  double train_seconds = 0;
+  Evaluation last{};
+  for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
+    sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
+    auto shard = std::make_shared<dist::SubsetDataset>(sets.train, sampler.indices());
+    data::DataLoader loader(shard, data::DataLoaderOptions()
+                                       .with_batch_size(static_cast<size_t>(cfg.batch_size))
+                                       .with_workers(static_cast<size_t>(cfg.workers)));
     model.train();
+    double t0 = now(), loss_sum = 0;
+    int64_t seen = 0;
     for (const data::Example& b : loader) {
       Tensor loss = nn::functional::cross_entropy(model.forward(b.data), b.target);
       opt.zero_grad();
       loss.backward();
       opt.step();
-      loss_sum += loss.item<double>();
-      ++steps;
+      loss_sum += loss.item<double>() * static_cast<double>(b.target.size(0));
+      seen += b.target.size(0);
     }
     dist::barrier();
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds = now() - t0;
+    train_seconds += seconds;
     if (rank == 0) {
-      auto test_set =
-          std::make_shared<data::datasets::MNIST>(root, data::datasets::MNISTOptions{false});
-      Evaluation ev = evaluate(*model.module(), *test_set, Device(kCPU), 1000);
-      std::cout << "{\"epoch\":" << epoch + 1 << ",\"nproc\":" << world
-                << ",\"epoch_seconds\":" << seconds << ",\"train_loss\":" << loss_sum / steps
-                << ",\"test_accuracy\":" << ev.accuracy << "}" << std::endl;
+      last = evaluate(*model.module(), *sets.test, Device(kCPU), 512);
+      std::printf(
+          "epoch %lld: train loss %.4f (rank 0), test loss %.4f, test accuracy %.2f%%, %.2f s, "
+          "%.0f samples/s\n",
+          static_cast<long long>(epoch), loss_sum / static_cast<double>(seen), last.loss,
+          100 * last.accuracy, seconds, static_cast<double>(seen * world) / seconds);
+      std::fflush(stdout);
     }
+  }
+  if (rank == 0) {
+    std::filesystem::create_directories(cfg.out);
+    io::save(*model.module(), (std::filesystem::path(cfg.out) / "model.safetensors").string(),
+             {{"model", cfg.model},
+              {"epochs", std::to_string(cfg.epochs)},
+              {"test_accuracy", std::to_string(last.accuracy)}});
+    nlohmann::json result = {
+        {"device", "cpu"},
+        {"nproc", world},
+        {"epochs", cfg.epochs},
+        {"train_seconds", train_seconds},
+        {"epoch_seconds", train_seconds / static_cast<double>(cfg.epochs)},
+        {"samples_per_second",
+         static_cast<double>(sets.train->size()) * static_cast<double>(cfg.epochs) / train_seconds},
+        {"test_accuracy", last.accuracy}};
+    std::cout << result.dump() << std::endl;
   }
   dist::destroy_process_group();
   return 0;
@@ -75,23 +104,18 @@ int worker(const Args& args) {
 
 }  // namespace
 
-int train_ddp(int argc, char** argv) {
-  Args args(argc, argv,
-            {"nproc", "model", "data", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "master-port"},
-            {"help"});
-  if (std::getenv("RANK") && std::getenv("WORLD_SIZE")) return worker(args);
+int train_ddp(const TrainConfig& cfg, int argc, char** argv) {
+  if (std::getenv("RANK") && std::getenv("WORLD_SIZE")) return worker(cfg);
   dist::LaunchOptions o;
-  o.nproc_per_node = static_cast<int>(args.integer("nproc", 2, 1, 1024));
+  o.nproc_per_node = cfg.nproc;
   std::random_device rd;
-  o.master_port = static_cast<int>(args.integer("master-port", 20000 + rd() % 20000, 1, 65535));
-  std::vector<std::string> command = {"/proc/self/exe", "train"};
-  for (int i = 0; i < argc; ++i) command.push_back(argv[i]);
+  o.master_port = cfg.master_port > 0 ? cfg.master_port : 20000 + static_cast<int>(rd() % 20000);
   std::string self(4096, '\0');
   ssize_t n = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
   EMBER_CHECK(n > 0, "[train] cannot find this program's path to start its ranks");
   self.resize(static_cast<size_t>(n));
-  command[0] = self;
+  std::vector<std::string> command = {self, "train"};
+  command.insert(command.end(), argv, argv + argc);
   return dist::launch(o, command);
 }
 

@@ -17,7 +17,7 @@ struct TrainConfig {
   std::string data;
   std::string device = "auto";
   int64_t epochs = 1;
-  int64_t batch_size = 64;
+  int64_t batch_size = 64;  // with --nproc: per rank (default 64 / N, the same global batch)
   double lr = 0.01;
   double momentum = 0.9;
   uint64_t seed = 0;
@@ -26,6 +26,8 @@ struct TrainConfig {
   int threads = 0;              // 0: keep the default (all cores)
   std::vector<Device> devices;  // --devices: DataParallel over these
   int hogwild = 0;              // --hogwild N: N processes train one shared model
+  int nproc = 0;                // --nproc N: DistributedDataParallel over N processes
+  int master_port = 0;          // with --nproc: the rendezvous port (0: a random one)
   bool help = false;
 };
 

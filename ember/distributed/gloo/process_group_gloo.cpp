@@ -16,9 +16,11 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <csignal>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "ember/core/error.h"
@@ -53,6 +55,19 @@ Fn reduce_function(DType dtype, ReduceOp op) {
                          []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
 }
 
+// Gloo writes to its sockets with plain write(), so a peer that has died kills this process with
+// SIGPIPE before gloo can report the closed connection (and name the dead rank). Python ignores
+// SIGPIPE from startup, which is why PyTorch never meets this; a C++ program must do it itself.
+// Done once, and only where the program left SIGPIPE's default action in place.
+void ignore_sigpipe_unless_handled() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+      std::signal(SIGPIPE, SIG_IGN);
+  });
+}
+
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
@@ -61,6 +76,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[init_process_group] expected 0 <= rank < "
                 "world_size, got rank ",
                 rank, " and world_size ", size);
+    ignore_sigpipe_unless_handled();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
     try {
