@@ -255,6 +255,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     store = tcp;
   } else if (init_method.rfind("file://", 0) == 0) {
     store = std::make_shared<FileStore>(init_method.substr(7), timeout);
+    store->register_rank(rank);
   } else {
     EMBER_FAIL("[init_process_group] unknown init_method '", init_method,
                "'; expected env://, tcp://host:port or file:///path");

@@ -8,8 +8,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -108,6 +110,53 @@ FileStore::FileStore(std::string directory, std::chrono::milliseconds timeout)
   std::error_code ec;
   std::filesystem::create_directories(directory_, ec);
   EMBER_CHECK(!ec, "[FileStore] cannot create directory '", directory_, "': ", ec.message());
+}
+
+FileStore::~FileStore() {
+  if (rank_fd_ >= 0) ::close(rank_fd_);
+}
+
+std::string FileStore::rank_path(int rank) const {
+  return directory_ + "/rank-" + std::to_string(rank) + "-alive";  // '-': never a key's file
+}
+
+void FileStore::register_rank(int rank) {
+  EMBER_CHECK(rank_ < 0, "[FileStore] this store already registered rank ", rank_);
+  std::string p = rank_path(rank);
+  int fd = ::open(p.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  EMBER_CHECK(fd >= 0, "[FileStore] cannot open '", p, "': ", std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    EMBER_FAIL("[init_process_group] rank ", rank, " is already running with the store in '",
+               directory_, "' (another job uses the same file:// path?)");
+  }
+  rank_ = rank;
+  rank_fd_ = fd;
+}
+
+void FileStore::leave() {
+  if (rank_fd_ < 0) return;
+  ::unlink(rank_path(rank_).c_str());  // first: a released lock on a file still there means dead
+  ::close(rank_fd_);
+  rank_fd_ = -1;
+}
+
+std::vector<int> FileStore::dead_ranks() {
+  std::vector<int> dead;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_, ec)) {
+    std::string name = entry.path().filename().string();
+    int rank = -1, end = 0;
+    if (std::sscanf(name.c_str(), "rank-%d-alive%n", &rank, &end) != 1 ||
+        end != static_cast<int>(name.size()) || rank == rank_)
+      continue;
+    int fd = ::open(entry.path().c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;  // it left meanwhile
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) dead.push_back(rank);
+    ::close(fd);
+  }
+  std::sort(dead.begin(), dead.end());
+  return dead;
 }
 
 std::string FileStore::path(const std::string& key) const {

@@ -29,8 +29,11 @@ class Store {
   /// Waits until every key is set; an ember::Error naming the missing keys after `timeout`.
   virtual void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) = 0;
   void wait(const std::vector<std::string>& keys) { wait(keys, timeout_); }
-  /// Ranks known to have died: their connection to the store closed before they left the
-  /// group (TCPStore only; empty elsewhere). Lets a failed collective name the rank it lost.
+  /// Says which rank this process is, so that its death can be seen by the others (TCPStore:
+  /// its connection closes; FileStore: its lock on a file is released). No-op elsewhere.
+  virtual void register_rank(int /*rank*/) {}
+  /// Ranks known to have died without leaving the group (TCPStore: in the order they died;
+  /// FileStore: ascending; empty elsewhere). Lets a failed collective name the rank it lost.
   virtual std::vector<int> dead_ranks() { return {}; }
   /// Whether dead_ranks() can know anything.
   virtual bool tracks_ranks() const { return false; }
@@ -53,6 +56,7 @@ class PrefixStore final : public Store {
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   std::vector<int> dead_ranks() override { return store_->dead_ranks(); }
   bool tracks_ranks() const override { return store_->tracks_ranks(); }
+  void register_rank(int rank) override { store_->register_rank(rank); }
   void leave() override { store_->leave(); }
 
  private:
@@ -77,18 +81,28 @@ class HashStore final : public Store {
 };
 
 /// One file per key in a directory every rank can see (file:///path); writes are atomic
-/// renames, counters are guarded by an flock.
+/// renames, counters are guarded by an flock. A registered rank holds an flock on its own file
+/// for as long as it is in the group: the kernel drops it when the process dies, however it dies,
+/// which is how the others tell a dead rank (as TCPStore's server sees a connection close).
 class FileStore final : public Store {
  public:
   FileStore(std::string directory, std::chrono::milliseconds timeout);
+  ~FileStore() override;
   void set(const std::string& key, const Bytes& value) override;
   Bytes get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t delta) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
+  void register_rank(int rank) override;
+  std::vector<int> dead_ranks() override;
+  bool tracks_ranks() const override { return rank_ >= 0; }
+  void leave() override;
 
  private:
   std::string path(const std::string& key) const;
+  std::string rank_path(int rank) const;
   std::string directory_;
+  int rank_ = -1;     // registered rank
+  int rank_fd_ = -1;  // holds the flock on rank_path(rank_)
 };
 
 /// A TCP key-value server (started by the rank with is_server) and a client in every rank.
@@ -104,9 +118,9 @@ class TCPStore final : public Store {
   std::vector<int> dead_ranks() override;
   bool tracks_ranks() const override { return registered_; }
   void leave() override;
-  /// Tells the server which rank this client is: if its connection closes before the client
-  /// is destroyed, that rank counts as dead.
-  void register_rank(int rank);
+  /// Tells the server which rank this client is: if its connection closes before it left, that
+  /// rank counts as dead.
+  void register_rank(int rank) override;
   /// The port the server listens on (the one asked for, or the one the system chose for 0).
   int port() const { return port_; }
 

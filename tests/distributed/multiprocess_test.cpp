@@ -144,6 +144,24 @@ TEST(Launch, SurvivorsNameAKilledRank) {
         << res.output;
 }
 
+// The same with file:// rendezvous: the dead rank's lock on its file in the store was released.
+TEST(Launch, SurvivorsNameAKilledRankWithAFileStore) {
+  std::string dir = ::testing::TempDir() + "/file_store_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::string env = "WORLD_SIZE=3 EMBER_TEST_INIT_METHOD=file://" + dir;
+  std::string cmd;
+  for (int r = 0; r < 3; ++r)
+    cmd += env + " RANK=" + std::to_string(r) + " " + kProgram + " kill 1 & ";
+  Result res = run(cmd + "wait");
+  for (int r : {0, 2})
+    EXPECT_NE(
+        res.output.find("rank " + std::to_string(r) + ": [all_reduce] collective #1 on rank " +
+                        std::to_string(r) + " of 3 (gloo) failed: rank 1 exited or died"),
+        std::string::npos)
+        << res.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {
   Result r = run(launch(2, "hang 1", next_port()));
   EXPECT_NE(r.code, 0) << r.output;

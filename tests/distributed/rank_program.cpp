@@ -37,7 +37,9 @@ int main(int argc, char** argv) {
   try {
     auto timeout = mode == "hang" ? std::chrono::seconds(2) : std::chrono::seconds(60);
     const char* backend = std::getenv("EMBER_TEST_BACKEND");
-    dist::init_process_group(backend ? backend : "gloo", "env://", -1, -1, timeout);
+    const char* init_method = std::getenv("EMBER_TEST_INIT_METHOD");
+    dist::init_process_group(backend ? backend : "gloo", init_method ? init_method : "env://", -1,
+                             -1, timeout);
     rank = dist::get_rank();
     int world = dist::get_world_size();
     if (rank == bad && mode == "fail") return 3;

@@ -335,8 +335,9 @@ class ProcessGroupGloo final : public ProcessGroup {
         what));
   }
 
-  // Which ranks died, asked of the rendezvous store (its server sees their connections close at
-  // about the time we see ours fail, so it is given a moment).
+  // Which ranks died, asked of the rendezvous store (TCPStore's server sees their connections
+  // close, FileStore their file locks released, at about the time we see ours fail, so it is
+  // given a moment).
   std::string lost_peers() const {
     if (!store_->tracks_ranks()) return "";
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -349,7 +350,7 @@ class ProcessGroupGloo final : public ProcessGroup {
           for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
           return detail::str_cat("rank ", dead[0],
                                  " exited or died without leaving the group "
-                                 "(its connection to the rendezvous store closed",
+                                 "(as the rendezvous store saw",
                                  then.empty() ? "" : "; then rank" + then, "); ");
         }
         if (std::chrono::steady_clock::now() > deadline) return "";
