@@ -161,6 +161,17 @@ void ProcessGroup::check_list(const std::vector<Tensor>& list, const Tensor& lik
   for (const Tensor& t : list) check_like(t, like, op, what);
 }
 
+Error ProcessGroup::collective_error(const std::string& op, uint64_t sequence,
+                                     const std::string& what) const {
+  return Error(detail::str_cat("[", op, "] collective #", sequence, " on rank ", rank_, " of ",
+                               size_, " (", backend(), ") ", what));
+}
+
+std::string ProcessGroup::timed_out_text() const {
+  return detail::str_cat("timed out after ", timeout().count(),
+                         " ms (a rank stopped calling collectives?)");
+}
+
 const char* reduce_op_name(ReduceOp op) {
   switch (op) {
     case ReduceOp::SUM:

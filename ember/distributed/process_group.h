@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/error.h"
 #include "ember/core/tensor.h"
 #include "ember/distributed/work.h"
 
@@ -60,6 +61,12 @@ class ProcessGroup {
   /// One tensor per rank, each like `like`.
   void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
                   const char* what) const;
+
+  /// How every backend words a failed collective: "[op] collective #sequence on rank R of S
+  /// (backend) " followed by `what`.
+  Error collective_error(const std::string& op, uint64_t sequence, const std::string& what) const;
+  /// "timed out after T ms (a rank stopped calling collectives?)", T the group's timeout.
+  std::string timed_out_text() const;
 
   int rank_;
   int size_;

@@ -46,6 +46,29 @@ int64_t decode_int(const Bytes& b) {
 
 }  // namespace
 
+std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace) {
+  if (!store.tracks_ranks()) return "";
+  auto deadline = Clock::now() + grace;
+  try {
+    for (;;) {
+      std::vector<int> dead = store.dead_ranks();
+      if (!dead.empty()) {
+        // The first to go is the cause; the others may have failed because of it.
+        std::string then;
+        for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
+        return detail::str_cat("rank ", dead[0],
+                               " exited or died without leaving the group (its connection to the "
+                               "rendezvous store closed",
+                               then.empty() ? "" : "; then rank" + then, "); ");
+      }
+      if (Clock::now() >= deadline) return "";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  } catch (const std::exception&) {
+    return "rank 0, which serves the rendezvous store, died; ";
+  }
+}
+
 // --- PrefixStore --------------------------------------------------------------------------------
 
 PrefixStore::PrefixStore(std::string prefix, std::shared_ptr<Store> store)

@@ -54,6 +54,12 @@ TEST(Store, TCPStoreNamesAClientThatLeftWithoutSayingGoodbye) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(dead, std::vector<int>{2});
+  // How the backends name it in their errors.
+  EXPECT_EQ(describe_dead_ranks(server, std::chrono::seconds(2)),
+            "rank 2 exited or died without leaving the group (its connection to the rendezvous "
+            "store closed); ");
+  HashStore in_memory;
+  EXPECT_EQ(describe_dead_ranks(in_memory, std::chrono::seconds(2)), "");
 }
 
 TEST(Store, TCPStoreClientWithoutServerIsAClearError) {

@@ -311,37 +311,9 @@ class ProcessGroupGloo final : public ProcessGroup {
                    bool io) const {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
-    return Error(detail::str_cat(
-        "[", op, "] collective #", sequence, " on rank ", rank_, " of ", size_, " (gloo) ",
-        timed_out ? detail::str_cat("timed out after ", timeout_.count(),
-                                    " ms (a rank stopped calling collectives?): ")
-                  : detail::str_cat("failed: ", io ? lost_peers() : std::string()),
-        what));
-  }
-
-  // Which ranks died, asked of the rendezvous store (its server sees their connections close at
-  // about the time we see ours fail, so it is given a moment).
-  std::string lost_peers() const {
-    if (!store_->tracks_ranks()) return "";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    try {
-      for (;;) {
-        std::vector<int> dead = store_->dead_ranks();
-        if (!dead.empty()) {
-          // The first to go is the cause; the others may have failed because of it.
-          std::string then;
-          for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
-          return detail::str_cat("rank ", dead[0],
-                                 " exited or died without leaving the group "
-                                 "(its connection to the rendezvous store closed",
-                                 then.empty() ? "" : "; then rank" + then, "); ");
-        }
-        if (std::chrono::steady_clock::now() > deadline) return "";
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    } catch (const std::exception&) {
-      return "rank 0, which serves the rendezvous store, died; ";
-    }
+    if (timed_out) return collective_error(op, sequence, timed_out_text() + ": " + what);
+    std::string dead = io ? describe_dead_ranks(*store_, std::chrono::seconds(2)) : std::string();
+    return collective_error(op, sequence, "failed: " + dead + what);
   }
 
   // EMBER_DISTRIBUTED_DEBUG=1: every rank shares its description of the collective; the first

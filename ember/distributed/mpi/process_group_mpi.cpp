@@ -275,9 +275,8 @@ class ProcessGroupMPI final : public ProcessGroup {
         task.second();
         task.first->finish();
       } catch (const std::exception& e) {
-        task.first->finish(std::make_exception_ptr(Error(
-            detail::str_cat("[", task.first->op(), "] collective #", task.first->sequence(),
-                            " on rank ", rank_, " of ", size_, " (mpi) failed: ", e.what()))));
+        task.first->finish(std::make_exception_ptr(collective_error(
+            task.first->op(), task.first->sequence(), std::string("failed: ") + e.what())));
       }
     }
   }
