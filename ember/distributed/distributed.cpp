@@ -71,8 +71,7 @@ std::string own_hostname(const std::string& master_addr) {
 // Returns once every rank has joined: a rank may leave (closing its connections) only after all
 // have finished connecting.
 std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
-  if (s.backend == "mpi") {
-    EMBER_CHECK(prefix == "default_pg", "[new_group] the mpi backend has only the default group");
+  if (s.backend == "mpi") {  // the default group; new_group makes the others
     std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
     EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
                 "[init_process_group] mpirun "
@@ -306,10 +305,13 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks) {
     for (size_t j = 0; j < i; ++j)
       EMBER_CHECK(ranks[j] != ranks[i], "[new_group] rank ", ranks[i], " is listed twice");
   }
-  for (size_t i = 0; i < ranks.size(); ++i)
-    if (ranks[i] == me)
-      return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
-                        static_cast<int>(ranks.size()));
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] != me) continue;
+    // MPI makes the communicator itself; the other backends meet in the store under a prefix.
+    if (s.backend == "mpi") return make_mpi_subgroup(*s.group, ranks, id);
+    return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
+                      static_cast<int>(ranks.size()));
+  }
   return nullptr;
 }
 

@@ -99,6 +99,26 @@ TEST(Mpi, BackendUnderMpirun) {
   }
 }
 
+// new_group over MPI (MPI_Comm_create_group): two overlapping groups of a world of 3.
+TEST(Mpi, NewGroupUnderMpirun) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (int n : {3, 4}) {
+    Result r = run("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(n) +
+                   " -x EMBER_TEST_BACKEND=mpi " + kProgram + " new_group");
+    EXPECT_EQ(r.code, 0) << r.output;
+    for (int k = 0; k < n; ++k)
+      EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
+                std::string::npos)
+          << r.output;
+  }
+}
+
+TEST(Launch, NewGroupAcrossProcesses) {
+  Result r = run(launch(3, "new_group", next_port()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
+}
+
 // MPI never times out by itself: ember's wait turns a hung rank into an error naming the call.
 TEST(Mpi, AHungRankIsATimeout) {
   if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
