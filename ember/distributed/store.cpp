@@ -55,11 +55,14 @@ std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace) {
       if (!dead.empty()) {
         // The first to go is the cause; the others may have failed because of it.
         std::string then;
-        for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
-        return detail::str_cat("rank ", dead[0],
-                               " exited or died without leaving the group (its connection to the "
-                               "rendezvous store closed",
-                               then.empty() ? "" : "; then rank" + then, "); ");
+        for (size_t i = 1; i < dead.size(); ++i)
+          then += (i == 1 ? "" : ", ") + std::to_string(dead[i]);
+        return detail::str_cat(
+            "rank ", dead[0],
+            " exited or died without leaving the group (its connection to the "
+            "rendezvous store closed",
+            then.empty() ? "" : "; then rank" + std::string(dead.size() > 2 ? "s " : " ") + then,
+            "); ");
       }
       if (Clock::now() >= deadline) return "";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

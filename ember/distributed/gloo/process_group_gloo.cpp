@@ -16,6 +16,7 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <csignal>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -48,6 +49,20 @@ class GlooStore final : public gloo::rendezvous::Store {
   std::shared_ptr<distributed::Store> store_;
 };
 
+// Gloo writes to its sockets without MSG_NOSIGNAL: a write to a peer that just died raises
+// SIGPIPE, whose default action ends this process at once, before its error can name the dead
+// rank (and then its peers lose the rendezvous store too). As Python does, so PyTorch never sees
+// it, SIGPIPE is ignored once a gloo group exists, unless the program chose its own handling.
+void ignore_sigpipe() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+        current.sa_handler == SIG_DFL)
+      std::signal(SIGPIPE, SIG_IGN);
+  });
+}
+
 Fn reduce_function(DType dtype, ReduceOp op) {
   return dispatch_reduce(dtype, op,
                          []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
@@ -61,6 +76,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[init_process_group] expected 0 <= rank < "
                 "world_size, got rank ",
                 rank, " and world_size ", size);
+    ignore_sigpipe();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
     try {
