@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -134,6 +136,23 @@ std::string available_backends() {
 bool debug_enabled() {
   static const bool enabled = env_str("EMBER_DISTRIBUTED_DEBUG") == "1";
   return enabled;
+}
+
+bool debug_checks(const std::string& op) { return debug_enabled() && op != "send" && op != "recv"; }
+
+void check_same_collective(const std::string& description, int size,
+                           const std::function<void(const char* mine, char* all)>& all_gather) {
+  std::vector<char> mine(kDescriptionBytes, 0), all(kDescriptionBytes * size, 0);
+  std::memcpy(mine.data(), description.data(), std::min(kDescriptionBytes - 1, description.size()));
+  all_gather(mine.data(), all.data());
+  all.back() = '\0';  // whatever a rank sent, every description below ends
+  std::string first(all.data());
+  for (int r = 1; r < size; ++r) {
+    std::string other(all.data() + r * kDescriptionBytes);
+    EMBER_CHECK(other == first,
+                "[distributed debug] ranks call different collectives: rank 0 calls ", first,
+                " but rank ", r, " calls ", other);
+  }
 }
 
 void ProcessGroup::check_rank(int r, const char* op) const {

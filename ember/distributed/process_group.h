@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,5 +78,17 @@ class ProcessGroup {
 std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors);
 /// Whether EMBER_DISTRIBUTED_DEBUG=1 (read once).
 bool debug_enabled();
+/// Whether EMBER_DISTRIBUTED_DEBUG=1 checks `op`: every collective, not send and recv (only two
+/// ranks take part in those).
+bool debug_checks(const std::string& op);
+
+/// The bytes each rank contributes to an EMBER_DISTRIBUTED_DEBUG=1 check.
+inline constexpr size_t kDescriptionBytes = 512;
+/// EMBER_DISTRIBUTED_DEBUG=1, for every backend: `all_gather(mine, all)` gathers each rank's
+/// kDescriptionBytes bytes into `all` (rank order) over the backend's own transport; then every
+/// rank raises the same ember::Error naming the first rank whose description differs from rank
+/// 0's. `size` is the group's size.
+void check_same_collective(const std::string& description, int size,
+                           const std::function<void(const char* mine, char* all)>& all_gather);
 
 }  // namespace ember::distributed

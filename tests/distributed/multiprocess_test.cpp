@@ -175,4 +175,35 @@ TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
       << r.output;
 }
 
+// The same check over MPI (an MPI_Allgather of the descriptions), and in a group of new_group's.
+TEST(Mpi, MismatchedCollectivesAreReportedInDebugMode) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  Result r =
+      run("mpirun --allow-run-as-root --oversubscribe -np 2 -x EMBER_TEST_BACKEND=mpi -x "
+          "EMBER_DISTRIBUTED_DEBUG=1 " +
+          kProgram + " mismatch 1");
+  EXPECT_NE(r.code, 0) << r.output;
+  const std::string why =
+      " failed: [distributed debug] ranks call different collectives: rank 0 calls "
+      "all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])";
+  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 on rank 0 of 2 (mpi)" + why),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("rank 1: [broadcast] collective #0 on rank 1 of 2 (mpi)" + why),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Mpi, MatchingCollectivesPassTheDebugCheck) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (const char* mode : {"collectives", "new_group"}) {
+    Result r =
+        run("mpirun --allow-run-as-root --oversubscribe -np 3 -x EMBER_TEST_BACKEND=mpi -x "
+            "EMBER_DISTRIBUTED_DEBUG=1 " +
+            kProgram + " " + mode);
+    EXPECT_EQ(r.code, 0) << mode << "\n" << r.output;
+    EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace

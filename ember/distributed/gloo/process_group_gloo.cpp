@@ -291,7 +291,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     std::lock_guard<std::mutex> lock(mutex_);
     uint64_t sequence = next_sequence_++;
     auto work = std::make_shared<Work>(op, sequence);
-    std::string description = debug_enabled() ? describe_collective(op, tensors) : std::string();
+    std::string description = debug_checks(op) ? describe_collective(op, tensors) : std::string();
     queue_.push_back({work, std::move(description), std::move(run)});
     queued_.notify_one();
     return work;
@@ -309,7 +309,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       }
       uint32_t tag = static_cast<uint32_t>(task.work->sequence() * 2);
       try {
-        if (!task.description.empty()) check_same_collective(task.description, tag + 1);
+        if (!task.description.empty()) debug_check(task.description, tag + 1);
         task.run(tag);
         task.work->finish();
       } catch (const gloo::IoException& e) {
@@ -332,26 +332,16 @@ class ProcessGroupGloo final : public ProcessGroup {
     return collective_error(op, sequence, "failed: " + dead + what);
   }
 
-  // EMBER_DISTRIBUTED_DEBUG=1: every rank shares its description of the collective; the first
-  // rank that differs from rank 0 is an error on every rank.
-  void check_same_collective(const std::string& description, uint32_t tag) {
-    constexpr size_t kSize = 512;
-    std::vector<char> mine(kSize, 0), all(kSize * size_, 0);
-    std::memcpy(mine.data(), description.data(), std::min(kSize - 1, description.size()));
-    gloo::AllgatherOptions o(context_);
-    o.setInput(mine.data(), kSize);
-    o.setOutput(all.data(), all.size());
-    o.setTag(tag);
-    o.setTimeout(timeout_);
-    gloo::allgather(o);
-    std::string first(all.data());
-    for (int r = 1; r < size_; ++r) {
-      std::string other(all.data() + r * kSize);
-      EMBER_CHECK(other == first,
-                  "[distributed debug] ranks call different collectives: rank 0 "
-                  "calls ",
-                  first, " but rank ", r, " calls ", other);
-    }
+  // EMBER_DISTRIBUTED_DEBUG=1, over a gloo all-gather with its own tag.
+  void debug_check(const std::string& description, uint32_t tag) {
+    check_same_collective(description, size_, [&](const char* mine, char* all) {
+      gloo::AllgatherOptions o(context_);
+      o.setInput(const_cast<char*>(mine), kDescriptionBytes);
+      o.setOutput(all, kDescriptionBytes * size_);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allgather(o);
+    });
   }
 
   std::shared_ptr<Work> point_to_point(const char* op, Tensor tensor, int peer, int tag) {

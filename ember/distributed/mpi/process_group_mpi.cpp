@@ -369,14 +369,21 @@ class ProcessGroupMPI final : public ProcessGroup {
   }
 
  private:
-  // Queues `run` on MPI's thread; its Work fails with an error naming the collective.
+  // Queues `run` on MPI's thread, after the EMBER_DISTRIBUTED_DEBUG=1 check of `tensors`; its
+  // Work fails with an error naming the collective.
   std::shared_ptr<Work> enqueue(const char* op, const std::vector<Tensor>& tensors,
                                 std::function<void(const Call&)> run) {
     auto work = std::make_shared<Work>(op, next_sequence_++);
     std::string where = collective_error(op, work->sequence(), "failed: ").what();
-    runtime_->worker().push([work, run = std::move(run), where, comm = comm_, rank = rank_,
-                             size = size_](MpiWorker& mpi) {
+    std::string description = debug_checks(op) ? describe_collective(op, tensors) : std::string();
+    runtime_->worker().push([work, run = std::move(run), where, description, comm = comm_,
+                             rank = rank_, size = size_](MpiWorker& mpi) {
       try {
+        if (!description.empty())
+          check_same_collective(description, size, [&](const char* mine, char* all) {
+            EMBER_MPI_CHECK(MPI_Allgather(mine, static_cast<int>(kDescriptionBytes), MPI_BYTE, all,
+                                          static_cast<int>(kDescriptionBytes), MPI_BYTE, comm));
+          });
         run(Call{comm, rank, size, mpi});
         work->finish();
       } catch (const std::exception& e) {

@@ -274,16 +274,52 @@ class ProcessGroupNCCL final : public ProcessGroup {
     std::chrono::steady_clock::time_point started;
   };
 
-  // Note [NCCL stream ordering], Note [NCCL watchdog]. The collective is watched from before
-  // its launch: a launch that blocks (NCCL connecting to a dead peer) is aborted too.
+  // Note [NCCL stream ordering], Note [NCCL watchdog].
   template <typename F>
   std::shared_ptr<Work> run(const char* op, const std::vector<Tensor>& tensors, F&& launch) {
+    if (debug_checks(op)) debug_check(op, tensors);
+    return launch_watched(op, tensors, std::forward<F>(launch), /*counted=*/true);
+  }
+
+  // EMBER_DISTRIBUTED_DEBUG=1: the descriptions meet in an all-gather of a small device buffer,
+  // waited for on the host; the watchdog bounds the wait. It takes the number of the collective
+  // it checks, so sequence numbers are the same with and without the check.
+  void debug_check(const char* op, const std::vector<Tensor>& tensors) {
+    check_same_collective(
+        describe_collective(op, tensors), size_, [&](const char* mine, char* all) {
+          Device gpu(DeviceType::CUDA, device_);
+          Tensor in = zeros({static_cast<int64_t>(kDescriptionBytes)}, TensorOptions(kUInt8));
+          std::memcpy(in.data_ptr(), mine, kDescriptionBytes);
+          in = in.to(gpu);
+          Tensor out = zeros({static_cast<int64_t>(kDescriptionBytes) * size_},
+                             TensorOptions(kUInt8).with_device(gpu));
+          std::string name = std::string(op) + " (its EMBER_DISTRIBUTED_DEBUG check)";
+          std::shared_ptr<Work> work = launch_watched(
+              name.c_str(), {in, out},
+              [&](cudaStream_t s) {
+                EMBER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), kDescriptionBytes,
+                                               ncclUint8, comm_, s));
+              },
+              /*counted=*/false);
+          work->synchronize();
+          Tensor host = out.cpu();
+          std::memcpy(all, host.data_ptr(), kDescriptionBytes * size_);
+        });
+  }
+
+  // Launches on the group's stream and hands the collective to the watchdog, which watches it
+  // from before the launch: a launch that blocks (NCCL connecting to a dead peer) is aborted
+  // too. An uncounted launch takes the number of the next counted one.
+  template <typename F>
+  std::shared_ptr<Work> launch_watched(const char* op, const std::vector<Tensor>& tensors,
+                                       F&& launch, bool counted) {
     std::lock_guard<std::timed_mutex> comm_lock(comm_mutex_);
     auto pending = std::make_shared<Pending>();
     {
       std::lock_guard<std::mutex> lock(mutex_);
       throw_if_failed(op);
-      pending->work = std::make_shared<Work>(op, next_sequence_++, /*stream_ordered=*/true);
+      uint64_t sequence = counted ? next_sequence_++ : next_sequence_;
+      pending->work = std::make_shared<Work>(op, sequence, /*stream_ordered=*/true);
       pending->started = std::chrono::steady_clock::now();
       pending_.push_back(pending);
     }
