@@ -15,10 +15,12 @@ namespace {
 const std::string kEmber = EMBER_BINARY_DIR "/tools/ember";
 const std::string kProgram = EMBER_BINARY_DIR "/tests/distributed_rank_program";
 
-// A port per call, spread by pid so that parallel test processes do not collide.
+// A port per call, spread by pid so that parallel test processes do not collide, and below
+// Linux's ephemeral range (32768 and up), where another test's gloo sockets take their ports
+// ("cannot listen on port 37570: Address already in use" when it reached up there).
 int next_port() {
   static int n = 0;
-  return 20000 + static_cast<int>(::getpid() % 2000) * 10 + (n++ % 10);
+  return 20000 + static_cast<int>(::getpid() % 1200) * 10 + (n++ % 10);
 }
 
 struct Result {
