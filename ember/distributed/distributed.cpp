@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -71,8 +73,7 @@ std::string own_hostname(const std::string& master_addr) {
 // Returns once every rank has joined: a rank may leave (closing its connections) only after all
 // have finished connecting.
 std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
-  if (s.backend == "mpi") {
-    EMBER_CHECK(prefix == "default_pg", "[new_group] the mpi backend has only the default group");
+  if (s.backend == "mpi") {  // the default group; new_group makes the others
     std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
     EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
                 "[init_process_group] mpirun "
@@ -137,6 +138,23 @@ bool debug_enabled() {
   return enabled;
 }
 
+bool debug_checks(const std::string& op) { return debug_enabled() && op != "send" && op != "recv"; }
+
+void check_same_collective(const std::string& description, int size,
+                           const std::function<void(const char* mine, char* all)>& all_gather) {
+  std::vector<char> mine(kDescriptionBytes, 0), all(kDescriptionBytes * size, 0);
+  std::memcpy(mine.data(), description.data(), std::min(kDescriptionBytes - 1, description.size()));
+  all_gather(mine.data(), all.data());
+  all.back() = '\0';  // whatever a rank sent, every description below ends
+  std::string first(all.data());
+  for (int r = 1; r < size; ++r) {
+    std::string other(all.data() + r * kDescriptionBytes);
+    EMBER_CHECK(other == first,
+                "[distributed debug] ranks call different collectives: rank 0 calls ", first,
+                " but rank ", r, " calls ", other);
+  }
+}
+
 void ProcessGroup::check_rank(int r, const char* op) const {
   EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
 }
@@ -159,6 +177,17 @@ void ProcessGroup::check_list(const std::vector<Tensor>& list, const Tensor& lik
   EMBER_CHECK(static_cast<int>(list.size()) == size_, "[", op, "] expected ", size_, " ", what,
               " tensors (one per rank), got ", list.size());
   for (const Tensor& t : list) check_like(t, like, op, what);
+}
+
+Error ProcessGroup::collective_error(const std::string& op, uint64_t sequence,
+                                     const std::string& what) const {
+  return Error(detail::str_cat("[", op, "] collective #", sequence, " on rank ", rank_, " of ",
+                               size_, " (", backend(), ") ", what));
+}
+
+std::string ProcessGroup::timed_out_text() const {
+  return detail::str_cat("timed out after ", timeout().count(),
+                         " ms (a rank stopped calling collectives?)");
 }
 
 const char* reduce_op_name(ReduceOp op) {
@@ -296,10 +325,13 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks) {
     for (size_t j = 0; j < i; ++j)
       EMBER_CHECK(ranks[j] != ranks[i], "[new_group] rank ", ranks[i], " is listed twice");
   }
-  for (size_t i = 0; i < ranks.size(); ++i)
-    if (ranks[i] == me)
-      return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
-                        static_cast<int>(ranks.size()));
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i] != me) continue;
+    // MPI makes the communicator itself; the other backends meet in the store under a prefix.
+    if (s.backend == "mpi") return make_mpi_subgroup(*s.group, ranks, id);
+    return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
+                      static_cast<int>(ranks.size()));
+  }
   return nullptr;
 }
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "ember/core/error.h"
 #include "ember/core/tensor.h"
 #include "ember/distributed/work.h"
 
@@ -61,6 +63,12 @@ class ProcessGroup {
   void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
                   const char* what) const;
 
+  /// How every backend words a failed collective: "[op] collective #sequence on rank R of S
+  /// (backend) " followed by `what`.
+  Error collective_error(const std::string& op, uint64_t sequence, const std::string& what) const;
+  /// "timed out after T ms (a rank stopped calling collectives?)", T the group's timeout.
+  std::string timed_out_text() const;
+
   int rank_;
   int size_;
 };
@@ -70,5 +78,17 @@ class ProcessGroup {
 std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors);
 /// Whether EMBER_DISTRIBUTED_DEBUG=1 (read once).
 bool debug_enabled();
+/// Whether EMBER_DISTRIBUTED_DEBUG=1 checks `op`: every collective, not send and recv (only two
+/// ranks take part in those).
+bool debug_checks(const std::string& op);
+
+/// The bytes each rank contributes to an EMBER_DISTRIBUTED_DEBUG=1 check.
+inline constexpr size_t kDescriptionBytes = 512;
+/// EMBER_DISTRIBUTED_DEBUG=1, for every backend: `all_gather(mine, all)` gathers each rank's
+/// kDescriptionBytes bytes into `all` (rank order) over the backend's own transport; then every
+/// rank raises the same ember::Error naming the first rank whose description differs from rank
+/// 0's. `size` is the group's size.
+void check_same_collective(const std::string& description, int size,
+                           const std::function<void(const char* mine, char* all)>& all_gather);
 
 }  // namespace ember::distributed

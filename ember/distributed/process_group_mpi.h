@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "ember/distributed/process_group.h"
 
@@ -17,5 +18,11 @@ bool mpi_available();
 /// initialised again). An operation not done within `timeout` is an error naming it (MPI itself
 /// never times out).
 std::shared_ptr<ProcessGroup> make_mpi_process_group(std::chrono::milliseconds timeout);
+
+/// new_group over MPI: the group of `ranks` (ranks of `parent`, an mpi group, in the new group's
+/// order) on a communicator of its own, made with MPI_Comm_create_group. Only the listed ranks
+/// call it; `tag` tells apart groups made at the same time (the same on every listed rank).
+std::shared_ptr<ProcessGroup> make_mpi_subgroup(ProcessGroup& parent, const std::vector<int>& ranks,
+                                                int tag);
 
 }  // namespace ember::distributed

@@ -48,6 +48,32 @@ int64_t decode_int(const Bytes& b) {
 
 }  // namespace
 
+std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace) {
+  if (!store.tracks_ranks()) return "";
+  auto deadline = Clock::now() + grace;
+  try {
+    for (;;) {
+      std::vector<int> dead = store.dead_ranks();
+      if (!dead.empty()) {
+        // TCPStore lists them in the order they died: the first is the likely cause, the others
+        // may have failed because of it. FileStore cannot know the order (ascending).
+        std::string also;
+        for (size_t i = 1; i < dead.size(); ++i)
+          also += (i == 1 ? "" : ", ") + std::to_string(dead[i]);
+        return detail::str_cat(
+            "rank ", dead[0],
+            " exited or died without leaving the group (as the rendezvous store saw",
+            also.empty() ? "" : "; also rank" + std::string(dead.size() > 2 ? "s " : " ") + also,
+            "); ");
+      }
+      if (Clock::now() >= deadline) return "";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  } catch (const std::exception&) {
+    return "rank 0, which serves the rendezvous store, died; ";
+  }
+}
+
 // --- PrefixStore --------------------------------------------------------------------------------
 
 PrefixStore::PrefixStore(std::string prefix, std::shared_ptr<Store> store)

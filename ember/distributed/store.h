@@ -46,6 +46,12 @@ class Store {
   std::chrono::milliseconds timeout_;
 };
 
+/// Why a collective lost its peers, as far as `store` knows: "rank 1 exited or died without
+/// leaving the group (...); " (the first to die, then the others), or "" when it knows of none.
+/// The store's server sees connections close at about the time the collective fails, so this
+/// asks again for up to `grace`. Shared by the backends that name a dead rank in their errors.
+std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace);
+
 /// Keys under "prefix/" of another store (one rendezvous per process group).
 class PrefixStore final : public Store {
  public:

@@ -5,6 +5,12 @@
 namespace ember::distributed {
 
 void Work::wait(std::chrono::milliseconds timeout) {
+  if (!stream_ordered_) return synchronize(timeout);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (done_ && error_) std::rethrow_exception(error_);
+}
+
+void Work::synchronize(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout == std::chrono::milliseconds::max()) {
     done_cv_.wait(lock, [this] { return done_; });

@@ -21,10 +21,12 @@ namespace {
 const std::string kEmber = EMBER_BINARY_DIR "/tools/ember";
 const std::string kProgram = EMBER_BINARY_DIR "/tests/distributed_rank_program";
 
-// A port per call, spread by pid so that parallel test processes do not collide.
+// A port per call, spread by pid so that parallel test processes do not collide, and below
+// Linux's ephemeral range (32768 and up), where another test's gloo sockets take their ports
+// ("cannot listen on port 37570: Address already in use" when it reached up there).
 int next_port() {
   static int n = 0;
-  return 20000 + static_cast<int>(::getpid() % 2000) * 10 + (n++ % 10);
+  return 20000 + static_cast<int>(::getpid() % 1200) * 10 + (n++ % 10);
 }
 
 struct Result {
@@ -103,6 +105,26 @@ TEST(Mpi, BackendUnderMpirun) {
               std::string::npos)
         << r.output;
   }
+}
+
+// new_group over MPI (MPI_Comm_create_group): two overlapping groups of a world of 3.
+TEST(Mpi, NewGroupUnderMpirun) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (int n : {3, 4}) {
+    Result r = run("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(n) +
+                   " -x EMBER_TEST_BACKEND=mpi " + kProgram + " new_group");
+    EXPECT_EQ(r.code, 0) << r.output;
+    for (int k = 0; k < n; ++k)
+      EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
+                std::string::npos)
+          << r.output;
+  }
+}
+
+TEST(Launch, NewGroupAcrossProcesses) {
+  Result r = run(launch(3, "new_group", next_port()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
 }
 
 // MPI never times out by itself: ember's wait turns a hung rank into an error naming the call.
@@ -219,6 +241,37 @@ TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
                           "broadcast(float32[3])"),
             std::string::npos)
       << r.output;
+}
+
+// The same check over MPI (an MPI_Allgather of the descriptions), and in a group of new_group's.
+TEST(Mpi, MismatchedCollectivesAreReportedInDebugMode) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  Result r =
+      run("mpirun --allow-run-as-root --oversubscribe -np 2 -x EMBER_TEST_BACKEND=mpi -x "
+          "EMBER_DISTRIBUTED_DEBUG=1 " +
+          kProgram + " mismatch 1");
+  EXPECT_NE(r.code, 0) << r.output;
+  const std::string why =
+      " failed: [distributed debug] ranks call different collectives: rank 0 calls "
+      "all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])";
+  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 on rank 0 of 2 (mpi)" + why),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("rank 1: [broadcast] collective #0 on rank 1 of 2 (mpi)" + why),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Mpi, MatchingCollectivesPassTheDebugCheck) {
+  if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
+  for (const char* mode : {"collectives", "new_group"}) {
+    Result r =
+        run("mpirun --allow-run-as-root --oversubscribe -np 3 -x EMBER_TEST_BACKEND=mpi -x "
+            "EMBER_DISTRIBUTED_DEBUG=1 " +
+            kProgram + " " + mode);
+    EXPECT_EQ(r.code, 0) << mode << "\n" << r.output;
+    EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
+  }
 }
 
 }  // namespace

@@ -67,6 +67,30 @@ int main(int argc, char** argv) {
           return 4;
         }
       }
+    } else if (mode == "new_group") {
+      // Two overlapping groups in a world of 3 or more: {2, 0} (rank 2 is its rank 0) and {1, 2}.
+      std::shared_ptr<dist::ProcessGroup> a = dist::new_group({2, 0});
+      std::shared_ptr<dist::ProcessGroup> b = dist::new_group({1, 2});
+      bool ok =
+          (a != nullptr) == (rank == 0 || rank == 2) && (b != nullptr) == (rank == 1 || rank == 2);
+      if (a) {
+        ember::Tensor t = ember::full({4}, static_cast<double>(rank + 1), ember::kFloat64);
+        dist::all_reduce(t, dist::ReduceOp::SUM, a.get());
+        ember::Tensor from = ember::full({2}, static_cast<double>(rank), ember::kFloat32);
+        dist::broadcast(from, 0, a.get());
+        ok = ok && dist::get_rank(a.get()) == (rank == 2 ? 0 : 1) &&
+             dist::get_world_size(a.get()) == 2 && t.min().item<double>() == 4 &&
+             from.max().item<double>() == 2;
+      }
+      if (b) {
+        ember::Tensor t = ember::full({3}, static_cast<double>(rank), ember::kInt64);
+        dist::all_reduce(t, dist::ReduceOp::MAX, b.get());
+        ok = ok && dist::get_rank(b.get()) == rank - 1 && t.min().item<double>() == 2;
+      }
+      if (!ok) {
+        say(2, "rank " + std::to_string(rank) + ": wrong new_group result");
+        return 4;
+      }
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {

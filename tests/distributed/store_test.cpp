@@ -54,6 +54,35 @@ TEST(Store, TCPStoreNamesAClientThatLeftWithoutSayingGoodbye) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(dead, std::vector<int>{2});
+  // How the backends name it in their errors.
+  EXPECT_EQ(describe_dead_ranks(server, std::chrono::seconds(2)),
+            "rank 2 exited or died without leaving the group (as the rendezvous store saw); ");
+  HashStore in_memory;
+  EXPECT_EQ(describe_dead_ranks(in_memory, std::chrono::seconds(2)), "");
+}
+
+// A FileStore rank holds an flock on its file: released by the kernel when its holder goes,
+// however it goes (here: destroyed without leave()). Locks belong to open files, so two stores
+// of one process see each other's.
+TEST(Store, FileStoreNamesARankThatLeftWithoutSayingGoodbye) {
+  std::string dir = ::testing::TempDir() + "/file_store_ranks_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto timeout = std::chrono::seconds(10);
+  FileStore me(dir, timeout);
+  me.register_rank(0);
+  EXPECT_TRUE(me.tracks_ranks());
+  {
+    FileStore polite(dir, timeout), gone(dir, timeout), again(dir, timeout);
+    polite.register_rank(1);
+    gone.register_rank(2);
+    EXPECT_THROW_WITH(again.register_rank(2), "rank 2 is already running with the store in");
+    EXPECT_TRUE(me.dead_ranks().empty());
+    polite.leave();
+  }
+  EXPECT_EQ(me.dead_ranks(), std::vector<int>{2});
+  EXPECT_EQ(describe_dead_ranks(me, std::chrono::seconds(2)),
+            "rank 2 exited or died without leaving the group (as the rendezvous store saw); ");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Store, TCPStoreClientWithoutServerIsAClearError) {

@@ -20,7 +20,6 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <thread>
 
 #include "ember/core/error.h"
@@ -50,22 +49,23 @@ class GlooStore final : public gloo::rendezvous::Store {
   std::shared_ptr<distributed::Store> store_;
 };
 
-Fn reduce_function(DType dtype, ReduceOp op) {
-  return dispatch_reduce(dtype, op,
-                         []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
-}
-
-// Gloo writes to its sockets with plain write(), so a peer that has died kills this process with
-// SIGPIPE before gloo can report the closed connection (and name the dead rank). Python ignores
-// SIGPIPE from startup, which is why PyTorch never meets this; a C++ program must do it itself.
-// Done once, and only where the program left SIGPIPE's default action in place.
-void ignore_sigpipe_unless_handled() {
+// Gloo writes to its sockets without MSG_NOSIGNAL: a write to a peer that just died raises
+// SIGPIPE, whose default action ends this process at once, before its error can name the dead
+// rank (and then its peers lose the rendezvous store too). As Python does, so PyTorch never sees
+// it, SIGPIPE is ignored once a gloo group exists, unless the program chose its own handling.
+void ignore_sigpipe() {
   static std::once_flag once;
   std::call_once(once, [] {
     struct sigaction current {};
-    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+    if (::sigaction(SIGPIPE, nullptr, &current) == 0 && !(current.sa_flags & SA_SIGINFO) &&
+        current.sa_handler == SIG_DFL)
       std::signal(SIGPIPE, SIG_IGN);
   });
+}
+
+Fn reduce_function(DType dtype, ReduceOp op) {
+  return dispatch_reduce(dtype, op,
+                         []<typename T, typename Op>() -> Fn { return &reduce_elements<T, Op>; });
 }
 
 class ProcessGroupGloo final : public ProcessGroup {
@@ -76,7 +76,7 @@ class ProcessGroupGloo final : public ProcessGroup {
                 "[init_process_group] expected 0 <= rank < "
                 "world_size, got rank ",
                 rank, " and world_size ", size);
-    ignore_sigpipe_unless_handled();
+    ignore_sigpipe();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
     try {
@@ -291,7 +291,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     std::lock_guard<std::mutex> lock(mutex_);
     uint64_t sequence = next_sequence_++;
     auto work = std::make_shared<Work>(op, sequence);
-    std::string description = debug_enabled() ? describe_collective(op, tensors) : std::string();
+    std::string description = debug_checks(op) ? describe_collective(op, tensors) : std::string();
     queue_.push_back({work, std::move(description), std::move(run)});
     queued_.notify_one();
     return work;
@@ -309,7 +309,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       }
       uint32_t tag = static_cast<uint32_t>(task.work->sequence() * 2);
       try {
-        if (!task.description.empty()) check_same_collective(task.description, tag + 1);
+        if (!task.description.empty()) debug_check(task.description, tag + 1);
         task.run(tag);
         task.work->finish();
       } catch (const gloo::IoException& e) {
@@ -327,60 +327,21 @@ class ProcessGroupGloo final : public ProcessGroup {
                    bool io) const {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
-    return Error(detail::str_cat(
-        "[", op, "] collective #", sequence, " on rank ", rank_, " of ", size_, " (gloo) ",
-        timed_out ? detail::str_cat("timed out after ", timeout_.count(),
-                                    " ms (a rank stopped calling collectives?): ")
-                  : detail::str_cat("failed: ", io ? lost_peers() : std::string()),
-        what));
+    if (timed_out) return collective_error(op, sequence, timed_out_text() + ": " + what);
+    std::string dead = io ? describe_dead_ranks(*store_, std::chrono::seconds(2)) : std::string();
+    return collective_error(op, sequence, "failed: " + dead + what);
   }
 
-  // Which ranks died, asked of the rendezvous store (TCPStore's server sees their connections
-  // close, FileStore their file locks released, at about the time we see ours fail, so it is
-  // given a moment).
-  std::string lost_peers() const {
-    if (!store_->tracks_ranks()) return "";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    try {
-      for (;;) {
-        std::vector<int> dead = store_->dead_ranks();
-        if (!dead.empty()) {
-          // The first to go is the cause; the others may have failed because of it.
-          std::string then;
-          for (size_t i = 1; i < dead.size(); ++i) then += ", " + std::to_string(dead[i]);
-          return detail::str_cat("rank ", dead[0],
-                                 " exited or died without leaving the group "
-                                 "(as the rendezvous store saw",
-                                 then.empty() ? "" : "; then rank" + then, "); ");
-        }
-        if (std::chrono::steady_clock::now() > deadline) return "";
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-    } catch (const std::exception&) {
-      return "rank 0, which serves the rendezvous store, died; ";
-    }
-  }
-
-  // EMBER_DISTRIBUTED_DEBUG=1: every rank shares its description of the collective; the first
-  // rank that differs from rank 0 is an error on every rank.
-  void check_same_collective(const std::string& description, uint32_t tag) {
-    constexpr size_t kSize = 512;
-    std::vector<char> mine(kSize, 0), all(kSize * size_, 0);
-    std::memcpy(mine.data(), description.data(), std::min(kSize - 1, description.size()));
-    gloo::AllgatherOptions o(context_);
-    o.setInput(mine.data(), kSize);
-    o.setOutput(all.data(), all.size());
-    o.setTag(tag);
-    o.setTimeout(timeout_);
-    gloo::allgather(o);
-    std::string first(all.data());
-    for (int r = 1; r < size_; ++r) {
-      std::string other(all.data() + r * kSize);
-      EMBER_CHECK(other == first,
-                  "[distributed debug] ranks call different collectives: rank 0 "
-                  "calls ",
-                  first, " but rank ", r, " calls ", other);
-    }
+  // EMBER_DISTRIBUTED_DEBUG=1, over a gloo all-gather with its own tag.
+  void debug_check(const std::string& description, uint32_t tag) {
+    check_same_collective(description, size_, [&](const char* mine, char* all) {
+      gloo::AllgatherOptions o(context_);
+      o.setInput(const_cast<char*>(mine), kDescriptionBytes);
+      o.setOutput(all, kDescriptionBytes * size_);
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allgather(o);
+    });
   }
 
   std::shared_ptr<Work> point_to_point(const char* op, Tensor tensor, int peer, int tag) {

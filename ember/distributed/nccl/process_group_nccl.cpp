@@ -2,14 +2,27 @@
 // the caller's current stream and makes the group's stream wait for it, so NCCL reads finished
 // data; (2) runs on the group's stream; (3) marks the tensors used on that stream (the caching
 // allocator keeps their memory until it is done); (4) makes the caller's stream wait for the
-// group's stream, so later work sees the result. The host never blocks: Work is complete once
-// the collective is queued in stream order (wait() returns at once; synchronize the stream to
-// wait on the host).
+// group's stream, so later work sees the result. The host never blocks: Work::wait() returns at
+// once (Work::synchronize() waits on the host).
+//
+// Note [NCCL watchdog]: NCCL never times out and a dead peer can leave its kernels spinning
+// forever, so a thread per group (as PyTorch's ProcessGroupNCCL) watches the outstanding
+// collectives' end events. A collective done on the GPU completes its Work. One still running
+// after the group's timeout, an asynchronous error NCCL reports (ncclCommGetAsyncError: a peer's
+// connection lost), or a rank the rendezvous store knows died makes the watchdog abort the
+// communicator (ncclCommAbort ends the spinning kernels) and fail every outstanding Work with an
+// ember::Error naming the operation, its sequence number, the rank and the cause. The group can
+// then run no more collectives: each later call throws that first error.
 #include "ember/distributed/process_group_nccl.h"
 
 #include <nccl.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/stream.h"
@@ -69,6 +82,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
   ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size,
                    std::chrono::milliseconds timeout)
       : ProcessGroup(rank, size),
+        store_(store),
         timeout_(timeout),
         device_(cuda::current_device()),
         stream_(cuda::get_stream_from_pool(/*high_priority=*/false, device_)) {
@@ -83,10 +97,34 @@ class ProcessGroupNCCL final : public ProcessGroup {
       std::memcpy(&id, b.data(), sizeof(id));
     }
     EMBER_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
+    watchdog_ = std::thread([this] { watchdog_loop(); });
   }
 
-  // Destroying a communicator can block forever when a peer is gone: abort never does.
-  ~ProcessGroupNCCL() override { ncclCommAbort(comm_); }
+  // Destroying a communicator can block forever when a peer is gone: abort never does. Works
+  // still outstanding fail rather than leave a waiting thread hanging.
+  ~ProcessGroupNCCL() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    watchdog_cv_.notify_all();
+    watchdog_.join();
+    std::deque<std::shared_ptr<Pending>> left;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      try {
+        complete_finished();
+      } catch (const std::exception&) {
+        // A broken device: what is left fails below.
+      }
+      left.swap(pending_);
+    }
+    for (const auto& p : left)
+      p->work->finish(std::make_exception_ptr(collective_error(
+          p->work->op(), p->work->sequence(),
+          "failed: the process group was destroyed before the collective completed")));
+    abort_comm();
+  }
 
   std::string backend() const override { return "nccl"; }
   std::chrono::milliseconds timeout() const override { return timeout_; }
@@ -193,11 +231,12 @@ class ProcessGroupNCCL final : public ProcessGroup {
     });
   }
 
-  // An all-reduce of one element, waited for on the host (a barrier must block).
+  // An all-reduce of one element, waited for on the host (a barrier must block); the watchdog
+  // completes or fails it.
   std::shared_ptr<Work> barrier() override {
     Tensor one = ones({1}, TensorOptions(Device(DeviceType::CUDA, device_)));
     std::shared_ptr<Work> work = all_reduce(one, ReduceOp::SUM);
-    stream_.synchronize();
+    work->synchronize();
     return work;
   }
 
@@ -228,29 +267,195 @@ class ProcessGroupNCCL final : public ProcessGroup {
     for (const Tensor& t : list) check(t, op);
   }
 
-  // Note [NCCL stream ordering].
+  struct Pending {
+    std::shared_ptr<Work> work;
+    cuda::Event done;  // recorded on stream_ after the launch; requires mutex_ held
+    bool launched = false;
+    std::chrono::steady_clock::time_point started;
+  };
+
+  // Note [NCCL stream ordering], Note [NCCL watchdog].
   template <typename F>
   std::shared_ptr<Work> run(const char* op, const std::vector<Tensor>& tensors, F&& launch) {
-    cuda::Stream caller = cuda::current_stream(device_);
-    cuda::Event inputs_ready;
-    inputs_ready.record(caller);
-    inputs_ready.wait(stream_);
-    launch(reinterpret_cast<cudaStream_t>(stream_.handle()));
-    for (const Tensor& t : tensors)
-      if (t.defined()) t.record_stream(stream_.handle());
-    cuda::Event done;
-    done.record(stream_);
-    done.wait(caller);
-    auto work = std::make_shared<Work>(op, next_sequence_++);
-    work->finish();
-    return work;
+    if (debug_checks(op)) debug_check(op, tensors);
+    return launch_watched(op, tensors, std::forward<F>(launch), /*counted=*/true);
   }
 
+  // EMBER_DISTRIBUTED_DEBUG=1: the descriptions meet in an all-gather of a small device buffer,
+  // waited for on the host; the watchdog bounds the wait. It takes the number of the collective
+  // it checks, so sequence numbers are the same with and without the check.
+  void debug_check(const char* op, const std::vector<Tensor>& tensors) {
+    check_same_collective(
+        describe_collective(op, tensors), size_, [&](const char* mine, char* all) {
+          Device gpu(DeviceType::CUDA, device_);
+          Tensor in = zeros({static_cast<int64_t>(kDescriptionBytes)}, TensorOptions(kUInt8));
+          std::memcpy(in.data_ptr(), mine, kDescriptionBytes);
+          in = in.to(gpu);
+          Tensor out = zeros({static_cast<int64_t>(kDescriptionBytes) * size_},
+                             TensorOptions(kUInt8).with_device(gpu));
+          std::string name = std::string(op) + " (its EMBER_DISTRIBUTED_DEBUG check)";
+          std::shared_ptr<Work> work = launch_watched(
+              name.c_str(), {in, out},
+              [&](cudaStream_t s) {
+                EMBER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), kDescriptionBytes,
+                                               ncclUint8, comm_, s));
+              },
+              /*counted=*/false);
+          work->synchronize();
+          Tensor host = out.cpu();
+          std::memcpy(all, host.data_ptr(), kDescriptionBytes * size_);
+        });
+  }
+
+  // Launches on the group's stream and hands the collective to the watchdog, which watches it
+  // from before the launch: a launch that blocks (NCCL connecting to a dead peer) is aborted
+  // too. An uncounted launch takes the number of the next counted one.
+  template <typename F>
+  std::shared_ptr<Work> launch_watched(const char* op, const std::vector<Tensor>& tensors,
+                                       F&& launch, bool counted) {
+    std::lock_guard<std::timed_mutex> comm_lock(comm_mutex_);
+    auto pending = std::make_shared<Pending>();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      throw_if_failed(op);
+      uint64_t sequence = counted ? next_sequence_++ : next_sequence_;
+      pending->work = std::make_shared<Work>(op, sequence, /*stream_ordered=*/true);
+      pending->started = std::chrono::steady_clock::now();
+      pending_.push_back(pending);
+    }
+    try {
+      cuda::Stream caller = cuda::current_stream(device_);
+      cuda::Event inputs_ready;
+      inputs_ready.record(caller);
+      inputs_ready.wait(stream_);
+      launch(reinterpret_cast<cudaStream_t>(stream_.handle()));
+      for (const Tensor& t : tensors)
+        if (t.defined()) t.record_stream(stream_.handle());
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending->done.record(stream_);
+      pending->done.wait(caller);
+      pending->launched = true;
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      throw_if_failed(op);  // the watchdog aborted the launch: its error says why
+      std::erase(pending_, pending);
+      throw;
+    }
+    return pending->work;
+  }
+
+  // Requires mutex_ held.
+  void throw_if_failed(const char* op) const {
+    EMBER_CHECK(failure_.empty(), "[", op, "] the nccl process group (rank ", rank_, " of ", size_,
+                ") was aborted by an earlier failure and can run no more collectives: ", failure_);
+  }
+
+  // Completes the Works whose collectives are done on the GPU (in stream order, so the oldest
+  // first). Requires mutex_ held.
+  void complete_finished() {
+    while (!pending_.empty() && pending_.front()->launched && pending_.front()->done.query()) {
+      pending_.front()->work->finish();
+      pending_.pop_front();
+    }
+  }
+
+  void watchdog_loop() {
+    try {
+      cuda::set_device(device_);
+    } catch (const std::exception&) {
+      // Then the first event query fails, and says why.
+    }
+    auto last_dead_check = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!watchdog_cv_.wait_for(lock, kWatchdogPeriod, [this] { return stop_; })) {
+      if (!failure_.empty()) continue;
+      std::string why;
+      std::shared_ptr<Pending> oldest;
+      try {
+        complete_finished();
+        ncclResult_t async = ncclSuccess;
+        ncclCommGetAsyncError(comm_, &async);
+        if (pending_.empty() && async == ncclSuccess) continue;
+        if (!pending_.empty()) oldest = pending_.front();
+        auto now = std::chrono::steady_clock::now();
+        auto age = oldest ? now - oldest->started : std::chrono::nanoseconds(0);
+        if (async != ncclSuccess && async != ncclInProgress) {
+          lock.unlock();
+          why = detail::str_cat("failed: ", describe_dead_ranks(*store_, std::chrono::seconds(1)),
+                                "NCCL reported an asynchronous error: ", ncclGetErrorString(async));
+          lock.lock();
+        } else if (age > timeout_) {
+          why = timed_out_text();
+        } else if (age > kDeadRankCheckAfter && now - last_dead_check > kDeadRankCheckAfter &&
+                   store_->tracks_ranks()) {
+          // A peer that died mid-collective may leave NCCL waiting for ever without an error.
+          last_dead_check = now;
+          lock.unlock();
+          std::string dead = describe_dead_ranks(*store_, std::chrono::milliseconds(0));
+          lock.lock();
+          if (!dead.empty()) why = "failed: " + dead + "the communicator was aborted";
+        }
+      } catch (const std::exception& e) {
+        why = std::string("failed: the watchdog could not check the collective: ") + e.what();
+      }
+      if (why.empty() || !failure_.empty()) continue;
+      if (!oldest && !pending_.empty()) oldest = pending_.front();
+      std::string first =
+          oldest ? collective_error(oldest->work->op(), oldest->work->sequence(), why).what()
+                 : collective_error("nccl", next_sequence_, why).what();
+      fail_all(first, oldest, lock);
+    }
+  }
+
+  // Records the group's failure, fails every outstanding Work (the oldest with `first`, the
+  // later ones as not run because of it) and aborts the communicator. Requires `lock` held.
+  void fail_all(const std::string& first, const std::shared_ptr<Pending>& oldest,
+                std::unique_lock<std::mutex>& lock) {
+    failure_ = first;
+    std::deque<std::shared_ptr<Pending>> failed;
+    failed.swap(pending_);
+    lock.unlock();
+    for (const auto& p : failed) {
+      if (p == oldest) {
+        p->work->finish(std::make_exception_ptr(Error(first)));
+      } else {
+        p->work->finish(std::make_exception_ptr(collective_error(
+            p->work->op(), p->work->sequence(), "failed: the communicator was aborted: " + first)));
+      }
+    }
+    abort_comm();
+    lock.lock();
+  }
+
+  // A launch may be blocked inside NCCL by a dead peer; NCCL's abort is what unblocks it, so
+  // after a while the abort goes ahead without the launch lock.
+  void abort_comm() {
+    std::unique_lock<std::timed_mutex> comm_lock(comm_mutex_, std::defer_lock);
+    bool locked = comm_lock.try_lock_for(std::chrono::seconds(1));
+    (void)locked;
+    if (!comm_ || aborted_.exchange(true)) return;
+    ncclCommAbort(comm_);
+  }
+
+  static constexpr std::chrono::milliseconds kWatchdogPeriod{20};
+  // How long a collective may run before the watchdog asks the store about dead ranks, and how
+  // often it asks again.
+  static constexpr std::chrono::milliseconds kDeadRankCheckAfter{1000};
+
+  std::shared_ptr<Store> store_;
   std::chrono::milliseconds timeout_;
   int device_;
   cuda::Stream stream_;
   ncclComm_t comm_ = nullptr;
+  std::timed_mutex comm_mutex_;  // one launch at a time; the abort waits for it (abort_comm)
+  std::atomic<bool> aborted_{false};
+  std::mutex mutex_;  // guards what follows
+  std::condition_variable watchdog_cv_;
+  std::deque<std::shared_ptr<Pending>> pending_;  // launch order
+  std::string failure_;                           // the first failure; empty while healthy
   uint64_t next_sequence_ = 0;
+  bool stop_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace

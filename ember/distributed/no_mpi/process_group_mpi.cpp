@@ -14,4 +14,9 @@ std::shared_ptr<ProcessGroup> make_mpi_process_group(std::chrono::milliseconds) 
       available_backends());
 }
 
+std::shared_ptr<ProcessGroup> make_mpi_subgroup(ProcessGroup&, const std::vector<int>&, int) {
+  EMBER_FAIL("[new_group] this ember was built without MPI; available backends: ",
+             available_backends());
+}
+
 }  // namespace ember::distributed
