@@ -14,8 +14,7 @@ DistributedSampler::DistributedSampler(size_t dataset_size, int num_replicas, in
       num_replicas_(num_replicas),
       rank_(rank),
       shuffle_(shuffle),
-      seed_(seed),
-      drop_last_(drop_last) {
+      seed_(seed) {
   EMBER_CHECK(num_replicas >= 1 && rank >= 0 && rank < num_replicas,
               "[DistributedSampler] "
               "expected 0 <= rank < num_replicas, got rank ",

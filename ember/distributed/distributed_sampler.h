@@ -27,9 +27,8 @@ class DistributedSampler {
   int rank_;
   bool shuffle_;
   uint64_t seed_;
-  bool drop_last_;
   uint64_t epoch_ = 0;
-  size_t num_samples_;
+  size_t num_samples_;  // drop_last: the dataset's size / replicas, rounded down, else up
 };
 
 /// The samples of `dataset` at `indices`, in that order (a rank's shard).
