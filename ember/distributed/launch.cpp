@@ -10,7 +10,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -62,9 +61,13 @@ std::string describe_status(int status) {
   return "stopped";
 }
 
+// One write for the line: ranks write to the same stderr, and a line written in pieces (as
+// std::cerr does) interleaves with theirs.
 void report(const std::string& line) {
   std::lock_guard<std::mutex> lock(output_mutex);
-  std::cerr << line << std::endl;
+  std::string text = line + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, text.data(), text.size());
+  (void)ignored;
 }
 
 struct Ended {
