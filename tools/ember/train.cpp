@@ -87,6 +87,111 @@ class Progress {
   int last_decile_ = 0;
 };
 
+// The charts of report.html.
+struct Curves {
+  Curve loss{"train loss", "#d62728", {}};
+  Curve train_accuracy{"train accuracy", "#1f77b4", {}};
+  Curve test_accuracy{"test accuracy", "#2ca02c", {}};
+};
+
+struct EpochResult {
+  double train_loss = 0;
+  double train_accuracy = 0;
+  double seconds = 0;
+  double samples_per_second = 0;
+};
+
+// One pass over `loader`, with the progress bar; adds about 100 points to `loss_curve`.
+EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::DataLoader& loader,
+                        Device device, int64_t epoch, int64_t epochs, Curve& loss_curve) {
+  trained.train();
+  const size_t steps = loader.size();
+  const size_t update_every = std::max<size_t>(1, steps / 100);
+  Progress progress(static_cast<int>(epoch), static_cast<int>(epochs), steps);
+  // Loss and hits accumulate on the device; reading them back waits for it, so only now and then.
+  Tensor loss_sum = zeros({}, TensorOptions(kFloat32).with_device(device));
+  Tensor hits = zeros({}, TensorOptions(kInt64).with_device(device));
+  int64_t seen = 0;
+  double t0 = now(), window_loss = 0;
+  int64_t window_seen = 0;
+  size_t step = 0;
+  for (const data::Example& batch : loader) {
+    Tensor x = batch.data.to(device, /*non_blocking=*/true);
+    Tensor y = batch.target.to(device, /*non_blocking=*/true);
+    Tensor logits = trained.forward(x);
+    Tensor loss = F::cross_entropy(logits, y);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+    {
+      NoGradGuard no_grad;
+      loss_sum.add_(loss.detach() * static_cast<double>(y.size(0)));
+      hits.add_(eq(argmax(logits.detach(), 1), y).sum());
+    }
+    seen += y.size(0);
+    ++step;
+    if (step % update_every == 0 || step == steps) {
+      double total = loss_sum.item<double>();
+      // The curve shows the mean loss of the batches since the previous point.
+      loss_curve.points.emplace_back(
+          static_cast<double>(epoch - 1) + static_cast<double>(step) / static_cast<double>(steps),
+          (total - window_loss) / static_cast<double>(seen - window_seen));
+      window_loss = total;
+      window_seen = seen;
+      progress.update(step, total / static_cast<double>(seen),
+                      static_cast<double>(seen) / (now() - t0));
+    }
+  }
+  if (device.is_cuda()) cuda::synchronize(device.index());
+  EpochResult r;
+  r.seconds = now() - t0;
+  progress.finish();
+  r.train_loss = loss_sum.item<double>() / static_cast<double>(seen);
+  r.train_accuracy = static_cast<double>(hits.item<int64_t>()) / static_cast<double>(seen);
+  r.samples_per_second = static_cast<double>(seen) / r.seconds;
+  return r;
+}
+
+// One line of metrics.jsonl, with the memory after the epoch, so that a leak shows as growth
+// (the soak test reads these).
+void log_epoch(std::ofstream& metrics, int64_t epoch, const EpochResult& r, const Evaluation& test,
+               Device device) {
+  MemoryStats mem = device_backend(device.type()).allocator(device.index()).stats();
+  metrics << json{{"epoch", epoch},
+                  {"train_loss", r.train_loss},
+                  {"train_accuracy", r.train_accuracy},
+                  {"test_loss", test.loss},
+                  {"test_accuracy", test.accuracy},
+                  {"epoch_seconds", r.seconds},
+                  {"samples_per_second", r.samples_per_second},
+                  {"allocated_bytes", mem.allocated_bytes[kAllPools].current},
+                  {"reserved_bytes", mem.reserved_bytes[kAllPools].current},
+                  {"resident_bytes", resident_bytes()}}
+                 .dump()
+          << "\n";
+  metrics.flush();
+}
+
+void write_run_report(const TrainConfig& cfg, const std::string& model_name, Device device,
+                      const std::string& model_path, double train_seconds,
+                      double samples_per_second, const Evaluation& last, const Curves& curves) {
+  char acc[32], rate[32], secs[32];
+  std::snprintf(acc, sizeof acc, "%.2f%%", 100 * last.accuracy);
+  std::snprintf(rate, sizeof rate, "%.0f", samples_per_second);
+  std::snprintf(secs, sizeof secs, "%.2f", train_seconds);
+  write_report((std::filesystem::path(cfg.out) / "report.html").string(),
+               "ember train: " + model_name + " on Fashion-MNIST",
+               {{"device", device.str()},
+                {"epochs", std::to_string(cfg.epochs)},
+                {"batch size", std::to_string(cfg.batch_size)},
+                {"training time (s)", secs},
+                {"samples per second", rate},
+                {"test accuracy", acc},
+                {"checkpoint", model_path}},
+               {svg_chart("Training loss", "epoch", {curves.loss}),
+                svg_chart("Accuracy", "epoch", {curves.train_accuracy, curves.test_accuracy})});
+}
+
 }  // namespace
 
 TrainConfig parse_train_args(int argc, char** argv) {
@@ -134,136 +239,63 @@ int train(int argc, char** argv) {
     return 0;
   }
   if (cfg.threads > 0) set_num_threads(cfg.threads);
-  const std::string& out = cfg.out;
-  std::filesystem::create_directories(out);
+  std::filesystem::create_directories(cfg.out);
   if (cfg.nproc > 0) return train_ddp(cfg, argc, argv);
-  if (cfg.hogwild > 0) return train_hogwild(cfg, cfg.hogwild, out);
+  if (cfg.hogwild > 0) return train_hogwild(cfg, cfg.hogwild, cfg.out);
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
   MnistSets sets = load_fashion_mnist(cfg.data);
-  const auto& train_set = sets.train;
-  const auto& test_set = sets.test;
   std::shared_ptr<nn::Module> model = make_model(cfg.model);
   model->to(device);
   // Training goes through DataParallel; the checkpoint holds the plain model's state.
   std::shared_ptr<nn::Module> trained = model;
   if (devices.size() > 1) trained = nn::make<nn::DataParallel>(model, devices);
   optim::SGD optimizer(model->parameters(), optim::SGDOptions(cfg.lr).with_momentum(cfg.momentum));
-  data::DataLoader loader(train_set, data::DataLoaderOptions()
-                                         .with_batch_size(static_cast<size_t>(cfg.batch_size))
-                                         .with_shuffle()
-                                         .with_seed(cfg.seed)
-                                         .with_workers(static_cast<size_t>(cfg.workers))
-                                         .with_pin_memory(device.is_cuda()));
+  data::DataLoader loader(sets.train, data::DataLoaderOptions()
+                                          .with_batch_size(static_cast<size_t>(cfg.batch_size))
+                                          .with_shuffle()
+                                          .with_seed(cfg.seed)
+                                          .with_workers(static_cast<size_t>(cfg.workers))
+                                          .with_pin_memory(device.is_cuda()));
   std::string where = device.str();
   if (devices.size() > 1) {
     where = "DataParallel over";
     for (const Device& d : devices) where += " " + d.str();
   }
-  std::cerr << "ember train: " << model->name() << " on " << where << ", " << train_set->size()
-            << " training and " << test_set->size() << " test images, batch " << cfg.batch_size
+  std::cerr << "ember train: " << model->name() << " on " << where << ", " << sets.train->size()
+            << " training and " << sets.test->size() << " test images, batch " << cfg.batch_size
             << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", " << get_num_threads()
             << " CPU threads\n";
 
-  std::ofstream metrics(std::filesystem::path(out) / "metrics.jsonl");
-  Curve loss_curve{"train loss", "#d62728", {}};
-  Curve train_acc{"train accuracy", "#1f77b4", {}}, test_acc{"test accuracy", "#2ca02c", {}};
+  std::ofstream metrics(std::filesystem::path(cfg.out) / "metrics.jsonl");
+  Curves curves;
   double train_seconds = 0;
   Evaluation last{};
-  const size_t steps = loader.size();
-  const size_t update_every = std::max<size_t>(1, steps / 100);
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    trained->train();
-    Progress progress(static_cast<int>(epoch), static_cast<int>(cfg.epochs), steps);
-    // Loss and hits accumulate on the device; reading them back waits for it, so only now and then.
-    Tensor loss_sum = zeros({}, TensorOptions(kFloat32).with_device(device));
-    Tensor hits = zeros({}, TensorOptions(kInt64).with_device(device));
-    int64_t seen = 0;
-    double t0 = now(), window_loss = 0;
-    int64_t window_seen = 0;
-    size_t step = 0;
-    for (const data::Example& batch : loader) {
-      Tensor x = batch.data.to(device, /*non_blocking=*/true);
-      Tensor y = batch.target.to(device, /*non_blocking=*/true);
-      Tensor logits = trained->forward(x);
-      Tensor loss = F::cross_entropy(logits, y);
-      optimizer.zero_grad();
-      loss.backward();
-      optimizer.step();
-      {
-        NoGradGuard no_grad;
-        loss_sum.add_(loss.detach() * static_cast<double>(y.size(0)));
-        hits.add_(eq(argmax(logits.detach(), 1), y).sum());
-      }
-      seen += y.size(0);
-      ++step;
-      if (step % update_every == 0 || step == steps) {
-        double total = loss_sum.item<double>();
-        double mean = total / static_cast<double>(seen);
-        // The curve shows the mean loss of the batches since the previous point.
-        loss_curve.points.emplace_back(
-            static_cast<double>(epoch - 1) + static_cast<double>(step) / steps,
-            (total - window_loss) / static_cast<double>(seen - window_seen));
-        window_loss = total;
-        window_seen = seen;
-        progress.update(step, mean, static_cast<double>(seen) / (now() - t0));
-      }
-    }
-    if (device.is_cuda()) cuda::synchronize(device.index());
-    double epoch_seconds = now() - t0;
-    train_seconds += epoch_seconds;
-    progress.finish();
-    double train_loss = loss_sum.item<double>() / static_cast<double>(seen);
-    double train_accuracy = static_cast<double>(hits.item<int64_t>()) / static_cast<double>(seen);
-    last = evaluate(*model, *test_set, device, 512);
-    double rate = static_cast<double>(seen) / epoch_seconds;
-    train_acc.points.emplace_back(static_cast<double>(epoch), train_accuracy);
-    test_acc.points.emplace_back(static_cast<double>(epoch), last.accuracy);
+    EpochResult r =
+        train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss);
+    train_seconds += r.seconds;
+    last = evaluate(*model, *sets.test, device, 512);
+    curves.train_accuracy.points.emplace_back(static_cast<double>(epoch), r.train_accuracy);
+    curves.test_accuracy.points.emplace_back(static_cast<double>(epoch), last.accuracy);
     std::printf(
         "epoch %lld: train loss %.4f, train accuracy %.2f%%, test loss %.4f, test accuracy %.2f%%, "
         "%.2f s, %.0f samples/s\n",
-        static_cast<long long>(epoch), train_loss, 100 * train_accuracy, last.loss,
-        100 * last.accuracy, epoch_seconds, rate);
-    // Memory after each epoch, so that a leak shows as growth (the soak test reads these).
-    MemoryStats mem = device_backend(device.type()).allocator(device.index()).stats();
-    metrics << json{{"epoch", epoch},
-                    {"train_loss", train_loss},
-                    {"train_accuracy", train_accuracy},
-                    {"test_loss", last.loss},
-                    {"test_accuracy", last.accuracy},
-                    {"epoch_seconds", epoch_seconds},
-                    {"samples_per_second", rate},
-                    {"allocated_bytes", mem.allocated_bytes[kAllPools].current},
-                    {"reserved_bytes", mem.reserved_bytes[kAllPools].current},
-                    {"resident_bytes", resident_bytes()}}
-                   .dump()
-            << "\n";
-    metrics.flush();
+        static_cast<long long>(epoch), r.train_loss, 100 * r.train_accuracy, last.loss,
+        100 * last.accuracy, r.seconds, r.samples_per_second);
+    log_epoch(metrics, epoch, r, last, device);
   }
 
-  std::string model_path = (std::filesystem::path(out) / "model.safetensors").string();
+  std::string model_path = (std::filesystem::path(cfg.out) / "model.safetensors").string();
   io::save(*model, model_path,
            {{"model", cfg.model},
             {"epochs", std::to_string(cfg.epochs)},
             {"test_accuracy", std::to_string(last.accuracy)}});
   double samples_per_second =
-      static_cast<double>(train_set->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
-  char acc[32], rate[32], secs[32];
-  std::snprintf(acc, sizeof acc, "%.2f%%", 100 * last.accuracy);
-  std::snprintf(rate, sizeof rate, "%.0f", samples_per_second);
-  std::snprintf(secs, sizeof secs, "%.2f", train_seconds);
-  write_report((std::filesystem::path(out) / "report.html").string(),
-               "ember train: " + model->name() + " on Fashion-MNIST",
-               {{"device", device.str()},
-                {"epochs", std::to_string(cfg.epochs)},
-                {"batch size", std::to_string(cfg.batch_size)},
-                {"training time (s)", secs},
-                {"samples per second", rate},
-                {"test accuracy", acc},
-                {"checkpoint", model_path}},
-               {svg_chart("Training loss", "epoch", {loss_curve}),
-                svg_chart("Accuracy", "epoch", {train_acc, test_acc})});
+      static_cast<double>(sets.train->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
+  write_run_report(cfg, model->name(), device, model_path, train_seconds, samples_per_second, last,
+                   curves);
   json result = {{"device", devices.size() > 1 ? where : device.str()},
                  {"epochs", cfg.epochs},
                  {"train_seconds", train_seconds},
