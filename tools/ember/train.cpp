@@ -37,7 +37,7 @@ const char* kHelp = R"(usage: ember train [options]
                           (virtual CPU devices with EMBER_CPU_DEVICES=N); the model lives on the first
   --nproc N               DistributedDataParallel over N local processes (Gloo on the CPU), each
                           with threads/N threads unless --threads
-  --master-port P         with --nproc: the rendezvous port (default: a random free-looking one)
+  --master-port P         with --nproc: the rendezvous port (default: a random one in 20000-31999)
   --threads N             CPU threads (default: all cores)
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
                           with threads/N threads (CPU only)

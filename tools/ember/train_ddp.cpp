@@ -108,8 +108,9 @@ int train_ddp(const TrainConfig& cfg, int argc, char** argv) {
   if (std::getenv("RANK") && std::getenv("WORLD_SIZE")) return worker(cfg);
   dist::LaunchOptions o;
   o.nproc_per_node = cfg.nproc;
+  // Below Linux's ephemeral ports (32768+), where other programs' connections would take it.
   std::random_device rd;
-  o.master_port = cfg.master_port > 0 ? cfg.master_port : 20000 + static_cast<int>(rd() % 20000);
+  o.master_port = cfg.master_port > 0 ? cfg.master_port : 20000 + static_cast<int>(rd() % 12000);
   std::string self(4096, '\0');
   ssize_t n = ::readlink("/proc/self/exe", self.data(), self.size() - 1);
   EMBER_CHECK(n > 0, "[train] cannot find this program's path to start its ranks");
