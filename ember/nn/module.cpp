@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/scope_guard.h"
 #include "ember/ops/copy.h"
 
 namespace ember::nn {
@@ -258,16 +259,13 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
 }
 
 std::shared_ptr<Module> Module::clone_structure() const {
-  bool saved = t_skip_init;
-  t_skip_init = true;
   std::shared_ptr<Module> copy;
-  try {
+  {
+    bool saved = t_skip_init;
+    t_skip_init = true;
+    ScopeGuard restore([&] { t_skip_init = saved; });
     copy = clone_impl();
-  } catch (...) {
-    t_skip_init = saved;
-    throw;
   }
-  t_skip_init = saved;
   copy->train(training_);
   return copy;
 }

@@ -7,6 +7,7 @@
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/scope_guard.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/views.h"
 
@@ -111,13 +112,11 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
     run(0);
   } else {
     std::vector<std::thread> threads;
-    try {
-      for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
-    } catch (...) {  // a thread that cannot start: let the started ones finish, then report it
+    // Also when a thread cannot start: the started ones finish before that error is reported.
+    ScopeGuard join([&] {
       for (auto& t : threads) t.join();
-      throw;
-    }
-    for (auto& t : threads) t.join();
+    });
+    for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
