@@ -9,7 +9,7 @@
 #include "ember/core/grad_mode.h"
 #include "ember/core/scope_guard.h"
 #include "ember/ops/copy.h"
-#include "ember/ops/views.h"
+#include "ember/ops/join.h"
 
 namespace ember::parallel {
 

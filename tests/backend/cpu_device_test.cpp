@@ -28,6 +28,9 @@ TEST(VirtualCpuDevices, MixingDevicesIsTheSameErrorAsForGpus) {
                     "expected all tensors to be on the same device, but found at least two "
                     "devices, cpu:0 and cpu:1");
   EXPECT_THROW_WITH(mm(a.view({1, 2}), b.view({2, 1})), "cpu:0 and cpu:1");
+  EXPECT_THROW_WITH(cat({a, b}),
+                    "[cat] expected all tensors to be on the same device, but found at least two "
+                    "devices, cpu:0 and cpu:1");
   EXPECT_THROW_WITH(ones({1}, TensorOptions().with_device("cpu:4")),
                     "cpu:4 does not exist; the cpu devices are cpu:0, cpu:1, cpu:2, cpu:3");
   EXPECT_NO_THROW(a.copy_(b)) << "an explicit copy between devices is allowed";
