@@ -26,9 +26,8 @@ Tensor Module::forward(const Tensor&) {
 
 Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
-              "[register_parameter] invalid "
-              "parameter name '",
-              name, "' (it must be non-empty and contain no '.')");
+              "[register_parameter] invalid parameter name '", name,
+              "' (it must be non-empty and contain no '.')");
   check_new_name("register_parameter", name);
   if (t.defined() && requires_grad) t.requires_grad_(true);
   parameters_.push_back({name, std::make_unique<Tensor>(std::move(t))});
@@ -37,9 +36,7 @@ Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requi
 
 Tensor& Module::register_buffer(const std::string& name, Tensor t) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
-              "[register_buffer] invalid "
-              "buffer name '",
-              name, "'");
+              "[register_buffer] invalid buffer name '", name, "'");
   check_new_name("register_buffer", name);
   buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
   return *buffers_.back().tensor;

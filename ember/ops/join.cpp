@@ -32,10 +32,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                 ref.dim(), " and ", t.dim());
     for (int64_t k = 0; k < ref.dim(); ++k)
       EMBER_CHECK(k == d || t.size(k) == ref.size(k),
-                  "[cat] sizes of tensors must match except "
-                  "in dimension ",
-                  d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
-                  " for tensor number ", i, " in the list");
+                  "[cat] sizes of tensors must match except in dimension ", d, ". Expected size ",
+                  ref.size(k), " but got size ", t.size(k), " for tensor number ", i,
+                  " in the list");
     total += t.size(d);
   }
   Shape sizes = ref.sizes();
@@ -69,9 +68,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
     EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
-                "[stack] stack expects each tensor to be "
-                "equal size, but got ",
-                tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
+                "[stack] stack expects each tensor to be equal size, but got ", tensors[0].sizes(),
+                " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
     parts.push_back(tensors[i].unsqueeze(d));
   }
   return cat(parts, d);

@@ -67,12 +67,10 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
   check_defined(op, t);
   Shape sizes = infer_size(shape, t.numel(), op);
   std::optional<Shape> strides = view_strides(t.sizes(), t.strides(), sizes);
-  EMBER_CHECK(strides.has_value(), "[", op, "] view size ", sizes,
-              " is not compatible with input "
-              "tensor's size ",
-              t.sizes(), " and stride ", t.strides(),
-              " (at least one dimension "
-              "spans across two contiguous subspaces); use .reshape(...) instead");
+  EMBER_CHECK(
+      strides.has_value(), "[", op, "] view size ", sizes,
+      " is not compatible with input tensor's size ", t.sizes(), " and stride ", t.strides(),
+      " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead");
   return with_grad(make_view(t, sizes, *strides, t.storage_offset()), t, "ViewBackward0",
                    [xs = t.sizes()](const Tensor& g) -> TensorList { return {g.reshape(xs)}; });
 }
@@ -123,9 +121,8 @@ Tensor Tensor::t() const {
 Tensor Tensor::permute(const Shape& dims) const {
   int64_t n = dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
-              "[permute] number of dims don't match in "
-              "permute: the tensor has ",
-              n, " dims, the permutation ", dims);
+              "[permute] number of dims don't match in permute: the tensor has ", n,
+              " dims, the permutation ", dims);
   Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n)),
       inverse(static_cast<size_t>(n));
   std::vector<bool> seen(static_cast<size_t>(n), false);
@@ -231,9 +228,7 @@ Tensor Tensor::unsqueeze(int64_t dim_) const {
 Tensor Tensor::expand(const Shape& shape) const {
   int64_t n = static_cast<int64_t>(shape.size());
   EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n,
-              ") must be greater or "
-              "equal to the number of dimensions in the tensor (",
-              dim(), ")");
+              ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
   Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t ti = i - (n - dim());
@@ -293,9 +288,7 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
   int64_t total = 0;
   for (int64_t s : split_sizes) total += s;
   EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes,
-              " must sum to the size of "
-              "dimension ",
-              d, " (", size(d), ")");
+              " must sum to the size of dimension ", d, " (", size(d), ")");
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {

@@ -166,14 +166,12 @@ Tensor DataParallel::forward(const Tensor& x) {
   // The module's parameters and buffers must already be on device_ids[0], as in PyTorch.
   for (auto& [name, t] : module_->named_parameters())
     EMBER_CHECK(t.device() == device_ids_[0],
-                "[DataParallel] module must have its parameters and buffers on "
-                "device ",
+                "[DataParallel] module must have its parameters and buffers on device ",
                 device_ids_[0], " (device_ids[0]) but found parameter '", name, "' on device ",
                 t.device());
   for (auto& [name, t] : module_->named_buffers())
     EMBER_CHECK(t.device() == device_ids_[0],
-                "[DataParallel] module must have its parameters and buffers on "
-                "device ",
+                "[DataParallel] module must have its parameters and buffers on device ",
                 device_ids_[0], " (device_ids[0]) but found buffer '", name, "' on device ",
                 t.device());
   if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));

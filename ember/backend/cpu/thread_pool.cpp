@@ -123,9 +123,9 @@ class ThreadPool {
  private:
   // A fork() from inside a chunk leaves the child waiting for workers that do not exist there.
   static void check_not_forked(uint64_t generation) {
-    EMBER_CHECK(fork_generation() == generation,
-                "[parallel_for] fork() was called inside a parallel region: the forked process "
-                "cannot finish its parent's job (fork outside parallel_for)");
+    EMBER_CHECK(
+        fork_generation() == generation,
+        "[parallel_for] fork() was called inside a parallel region: the forked process cannot finish its parent's job (fork outside parallel_for)");
   }
   void stop() {
     {
