@@ -113,10 +113,10 @@ class GraphTask {
                   " of tensors does not require grad and does not have a grad_fn");
       Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
       if (!g.defined()) {
-        EMBER_CHECK(out.numel() == 1,
-                    "[backward] grad can be implicitly created only for scalar outputs, got an "
-                    "output of shape ",
-                    out.sizes());
+        EMBER_CHECK(
+            out.numel() == 1,
+            "[backward] grad can be implicitly created only for scalar outputs, got an output of shape ",
+            out.sizes());
         g = ones_like(out);
       } else {
         EMBER_CHECK(g.sizes() == out.sizes(), "[backward] mismatch in shape: grad_output[", i,
@@ -248,8 +248,8 @@ class GraphTask {
     for (size_t i = 0; i < captured_.size(); ++i)
       EMBER_CHECK(allow_unused || captured_[i].defined(),
                   "[grad] one of the differentiated tensors (input ", i,
-                  ") appears to not have been used in the graph; set allow_unused=true if this "
-                  "is the desired behavior");
+                  ") appears to not have been used in the graph; "
+                  "set allow_unused=true if this is the desired behavior");
   }
 
   bool retain_graph_;
@@ -284,9 +284,9 @@ std::vector<Tensor> run(const std::vector<Tensor>& outputs, const std::vector<Te
 }  // namespace
 
 void queue_callback(std::function<void()> callback) {
-  EMBER_CHECK(current_task != nullptr,
-              "[queue_callback] expected to be called during backward (from a hook), but no "
-              "backward is running on this thread");
+  EMBER_CHECK(
+      current_task != nullptr,
+      "[queue_callback] expected to be called during backward (from a hook), but no backward is running on this thread");
   current_task->queue_callback(std::move(callback));
 }
 

@@ -1,6 +1,6 @@
 // Every kernel a backend provides, in pairs: ops/ checks arguments, allocates outputs, and calls
 // the _cpu or _cuda variant by the device of the tensors. A build without CUDA links the _cuda
-// names to backend/no_cuda/kernels.cpp, where each one reports that CUDA is not built in.
+// names to backend/no_cuda/no_cuda.cpp, where each one reports that CUDA is not built in.
 #pragma once
 
 #include <cstdint>

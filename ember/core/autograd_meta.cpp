@@ -51,8 +51,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
               "use detach() to get a leaf from a tensor made by ",
               meta.grad_fn->name());
   EMBER_CHECK(!requires_grad || is_floating_point(),
-              "[requires_grad_] only tensors of floating "
-              "point dtype can require gradients, got ",
+              "[requires_grad_] only tensors of floating point dtype can require gradients, got ",
               dtype());
   meta.requires_grad = requires_grad;
   return *this;
@@ -86,8 +85,7 @@ bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 void Tensor::retain_grad() const {
   EMBER_CHECK(requires_grad(),
-              "[retain_grad] can't retain_grad on a tensor that has "
-              "requires_grad=False");
+              "[retain_grad] can't retain_grad on a tensor that has requires_grad=False");
   if (is_leaf()) return;  // leaves keep their gradient anyway
   AutogradMeta& meta = autograd_meta(*this);
   if (meta.retains_grad) return;
@@ -114,8 +112,7 @@ void Tensor::set_data(const Tensor& data) const {
   const TensorImpl& src = *data.impl_;
   if (dst.autograd && dst.autograd->requires_grad)
     EMBER_CHECK(ember::is_floating_point(src.dtype),
-                "[set_data] a tensor that requires grad needs "
-                "floating point data, got ",
+                "[set_data] a tensor that requires grad needs floating point data, got ",
                 src.dtype);
   dst.storage = src.storage;
   dst.sizes = src.sizes;
@@ -146,8 +143,7 @@ Tensor& Tensor::detach_() {
 
 RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(),
-              "[register_hook] cannot register a hook on a tensor that doesn't "
-              "require gradient");
+              "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& meta = autograd_meta(*this);
   if (!meta.grad_fn)  // a leaf: its accumulator runs the hooks before accumulating
     return meta.hooks.add(std::move(hook));
@@ -163,8 +159,7 @@ RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook)
 RemovableHandle Tensor::register_post_accumulate_grad_hook(
     std::function<void(const Tensor&)> hook) const {
   EMBER_CHECK(is_leaf() && requires_grad(),
-              "[register_post_accumulate_grad_hook] expected a leaf "
-              "tensor that requires grad");
+              "[register_post_accumulate_grad_hook] expected a leaf tensor that requires grad");
   return autograd_meta(*this).post_accumulate_hooks.add(std::move(hook));
 }
 

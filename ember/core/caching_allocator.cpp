@@ -178,7 +178,8 @@ struct CachingAllocator::Impl {
     auto it = pool.blocks.lower_bound(&key);
     if (it == pool.blocks.end() || (*it)->stream != stream) return nullptr;
     Block* b = *it;
-    // Oversize blocks are kept whole: splitting them is how caches fragment (REFERENCE.md s. 2).
+    // Oversize blocks are kept whole: splitting them is how caches fragment (PyTorch's reason for
+    // max_split_size_mb).
     if (size < options.max_split_size && b->size >= options.max_split_size) return nullptr;
     if (size >= options.max_split_size && b->size >= size + kLargeBuffer) return nullptr;
     pool.blocks.erase(it);

@@ -1,6 +1,7 @@
-// The caching allocator of every ember device: PyTorch's CUDA design (REFERENCE.md section 2),
-// written once over an injected DeviceMemory so that the GPU, the virtual CPU devices, pinned host
-// memory and the tests' fake device all share (and test) the same logic.
+// The caching allocator of every ember device: PyTorch's CUDA design
+// (c10/cuda/CUDACachingAllocator), written once over an injected DeviceMemory so that the GPU, the
+// virtual CPU devices, pinned host memory and the tests' fake device all share (and test) the same
+// logic.
 #pragma once
 
 #include <cstddef>

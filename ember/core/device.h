@@ -1,5 +1,6 @@
 // Where a tensor lives: `cpu`, `cpu:N` (virtual CPU devices), `cuda` (the current GPU) or `cuda:N`.
-// Strings are parsed strictly, with PyTorch's grammar (REFERENCE.md section 1).
+// Strings are parsed strictly, with PyTorch's grammar (c10/core/Device.cpp): `type` or
+// `type:index`, the index without sign or leading zero.
 #pragma once
 
 #include <cstdint>

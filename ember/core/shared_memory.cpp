@@ -59,10 +59,10 @@ DataPtr SharedMemoryAllocator::allocate(size_t nbytes, Device device) {
   if (ftruncate(fd, static_cast<off_t>(std::max<size_t>(nbytes, 1))) != 0) {
     int err = errno;
     close(fd);
-    throw OutOfMemoryError(detail::str_cat("[share_memory_] cannot size a shared-memory segment "
-                                           "to ",
-                                           nbytes, " bytes: ", std::strerror(err)),
-                           nbytes);
+    throw OutOfMemoryError(
+        detail::str_cat("[share_memory_] cannot size a shared-memory segment to ", nbytes,
+                        " bytes: ", std::strerror(err)),
+        nbytes);
   }
   return map(fd, nbytes, device, "share_memory_");
 }

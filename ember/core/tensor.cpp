@@ -133,12 +133,12 @@ Tensor empty_like(const Tensor& t, const TensorOptions& options) {
 Tensor& Tensor::share_memory_() {
   EMBER_CHECK(defined(), "[share_memory_] the tensor is undefined");
   EMBER_CHECK(is_cpu(),
-              "[share_memory_] only CPU tensors can be moved to shared memory, this one "
-              "is on ",
+              "[share_memory_] only CPU tensors can be moved to shared memory, this one is on ",
               device(), " (CUDA tensors travel through CUDA IPC)");
-  EMBER_CHECK(!requires_grad() || is_leaf(),
-              "[share_memory_] the tensor requires grad and is not a leaf: autograd cannot follow "
-              "it into another process; share a leaf (a parameter) or a detach()ed copy");
+  EMBER_CHECK(
+      !requires_grad() || is_leaf(),
+      "[share_memory_] the tensor requires grad and is not a leaf: autograd cannot follow it into another process; "
+      "share a leaf (a parameter) or a detach()ed copy");
   StorageImpl& s = *storage();
   if (is_shared_memory(s.data)) return *this;
   DataPtr shared = shared_memory_allocator().allocate(s.nbytes, s.data.device());

@@ -2,7 +2,7 @@
 
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
-#include "ember/ops/views.h"
+#include "ember/ops/join.h"
 
 namespace ember::data {
 

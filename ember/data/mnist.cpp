@@ -87,18 +87,14 @@ Tensor read_idx(const std::string& path, std::optional<int> expected_dims) {
   unsigned char magic[4];
   read_exact(gz, path, magic, 4, 0, "magic number");
   EMBER_CHECK(magic[0] == 0 && magic[1] == 0, "[idx] ", path,
-              ": magic number at offset 0: expected "
-              "two zero bytes, got ",
-              int(magic[0]), " ", int(magic[1]), " (not an IDX file)");
+              ": magic number at offset 0: expected two zero bytes, got ", int(magic[0]), " ",
+              int(magic[1]), " (not an IDX file)");
   EMBER_CHECK(magic[2] == 0x08, "[idx] ", path,
-              ": data type at offset 2: expected 0x08 (unsigned "
-              "byte), got 0x",
-              std::hex, int(magic[2]));
+              ": data type at offset 2: expected 0x08 (unsigned byte), got 0x", std::hex,
+              int(magic[2]));
   int ndim = magic[3];
   EMBER_CHECK(ndim >= 1 && ndim <= 4, "[idx] ", path,
-              ": number of dimensions at offset 3: expected "
-              "1 to 4, got ",
-              ndim);
+              ": number of dimensions at offset 3: expected 1 to 4, got ", ndim);
   if (expected_dims)
     EMBER_CHECK(ndim == *expected_dims, "[idx] ", path,
                 ": number of dimensions at offset 3: expected ", *expected_dims, ", got ", ndim);

@@ -104,8 +104,7 @@ void DistributedDataParallel::check_same_parameters() {
       for (size_t k = 0; k < n; ++k) same = same && a[pos + k] == b[pos + k];
       EMBER_CHECK(same, "[DistributedDataParallel] parameter '", names_[i], "' (index ", i,
                   ") has different shapes on rank 0 and rank ", r,
-                  "; every rank must build the "
-                  "same model");
+                  "; every rank must build the same model");
       pos += n;
     }
   }
@@ -247,10 +246,10 @@ void DistributedDataParallel::finalize() {
   in_backward_ = false;
   timing_.backward_end = now_seconds();
   for (size_t i = 0; i < params_.size(); ++i)
-    EMBER_CHECK(ready_[i], "[DistributedDataParallel] parameter '", names_[i], "' (index ", i,
-                ") received no gradient in this backward on rank ", group_->rank(),
-                ". If the model does not use every parameter in every forward, construct "
-                "DistributedDataParallel with find_unused_parameters = true");
+    EMBER_CHECK(
+        ready_[i], "[DistributedDataParallel] parameter '", names_[i], "' (index ", i,
+        ") received no gradient in this backward on rank ", group_->rank(),
+        ". If the model does not use every parameter in every forward, construct DistributedDataParallel with find_unused_parameters = true");
   EMBER_ASSERT(next_bucket_ == buckets_.size(), "DDP launched ", next_bucket_, " of ",
                buckets_.size(), " buckets with every parameter ready");
   NoGradGuard no_grad;

@@ -37,9 +37,9 @@ std::shared_ptr<State>& state_slot() { return thread_state ? thread_state : glob
 
 State& state() {
   std::shared_ptr<State>& s = state_slot();
-  EMBER_CHECK(s != nullptr,
-              "[distributed] the default process group is not initialized; call "
-              "init_process_group first");
+  EMBER_CHECK(
+      s != nullptr,
+      "[distributed] the default process group is not initialized; call init_process_group first");
   return *s;
 }
 
@@ -76,10 +76,8 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
   if (s.backend == "mpi") {  // the default group; new_group makes the others
     std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
     EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
-                "[init_process_group] mpirun "
-                "started rank ",
-                group->rank(), " of ", group->size(), ", but rank ", rank, " of ", size,
-                " was asked for");
+                "[init_process_group] mpirun started rank ", group->rank(), " of ", group->size(),
+                ", but rank ", rank, " of ", size, " was asked for");
     return group;
   }
   if (s.backend == "nccl") {
@@ -95,9 +93,7 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
     return group;
   }
   EMBER_FAIL("[init_process_group] backend '", s.backend,
-             "' is not built in this ember; "
-             "available backends: ",
-             available_backends());
+             "' is not built in this ember; available backends: ", available_backends());
 }
 
 // "auto": NCCL where this build has it and a GPU is usable (CUDA tensors), else Gloo.
@@ -109,9 +105,7 @@ std::string resolve_backend(const std::string& backend) {
   EMBER_CHECK(backend == "nccl" || backend == "mpi", "[init_process_group] unknown backend '",
               backend, "'; expected gloo, nccl, mpi or auto");
   EMBER_FAIL("[init_process_group] backend '", backend,
-             "' is not built in this ember; "
-             "available backends: ",
-             available_backends());
+             "' is not built in this ember; available backends: ", available_backends());
 }
 
 // A blocking call waits a little longer than the group's timeout, so that a backend with its own
@@ -218,12 +212,11 @@ std::string describe_collective(const std::string& op, const std::vector<Tensor>
 void init_process_group(const std::string& backend, std::shared_ptr<Store> store, int world_size,
                         int rank, std::chrono::milliseconds timeout) {
   EMBER_CHECK(!state_slot(),
-              "[init_process_group] the default process group is already "
-              "initialized; call destroy_process_group first");
+              "[init_process_group] the default process group is already initialized; "
+              "call destroy_process_group first");
   EMBER_CHECK(world_size >= 1 && rank >= 0 && rank < world_size,
-              "[init_process_group] expected "
-              "0 <= rank < world_size, got rank ",
-              rank, " and world_size ", world_size);
+              "[init_process_group] expected 0 <= rank < world_size, got rank ", rank,
+              " and world_size ", world_size);
   auto s = std::make_shared<State>();
   s->backend = resolve_backend(backend);
   s->store = std::move(store);
@@ -241,8 +234,8 @@ void init_process_group(const std::string& backend, const std::string& init_meth
                         int rank, std::chrono::milliseconds timeout) {
   if (resolve_backend(backend) == "mpi") {  // mpirun did the rendezvous
     EMBER_CHECK(!state_slot(),
-                "[init_process_group] the default process group is already "
-                "initialized; call destroy_process_group first");
+                "[init_process_group] the default process group is already initialized; "
+                "call destroy_process_group first");
     auto s = std::make_shared<State>();
     s->backend = "mpi";
     s->options.timeout = timeout;
@@ -253,16 +246,16 @@ void init_process_group(const std::string& backend, const std::string& init_meth
   }
   if (rank < 0) rank = env_int("RANK", env_int("OMPI_COMM_WORLD_RANK", -1));
   if (world_size < 0) world_size = env_int("WORLD_SIZE", env_int("OMPI_COMM_WORLD_SIZE", -1));
-  EMBER_CHECK(rank >= 0 && world_size >= 1,
-              "[init_process_group] rank and world_size are not "
-              "known: pass them, or set RANK and WORLD_SIZE (ember launch and mpirun do)");
+  EMBER_CHECK(
+      rank >= 0 && world_size >= 1,
+      "[init_process_group] rank and world_size are not known: pass them, or set RANK and WORLD_SIZE (ember launch and mpirun do)");
   std::shared_ptr<Store> store;
   if (init_method.empty() || init_method == "env://") {
     std::string addr = env_str("MASTER_ADDR");
     int port = env_int("MASTER_PORT", -1);
-    EMBER_CHECK(!addr.empty() && port > 0,
-                "[init_process_group] env:// needs MASTER_ADDR and "
-                "MASTER_PORT in the environment (ember launch sets them)");
+    EMBER_CHECK(
+        !addr.empty() && port > 0,
+        "[init_process_group] env:// needs MASTER_ADDR and MASTER_PORT in the environment (ember launch sets them)");
     auto tcp = std::make_shared<TCPStore>(addr, port, rank == 0, timeout);
     tcp->register_rank(rank);
     store = tcp;
@@ -270,9 +263,7 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     std::string rest = init_method.substr(6);
     size_t colon = rest.rfind(':');
     EMBER_CHECK(colon != std::string::npos && colon > 0,
-                "[init_process_group] expected "
-                "tcp://host:port, got '",
-                init_method, "'");
+                "[init_process_group] expected tcp://host:port, got '", init_method, "'");
     std::string host = rest.substr(0, colon);
     if (host.size() > 2 && host.front() == '[' && host.back() == ']')
       host = host.substr(1, host.size() - 2);

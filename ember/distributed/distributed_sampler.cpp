@@ -16,9 +16,8 @@ DistributedSampler::DistributedSampler(size_t dataset_size, int num_replicas, in
       shuffle_(shuffle),
       seed_(seed) {
   EMBER_CHECK(num_replicas >= 1 && rank >= 0 && rank < num_replicas,
-              "[DistributedSampler] "
-              "expected 0 <= rank < num_replicas, got rank ",
-              rank, " and num_replicas ", num_replicas);
+              "[DistributedSampler] expected 0 <= rank < num_replicas, got rank ", rank,
+              " and num_replicas ", num_replicas);
   size_t n = static_cast<size_t>(num_replicas);
   num_samples_ = drop_last ? dataset_size / n : (dataset_size + n - 1) / n;
 }

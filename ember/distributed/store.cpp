@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "ember/core/error.h"
+#include "ember/core/scope_guard.h"
 
 namespace ember::distributed {
 namespace {
@@ -215,18 +216,13 @@ int64_t FileStore::add(const std::string& key, int64_t delta) {
   int fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   EMBER_CHECK(fd >= 0, "[FileStore] cannot open '", lock_path, "': ", std::strerror(errno));
   ::flock(fd, LOCK_EX);
+  ScopeGuard unlock([fd] { ::close(fd); });  // closing releases the lock
   int64_t sum = delta;
-  try {
-    if (std::filesystem::exists(path(key))) {
-      std::ifstream in(path(key), std::ios::binary);
-      sum += decode_int(Bytes(std::istreambuf_iterator<char>(in), {}));
-    }
-    set(key, encode_int(sum));
-  } catch (...) {
-    ::close(fd);
-    throw;
+  if (std::filesystem::exists(path(key))) {
+    std::ifstream in(path(key), std::ios::binary);
+    sum += decode_int(Bytes(std::istreambuf_iterator<char>(in), {}));
   }
-  ::close(fd);  // releases the lock
+  set(key, encode_int(sum));
   return sum;
 }
 

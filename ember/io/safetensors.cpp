@@ -16,7 +16,7 @@ namespace ember::io {
 namespace {
 
 using json = nlohmann::json;
-constexpr uint64_t kMaxHeader = 100000000;
+constexpr uint64_t kMaxHeader = 100000000;  // bytes, the reference reader's limit
 
 const char* dtype_code(DType t) {
   switch (t) {
@@ -45,6 +45,129 @@ std::optional<DType> dtype_from_code(const std::string& s) {
     if (s == dtype_code(t)) return t;
   return std::nullopt;
 }
+
+// One tensor of a header: where its bytes are in the data section, and what they hold.
+struct Entry {
+  std::string name;
+  DType dtype;
+  Shape shape;
+  uint64_t begin, end;  // bytes from the start of the data section
+};
+
+// The steps of reading a file; each rejects what it checks with an error naming the file.
+struct Reader {
+  const std::string& source;
+
+  [[noreturn]] void fail(const std::string& what) const {
+    EMBER_FAIL("[safetensors] ", source, ": ", what);
+  }
+
+  // The little-endian u64 that opens the file: the header's length in bytes.
+  uint64_t header_length(const std::string& bytes) const {
+    if (bytes.size() < 8)
+      fail("file is too small (" + std::to_string(bytes.size()) + " bytes) to hold a header");
+    uint64_t n;
+    std::memcpy(&n, bytes.data(), 8);
+    if (n > kMaxHeader)
+      fail("header length " + std::to_string(n) + " exceeds the limit of " +
+           std::to_string(kMaxHeader));
+    if (n > bytes.size() - 8)
+      fail("header length " + std::to_string(n) + " exceeds the file size minus 8 (" +
+           std::to_string(bytes.size() - 8) + ")");
+    return n;
+  }
+
+  // The header's JSON object; a key given twice is an error rather than the last one winning.
+  json parse_header(const std::string& text) const {
+    if (text.empty() || text[0] != '{') fail("header does not start with '{'");
+    // nlohmann keeps the last of duplicate keys silently: count them while parsing.
+    std::set<std::string> top_keys;
+    std::string duplicate;
+    json header;
+    try {
+      header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+        if (depth == 1 && event == json::parse_event_t::key) {
+          std::string key = parsed.get<std::string>();
+          if (!top_keys.insert(key).second && duplicate.empty()) duplicate = key;
+        }
+        return true;
+      });
+    } catch (const json::exception& e) {
+      fail(std::string("header is not valid JSON: ") + e.what());
+    }
+    if (!duplicate.empty()) fail("duplicate key '" + duplicate + "' in header");
+    if (!header.is_object()) fail("header is not a JSON object");
+    return header;
+  }
+
+  Metadata metadata(const json& info) const {
+    if (!info.is_object()) fail("__metadata__ must be an object of strings");
+    Metadata out;
+    for (auto& [k, v] : info.items()) {
+      if (!v.is_string()) fail("__metadata__ value for '" + k + "' is not a string");
+      out[k] = v.get<std::string>();
+    }
+    return out;
+  }
+
+  // A tensor's shape; `numel` receives its element count (checked not to overflow).
+  Shape sizes(const std::string& name, const json& dims, uint64_t* numel) const {
+    if (!dims.is_array()) fail("tensor '" + name + "': shape is not an array");
+    Shape out;
+    *numel = 1;
+    for (auto& d : dims) {
+      if (!d.is_number_unsigned())
+        fail("tensor '" + name + "': shape entries must be non-negative integers");
+      uint64_t v = d.get<uint64_t>();
+      if (v > (uint64_t{1} << 62) || __builtin_mul_overflow(*numel, v, numel))
+        fail("tensor '" + name + "': shape overflows");
+      out.push_back(static_cast<int64_t>(v));
+    }
+    return out;
+  }
+
+  // One tensor's entry, its byte span checked against its dtype and shape.
+  Entry entry(const std::string& name, const json& info) const {
+    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") ||
+        !info.contains("data_offsets"))
+      fail("tensor '" + name + "' needs dtype, shape and data_offsets");
+    if (!info["dtype"].is_string()) fail("tensor '" + name + "': dtype is not a string");
+    std::optional<DType> dt = dtype_from_code(info["dtype"].get<std::string>());
+    if (!dt)
+      fail("tensor '" + name + "' has unsupported dtype " + info["dtype"].get<std::string>());
+    uint64_t numel;
+    Shape shape = sizes(name, info["shape"], &numel);
+    auto& off = info["data_offsets"];
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned())
+      fail("tensor '" + name + "': data_offsets must be two non-negative integers");
+    uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
+    if (begin > end) fail("tensor '" + name + "': data_offsets begin > end");
+    uint64_t nbytes;
+    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(itemsize(*dt)), &nbytes))
+      fail("tensor '" + name + "': size overflows");
+    if (end - begin != nbytes)
+      fail("tensor '" + name + "': data_offsets span " + std::to_string(end - begin) +
+           " bytes but dtype and shape need " + std::to_string(nbytes));
+    return {name, *dt, std::move(shape), begin, end};
+  }
+
+  // The data must be covered exactly once, without holes, to the end of the file. `entries` are
+  // in data order.
+  void check_coverage(const std::vector<Entry>& entries, uint64_t data_size) const {
+    uint64_t expect = 0;
+    for (const Entry& e : entries) {
+      if (e.begin != expect)
+        fail("tensor '" + e.name + "' starts at " + std::to_string(e.begin) +
+             " but the previous data ends at " + std::to_string(expect) +
+             " (offsets must be contiguous, without overlap or holes)");
+      expect = e.end;
+    }
+    if (expect != data_size)
+      fail("the data ends at " + std::to_string(expect) + " but the file holds " +
+           std::to_string(data_size) + " bytes of data");
+  }
+};
 
 }  // namespace
 
@@ -91,109 +214,28 @@ std::string to_safetensors(const nn::NamedTensors& tensors, const Metadata& meta
 
 SafetensorsFile from_safetensors(const std::string& bytes, Device device,
                                  const std::string& source) {
-  auto fail = [&](const std::string& what) { EMBER_FAIL("[safetensors] ", source, ": ", what); };
-  if (bytes.size() < 8)
-    fail("file is too small (" + std::to_string(bytes.size()) + " bytes) to hold a header");
-  uint64_t n;
-  std::memcpy(&n, bytes.data(), 8);
-  if (n > kMaxHeader)
-    fail("header length " + std::to_string(n) + " exceeds the limit of 100000000");
-  if (n > bytes.size() - 8)
-    fail("header length " + std::to_string(n) + " exceeds the file size minus 8 (" +
-         std::to_string(bytes.size() - 8) + ")");
-  std::string text = bytes.substr(8, n);
-  if (text.empty() || text[0] != '{') fail("header does not start with '{'");
-  // nlohmann keeps the last of duplicate keys silently: count them while parsing.
-  std::set<std::string> top_keys;
-  std::string duplicate;
-  json header;
-  try {
-    header = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-      if (depth == 1 && event == json::parse_event_t::key) {
-        std::string key = parsed.get<std::string>();
-        if (!top_keys.insert(key).second && duplicate.empty()) duplicate = key;
-      }
-      return true;
-    });
-  } catch (const json::exception& e) {
-    fail(std::string("header is not valid JSON: ") + e.what());
-  }
-  if (!duplicate.empty()) fail("duplicate key '" + duplicate + "' in header");
-  if (!header.is_object()) fail("header is not a JSON object");
-  uint64_t data_size = bytes.size() - 8 - n;
+  Reader reader{source};
+  uint64_t n = reader.header_length(bytes);
+  json header = reader.parse_header(bytes.substr(8, n));
   SafetensorsFile out;
-  struct Span {
-    uint64_t begin, end;
-    std::string name;
-  };
-  std::vector<Span> spans;
-  std::vector<std::tuple<std::string, DType, Shape, uint64_t>> entries;
+  std::vector<Entry> entries;
   for (auto& [name, info] : header.items()) {
-    if (name == "__metadata__") {
-      if (!info.is_object()) fail("__metadata__ must be an object of strings");
-      for (auto& [k, v] : info.items()) {
-        if (!v.is_string()) fail("__metadata__ value for '" + k + "' is not a string");
-        out.metadata[k] = v.get<std::string>();
-      }
-      continue;
-    }
-    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") ||
-        !info.contains("data_offsets"))
-      fail("tensor '" + name + "' needs dtype, shape and data_offsets");
-    if (!info["dtype"].is_string()) fail("tensor '" + name + "': dtype is not a string");
-    std::optional<DType> dt = dtype_from_code(info["dtype"].get<std::string>());
-    if (!dt)
-      fail("tensor '" + name + "' has unsupported dtype " + info["dtype"].get<std::string>());
-    if (!info["shape"].is_array()) fail("tensor '" + name + "': shape is not an array");
-    Shape shape;
-    uint64_t numel = 1;
-    for (auto& d : info["shape"]) {
-      if (!d.is_number_unsigned())
-        fail("tensor '" + name + "': shape entries must be non-negative integers");
-      uint64_t v = d.get<uint64_t>();
-      if (v > (uint64_t{1} << 62) || __builtin_mul_overflow(numel, v, &numel))
-        fail("tensor '" + name + "': shape overflows");
-      shape.push_back(static_cast<int64_t>(v));
-    }
-    auto& off = info["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
-        !off[1].is_number_unsigned())
-      fail("tensor '" + name + "': data_offsets must be two non-negative integers");
-    uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
-    if (begin > end) fail("tensor '" + name + "': data_offsets begin > end");
-    uint64_t nbytes;
-    if (__builtin_mul_overflow(numel, static_cast<uint64_t>(itemsize(*dt)), &nbytes))
-      fail("tensor '" + name + "': size overflows");
-    if (end - begin != nbytes)
-      fail("tensor '" + name + "': data_offsets span " + std::to_string(end - begin) +
-           " bytes but dtype and shape need " + std::to_string(nbytes));
-    spans.push_back({begin, end, name});
-    entries.emplace_back(name, *dt, shape, begin);
+    if (name == "__metadata__")
+      out.metadata = reader.metadata(info);
+    else
+      entries.push_back(reader.entry(name, info));
   }
-  // The data must be covered exactly once, without holes, to the end of the file. Empty tensors
-  // sort before a tensor at the same offset.
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) {
+  // Data order; an empty tensor sorts before a tensor at the same offset.
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
     return std::tie(a.begin, a.end) < std::tie(b.begin, b.end);
   });
-  uint64_t expect = 0;
-  for (const Span& s : spans) {
-    if (s.begin != expect)
-      fail("tensor '" + s.name + "' starts at " + std::to_string(s.begin) +
-           " but the previous data ends at " + std::to_string(expect) +
-           " (offsets must be contiguous, without overlap or holes)");
-    expect = s.end;
-  }
-  if (expect != data_size)
-    fail("the data ends at " + std::to_string(expect) + " but the file holds " +
-         std::to_string(data_size) + " bytes of data");
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return std::get<3>(a) < std::get<3>(b); });
+  reader.check_coverage(entries, bytes.size() - 8 - n);
   const char* base = bytes.data() + 8 + n;
   NoGradGuard no_grad;
-  for (auto& [name, dt, shape, begin] : entries) {
-    Tensor t = empty(shape, dt);
-    if (t.nbytes()) std::memcpy(t.data_ptr(), base + begin, t.nbytes());
-    out.tensors.emplace_back(name, device.is_cpu() && device.index() <= 0 ? t : t.to(device));
+  for (const Entry& e : entries) {
+    Tensor t = empty(e.shape, e.dtype);
+    if (t.nbytes()) std::memcpy(t.data_ptr(), base + e.begin, t.nbytes());
+    out.tensors.emplace_back(e.name, device.is_cpu() && device.index() <= 0 ? t : t.to(device));
   }
   return out;
 }

@@ -1,6 +1,9 @@
-// safetensors, the format the ecosystem shares (REFERENCE.md section 5): an 8-byte little-endian
-// header length, a JSON header, then the raw data. Reading validates every rule before trusting a
-// byte; writing is atomic. Never pickle.
+// safetensors, the format the ecosystem shares (https://github.com/huggingface/safetensors): an
+// 8-byte little-endian header length, a JSON header, then the raw data. Reading validates every
+// rule of the reference reader before trusting a byte (header length <= 100,000,000 and within the
+// file; offsets contiguous, without overlap or holes, ending at the end of the file; end - begin ==
+// numel * element size, with checked arithmetic; no duplicate keys; known dtypes); writing is
+// atomic. Never pickle.
 #pragma once
 
 #include <map>

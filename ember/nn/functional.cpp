@@ -34,10 +34,9 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   Tensor mean, var;
   if (training) {
     int64_t n = x.numel() / std::max<int64_t>(C, 1);
-    EMBER_CHECK(n > 1,
-                "[batch_norm] expected more than 1 value per channel when training, got "
-                "input size ",
-                x.sizes());
+    EMBER_CHECK(
+        n > 1, "[batch_norm] expected more than 1 value per channel when training, got input size ",
+        x.sizes());
     mean = x.mean(dims);
     var = x.var(dims, /*unbiased=*/false);
     if (running_mean.defined() && running_var.defined()) {
@@ -48,8 +47,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     }
   } else {
     EMBER_CHECK(running_mean.defined() && running_var.defined(),
-                "[batch_norm] running_mean and "
-                "running_var must be defined in evaluation mode");
+                "[batch_norm] running_mean and running_var must be defined in evaluation mode");
     mean = running_mean;
     var = running_var;
   }
@@ -103,8 +101,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     return reduction == Reduction::None ? loss.reshape(rest) : loss;
   }
   EMBER_CHECK(input.dim() == 1 || input.dim() == 2,
-              "[nll_loss] expected a 1-D (C), 2-D (N, C) or (N, C, d1, ...) "
-              "input, got ",
+              "[nll_loss] expected a 1-D (C), 2-D (N, C) or (N, C, d1, ...) input, got ",
               input.sizes());
   EMBER_CHECK(target.dtype() == kInt64,
               "[nll_loss] expected an int64 target of class indices, got ", target.dtype());
@@ -140,9 +137,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
-              "[cross_entropy] label_smoothing must "
-              "be between 0.0 and 1.0, got ",
-              label_smoothing);
+              "[cross_entropy] label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
   if (input.dim() > 2) {
     // (N, C, d1, ...): the classes moved last and the rest flattened into the batch give the 2-D
     // case, whose per-sample losses come back in the target's (N, d1, ...) shape.
@@ -166,14 +161,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   Tensor logp = log_softmax(input, class_dim);
   int64_t C = input.size(class_dim);
   if (target.is_floating_point()) {
-    EMBER_CHECK(ignore_index == -100,
-                "[cross_entropy] ignore_index is not supported for floating point (probability) "
-                "targets, got ",
-                ignore_index);
+    EMBER_CHECK(
+        ignore_index == -100,
+        "[cross_entropy] ignore_index is not supported for floating point (probability) targets, got ",
+        ignore_index);
     check_class_weight("cross_entropy", weight, C);
     EMBER_CHECK(target.sizes() == input.sizes(),
-                "[cross_entropy] class-probability targets must "
-                "have the input's shape ",
+                "[cross_entropy] class-probability targets must have the input's shape ",
                 input.sizes(), ", got ", target.sizes());
     Tensor t = label_smoothing > 0 ? target * (1 - label_smoothing) + label_smoothing / C : target;
     Tensor per = -(logp * t);

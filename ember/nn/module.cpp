@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/scope_guard.h"
 #include "ember/ops/copy.h"
 
 namespace ember::nn {
@@ -25,9 +26,8 @@ Tensor Module::forward(const Tensor&) {
 
 Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
-              "[register_parameter] invalid "
-              "parameter name '",
-              name, "' (it must be non-empty and contain no '.')");
+              "[register_parameter] invalid parameter name '", name,
+              "' (it must be non-empty and contain no '.')");
   check_new_name("register_parameter", name);
   if (t.defined() && requires_grad) t.requires_grad_(true);
   parameters_.push_back({name, std::make_unique<Tensor>(std::move(t))});
@@ -36,9 +36,7 @@ Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requi
 
 Tensor& Module::register_buffer(const std::string& name, Tensor t) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
-              "[register_buffer] invalid "
-              "buffer name '",
-              name, "'");
+              "[register_buffer] invalid buffer name '", name, "'");
   check_new_name("register_buffer", name);
   buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
   return *buffers_.back().tensor;
@@ -258,16 +256,13 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
 }
 
 std::shared_ptr<Module> Module::clone_structure() const {
-  bool saved = t_skip_init;
-  t_skip_init = true;
   std::shared_ptr<Module> copy;
-  try {
+  {
+    bool saved = t_skip_init;
+    t_skip_init = true;
+    ScopeGuard restore([&] { t_skip_init = saved; });
     copy = clone_impl();
-  } catch (...) {
-    t_skip_init = saved;
-    throw;
   }
-  t_skip_init = saved;
   copy->train(training_);
   return copy;
 }

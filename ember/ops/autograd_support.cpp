@@ -13,8 +13,7 @@ namespace ember {
 const Tensor& SavedTensor::get() const {
   if (tensor_.defined() && tensor_._version() != version_) {
     EMBER_FAIL(
-        "[backward] one of the tensors needed for gradient computation has been modified by "
-        "an inplace operation: ",
+        "[backward] one of the tensors needed for gradient computation has been modified by an inplace operation: ",
         tensor_.toString(), " is at version ", tensor_._version(), "; expected version ", version_,
         " instead");
   }
@@ -79,13 +78,13 @@ ViewGeometry view_geometry(const Tensor& view, const Tensor& base, const char* o
               " (call .contiguous() before viewing)");
   ViewGeometry geo{view.sizes(), view.strides(), base.sizes(),
                    view.storage_offset() - base.storage_offset()};
-  EMBER_CHECK(geo.offset >= 0 && storage_bytes(geo.sizes, geo.strides, geo.offset, base.dtype(),
-                                               op) <= base.nbytes(),
-              "[", op,
-              "] autograd through a view needs it to lie within the viewed tensor's "
-              "elements (sizes ",
-              geo.sizes, ", strides ", geo.strides, ", offset ", geo.offset,
-              " in a tensor of shape ", base.sizes(), ")");
+  EMBER_CHECK(
+      geo.offset >= 0 &&
+          storage_bytes(geo.sizes, geo.strides, geo.offset, base.dtype(), op) <= base.nbytes(),
+      "[", op,
+      "] autograd through a view needs it to lie within the viewed tensor's elements (sizes ",
+      geo.sizes, ", strides ", geo.strides, ", offset ", geo.offset, " in a tensor of shape ",
+      base.sizes(), ")");
   return geo;
 }
 
@@ -120,17 +119,18 @@ void refresh_view_history(const Tensor& view) {
 void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", op,
-              "] a leaf tensor that requires grad is being used in an in-place operation; wrap it "
-              "in NoGradGuard or use the out-of-place op");
+              "] a leaf tensor that requires grad is being used in an in-place operation; "
+              "wrap it in NoGradGuard or use the out-of-place op");
   if (!self.is_view()) return;
   Tensor base = self._base();
-  EMBER_CHECK(!(base.is_leaf() && base.requires_grad()), "[", op,
-              "] a view of a leaf tensor that requires grad is being used in an in-place "
-              "operation; wrap it in NoGradGuard or work on a clone");
-  EMBER_CHECK(!overlaps(self.sizes(), self.strides()), "[", op,
-              "] more than one element of the written-to tensor refers to a single memory "
-              "location (an expanded view, shape ",
-              self.sizes(), " strides ", self.strides(), "); clone it before the in-place op");
+  EMBER_CHECK(
+      !(base.is_leaf() && base.requires_grad()), "[", op,
+      "] a view of a leaf tensor that requires grad is being used in an in-place operation; "
+      "wrap it in NoGradGuard or work on a clone");
+  EMBER_CHECK(
+      !overlaps(self.sizes(), self.strides()), "[", op,
+      "] more than one element of the written-to tensor refers to a single memory location (an expanded view, shape ",
+      self.sizes(), " strides ", self.strides(), "); clone it before the in-place op");
 }
 
 void rebase_history(const Tensor& self) {

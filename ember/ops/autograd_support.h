@@ -92,8 +92,7 @@ class FunctionNode final : public Node {
  private:
   [[noreturn]] void throw_released() const {
     EMBER_FAIL(
-        "[backward] trying to backward through the graph a second time (or to access saved "
-        "tensors after they have been freed) in ",
+        "[backward] trying to backward through the graph a second time (or to access saved tensors after they have been freed) in ",
         name_, ": specify retain_graph=true on the first backward call");
   }
   const char* name_;

@@ -12,8 +12,7 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   check_same_device("conv2d", {&x_in, &w, &bias});
   bool batched = x_in.dim() == 4;
   EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4,
-              "[conv2d] expected 3-D (unbatched) or 4-D "
-              "(batched) input, but got input of size ",
+              "[conv2d] expected 3-D (unbatched) or 4-D (batched) input, but got input of size ",
               x_in.sizes());
   EMBER_CHECK(w.dim() == 4, "[conv2d] expected a 4-D weight (O, C/groups, kH, kW), got ",
               w.sizes());
@@ -35,10 +34,10 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   Conv2dParams p;
   int64_t out_hw[2];
   for (int i = 0; i < 2; ++i) {
-    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0,
-                "[conv2d] expected positive "
-                "stride and dilation and non-negative padding, got stride ",
-                stride[i], ", dilation ", dilation[i], ", padding ", padding[i]);
+    EMBER_CHECK(
+        stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0,
+        "[conv2d] expected positive stride and dilation and non-negative padding, got stride ",
+        stride[i], ", dilation ", dilation[i], ", padding ", padding[i]);
     p.stride[i] = stride[i];
     p.padding[i] = padding[i];
     p.dilation[i] = dilation[i];

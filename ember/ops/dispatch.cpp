@@ -9,11 +9,11 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
     if (!first) {
       first = t;
     } else if (t->device() != first->device()) {
-      EMBER_FAIL("[", op,
-                 "] expected all tensors to be on the same device, but found at least two "
-                 "devices, ",
-                 first->device(), " and ", t->device(),
-                 " (ember never moves data implicitly: call .to(device) first)");
+      EMBER_FAIL(
+          "[", op,
+          "] expected all tensors to be on the same device, but found at least two devices, ",
+          first->device(), " and ", t->device(),
+          " (ember never moves data implicitly: call .to(device) first)");
     }
   }
 }
@@ -21,10 +21,10 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
 void check_no_overlap(const char* op, const Tensor& out,
                       std::initializer_list<const Tensor*> inputs) {
   for (int64_t d = 0; d < out.dim(); ++d) {
-    EMBER_CHECK(out.size(d) <= 1 || out.stride(d) != 0, "[", op,
-                "] more than one element of the written-to tensor refers to a single memory "
-                "location (shape ",
-                out.sizes(), ", strides ", out.strides(), "); clone() it first");
+    EMBER_CHECK(
+        out.size(d) <= 1 || out.stride(d) != 0, "[", op,
+        "] more than one element of the written-to tensor refers to a single memory location (shape ",
+        out.sizes(), ", strides ", out.strides(), "); clone() it first");
   }
   if (!out.is_contiguous() || out.numel() == 0) return;
   auto begin = [](const Tensor& t) { return static_cast<const char*>(t.data_ptr()); };
@@ -34,9 +34,10 @@ void check_no_overlap(const char* op, const Tensor& out,
       continue;
     bool same = begin(*in) == begin(out) && in->nbytes() == out.nbytes();
     bool apart = begin(*in) + in->nbytes() <= begin(out) || begin(out) + out.nbytes() <= begin(*in);
-    EMBER_CHECK(same || apart, "[", op,
-                "] some elements of the input tensor and the written-to tensor refer to a single "
-                "memory location; clone() the input first");
+    EMBER_CHECK(
+        same || apart, "[", op,
+        "] some elements of the input tensor and the written-to tensor refer to a single memory location; "
+        "clone() the input first");
   }
 }
 

@@ -33,8 +33,8 @@ DType output_dtype(OpKind kind, DType compute) {
 // PyTorch's sub_check: no bool operand, whatever the other one is.
 void check_sub_operands(DType a, DType b) {
   EMBER_CHECK(a != DType::Bool && b != DType::Bool,
-              "[sub] subtraction, the `-` operator, with a bool tensor is not supported; use "
-              "logical_not() or logical_xor() instead");
+              "[sub] subtraction, the `-` operator, with a bool tensor is not supported; "
+              "use logical_not() or logical_xor() instead");
 }
 
 // PyTorch's bool arithmetic: add and maximum are logical or, mul and minimum logical and.
@@ -59,10 +59,10 @@ BinaryOp for_dtype(BinaryOp op, DType compute) {
 void check_alpha(const char* op, DType result, Scalar alpha) {
   EMBER_CHECK(!alpha.is_bool() || result == DType::Bool, "[", op,
               "] boolean alpha only supported for boolean results, got ", result);
-  EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(), "[", op,
-              "] for integral input tensors, argument alpha must not be a floating point number, "
-              "got ",
-              alpha.to_double());
+  EMBER_CHECK(
+      is_floating_point(result) || !alpha.is_floating_point(), "[", op,
+      "] for integral input tensors, argument alpha must not be a floating point number, got ",
+      alpha.to_double());
 }
 
 void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -165,9 +165,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
   if (out.dtype() != output_dtype(kind, ct)) {
     // e.g. float32.add_(float64): compute in the wider type, then store.
     EMBER_CHECK(can_cast(ct, out.dtype()), "[", name, "_] result type ", ct,
-                " can't be cast to the desired output "
-                "type ",
-                out.dtype());
+                " can't be cast to the desired output type ", out.dtype());
     Tensor tmp = binary(op, a, b, p);
     TensorIter it(out, {tmp});
     EMBER_DISPATCH_DEVICE(out.device(), copy, it);
@@ -388,8 +386,7 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 namespace {
 Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
   EMBER_CHECK(!any_requires_grad({&a, &b, &out}), "[", binary_op_name(op),
-              "_out] functions with "
-              "out=... arguments don't support automatic differentiation");
+              "_out] functions with out=... arguments don't support automatic differentiation");
   check_defined(binary_op_name(op), out, "out");
   detail::binary_into(op, out, a, b, {alpha});
   out.bump_version();

@@ -45,9 +45,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
               "[arange] unsupported range: ", start, " -> ", end, " (step ", step, ")");
   EMBER_CHECK(d != 0, "[arange] step must be nonzero");
   EMBER_CHECK((d > 0 && e >= s) || (d < 0 && e <= s),
-              "[arange] upper bound and larger bound "
-              "inconsistent with step sign: start=",
-              start, ", end=", end, ", step=", step);
+              "[arange] upper bound and larger bound inconsistent with step sign: start=", start,
+              ", end=", end, ", step=", step);
   double count = std::ceil((e - s) / d);
   EMBER_CHECK(count < 0x1.0p48, "[arange] ", start, " -> ", end, " in steps of ", step, " is ",
               count, " elements, too many");

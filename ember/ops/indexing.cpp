@@ -102,9 +102,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   check_defined("index_select", x);
   EMBER_CHECK(index.dim() <= 1, "[index_select] index must be 0-D or 1-D, got ", index.sizes());
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
-              "[index_select] expected an "
-              "integer index, got ",
-              index.dtype());
+              "[index_select] expected an integer index, got ", index.dtype());
   int64_t d = wrap_dim(dim, x.dim(), "index_select");
   Tensor idx = index.to(kInt64).reshape({-1});
   EMBER_CHECK(x.dim() > 0 || idx.numel() == 1,
@@ -129,21 +127,17 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
   EMBER_CHECK(indices.dtype() == kInt64,
-              "[one_hot] one_hot is only applicable to index tensor "
-              "(int64), got ",
+              "[one_hot] one_hot is only applicable to index tensor (int64), got ",
               indices.dtype());
   if (num_classes < 0) {
     EMBER_CHECK(indices.numel() > 0,
-                "[one_hot] can not infer total number of classes from an "
-                "empty tensor");
+                "[one_hot] can not infer total number of classes from an empty tensor");
     num_classes = max(indices).item<int64_t>() + 1;
   }
   if (indices.numel() > 0) {
     EMBER_CHECK(min(indices).item<int64_t>() >= 0, "[one_hot] class values must be non-negative");
     EMBER_CHECK(max(indices).item<int64_t>() < num_classes,
-                "[one_hot] class values must be smaller "
-                "than num_classes (",
-                num_classes, ")");
+                "[one_hot] class values must be smaller than num_classes (", num_classes, ")");
   }
   Tensor classes = arange(num_classes, TensorOptions(kInt64).with_device(indices.device()));
   return eq(indices.unsqueeze(-1), classes).to(kInt64);
@@ -152,9 +146,7 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   EMBER_CHECK(weight.dim() == 2, "[embedding] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
-              "[embedding] expected an "
-              "integer index tensor, got ",
-              indices.dtype());
+              "[embedding] expected an integer index tensor, got ", indices.dtype());
   Shape out_sizes = indices.sizes();
   out_sizes.push_back(weight.size(1));
   return index_select(weight, 0, indices.reshape({-1})).view(out_sizes);

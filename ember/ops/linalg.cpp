@@ -13,9 +13,8 @@ void check_matmul_args(const char* op, const Tensor& a, const Tensor& b) {
   check_defined(op, b, "mat2");
   check_same_device(op, {&a, &b});
   EMBER_CHECK(a.dtype() == b.dtype(), "[", op,
-              "] expected both operands to have the same dtype, "
-              "but got ",
-              a.dtype(), " != ", b.dtype());
+              "] expected both operands to have the same dtype, but got ", a.dtype(),
+              " != ", b.dtype());
 }
 
 // The raw product of 3-D operands: out = beta * out + alpha * a @ b.
@@ -102,9 +101,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
-              "[addmm] mat1 and mat2 "
-              "shapes cannot be multiplied (",
-              a.sizes(), " and ", b.sizes(), ")");
+              "[addmm] mat1 and mat2 shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(),
+              ")");
   Tensor out = empty({a.size(0), b.size(1)}, a.options());
   double be = beta.to_double(), al = alpha.to_double();
   {

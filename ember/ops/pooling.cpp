@@ -28,13 +28,11 @@ Pool2dParams make_params(const char* op, const Tensor& x, Pair k, std::optional<
   Pair st = s ? *s : k;
   for (int i = 0; i < 2; ++i) {
     EMBER_CHECK(k[i] > 0 && st[i] > 0 && dil[i] > 0, "[", op,
-                "] kernel_size, stride and dilation "
-                "must be positive, got ",
-                k[i], ", ", st[i], ", ", dil[i]);
+                "] kernel_size, stride and dilation must be positive, got ", k[i], ", ", st[i],
+                ", ", dil[i]);
     EMBER_CHECK(pad[i] >= 0 && pad[i] * 2 <= k[i], "[", op,
-                "] pad should be at most half of "
-                "effective kernel size, but got pad=",
-                pad[i], ", kernel_size=", k[i]);
+                "] pad should be at most half of effective kernel size, but got pad=", pad[i],
+                ", kernel_size=", k[i]);
     p.kernel[i] = k[i];
     p.stride[i] = st[i];
     p.padding[i] = pad[i];

@@ -118,8 +118,7 @@ Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{},
 Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   check_defined("mean", x);
   EMBER_CHECK(x.is_floating_point(),
-              "[mean] could not infer output dtype: input dtype must be "
-              "floating point, got ",
+              "[mean] could not infer output dtype: input dtype must be floating point, got ",
               x.dtype());
   Shape dims = normalize_dims(x, dims_in, "mean");
   int64_t n = count(x, dims);

@@ -67,12 +67,10 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
   check_defined(op, t);
   Shape sizes = infer_size(shape, t.numel(), op);
   std::optional<Shape> strides = view_strides(t.sizes(), t.strides(), sizes);
-  EMBER_CHECK(strides.has_value(), "[", op, "] view size ", sizes,
-              " is not compatible with input "
-              "tensor's size ",
-              t.sizes(), " and stride ", t.strides(),
-              " (at least one dimension "
-              "spans across two contiguous subspaces); use .reshape(...) instead");
+  EMBER_CHECK(
+      strides.has_value(), "[", op, "] view size ", sizes,
+      " is not compatible with input tensor's size ", t.sizes(), " and stride ", t.strides(),
+      " (at least one dimension spans across two contiguous subspaces); use .reshape(...) instead");
   return with_grad(make_view(t, sizes, *strides, t.storage_offset()), t, "ViewBackward0",
                    [xs = t.sizes()](const Tensor& g) -> TensorList { return {g.reshape(xs)}; });
 }
@@ -123,9 +121,8 @@ Tensor Tensor::t() const {
 Tensor Tensor::permute(const Shape& dims) const {
   int64_t n = dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
-              "[permute] number of dims don't match in "
-              "permute: the tensor has ",
-              n, " dims, the permutation ", dims);
+              "[permute] number of dims don't match in permute: the tensor has ", n,
+              " dims, the permutation ", dims);
   Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n)),
       inverse(static_cast<size_t>(n));
   std::vector<bool> seen(static_cast<size_t>(n), false);
@@ -231,9 +228,7 @@ Tensor Tensor::unsqueeze(int64_t dim_) const {
 Tensor Tensor::expand(const Shape& shape) const {
   int64_t n = static_cast<int64_t>(shape.size());
   EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n,
-              ") must be greater or "
-              "equal to the number of dimensions in the tensor (",
-              dim(), ")");
+              ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
   Shape sizes(static_cast<size_t>(n)), strides(static_cast<size_t>(n));
   for (int64_t i = n - 1; i >= 0; --i) {
     int64_t ti = i - (n - dim());
@@ -293,9 +288,7 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
   int64_t total = 0;
   for (int64_t s : split_sizes) total += s;
   EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes,
-              " must sum to the size of "
-              "dimension ",
-              d, " (", size(d), ")");
+              " must sum to the size of dimension ", d, " (", size(d), ")");
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
@@ -329,79 +322,6 @@ std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
   std::vector<Tensor> out;
   for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
   return out;
-}
-
-Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
-  // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
-  // The skipped ones still take part in type promotion: cat({float32 (0,), int64 [1, 2]}) is
-  // float32.
-  std::vector<Tensor> parts;
-  DType dt = tensors[0].dtype();
-  for (const Tensor& t : tensors) {
-    check_defined("cat", t);
-    dt = promote_types(dt, t.dtype());
-    if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(t);
-  }
-  if (parts.empty()) return empty({0}, TensorOptions(dt).with_device(tensors[0].device()));
-  const Tensor& ref = parts[0];
-  EMBER_CHECK(ref.dim() > 0,
-              "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");
-  int64_t d = wrap_dim(dim, ref.dim(), "cat");
-  int64_t total = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Tensor& t = parts[i];
-    EMBER_CHECK(t.device() == ref.device(),
-                "[cat] expected all tensors to be on the same device, "
-                "but found at least two devices, ",
-                ref.device(), " and ", t.device());
-    EMBER_CHECK(t.dim() == ref.dim(), "[cat] tensors must have same number of dimensions: got ",
-                ref.dim(), " and ", t.dim());
-    for (int64_t k = 0; k < ref.dim(); ++k)
-      EMBER_CHECK(k == d || t.size(k) == ref.size(k),
-                  "[cat] sizes of tensors must match except "
-                  "in dimension ",
-                  d, ". Expected size ", ref.size(k), " but got size ", t.size(k),
-                  " for tensor number ", i, " in the list");
-    total += t.size(d);
-  }
-  Shape sizes = ref.sizes();
-  sizes[static_cast<size_t>(d)] = total;
-  Tensor out = empty(sizes, TensorOptions(dt).with_device(ref.device()));
-  {
-    NoGradGuard no_grad;
-    int64_t start = 0;
-    for (const Tensor& t : parts) {
-      out.narrow(d, start, t.size(d)).copy_(t);
-      start += t.size(d);
-    }
-  }
-  if (any_requires_grad(parts)) {
-    Shape lengths;
-    for (const Tensor& t : parts) lengths.push_back(t.size(d));
-    record_list("CatBackward0", {out}, parts,
-                [lengths, d](std::vector<Tensor>& g, const Node& n) -> TensorList {
-                  std::vector<Tensor> pieces = g[0].split(lengths, d);
-                  for (size_t i = 0; i < pieces.size(); ++i)
-                    if (!n.needs_input_grad(i)) pieces[i] = Tensor();
-                  return pieces;
-                });
-  }
-  return out;
-}
-
-Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[stack] expected a non-empty list of tensors");
-  int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> parts;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
-                "[stack] stack expects each tensor to be "
-                "equal size, but got ",
-                tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-    parts.push_back(tensors[i].unsqueeze(d));
-  }
-  return cat(parts, d);
 }
 
 }  // namespace ember

@@ -7,8 +7,9 @@
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/scope_guard.h"
 #include "ember/ops/copy.h"
-#include "ember/ops/views.h"
+#include "ember/ops/join.h"
 
 namespace ember::parallel {
 
@@ -111,13 +112,11 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
     run(0);
   } else {
     std::vector<std::thread> threads;
-    try {
-      for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
-    } catch (...) {  // a thread that cannot start: let the started ones finish, then report it
+    // Also when a thread cannot start: the started ones finish before that error is reported.
+    ScopeGuard join([&] {
       for (auto& t : threads) t.join();
-      throw;
-    }
-    for (auto& t : threads) t.join();
+    });
+    for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
@@ -167,14 +166,12 @@ Tensor DataParallel::forward(const Tensor& x) {
   // The module's parameters and buffers must already be on device_ids[0], as in PyTorch.
   for (auto& [name, t] : module_->named_parameters())
     EMBER_CHECK(t.device() == device_ids_[0],
-                "[DataParallel] module must have its parameters and buffers on "
-                "device ",
+                "[DataParallel] module must have its parameters and buffers on device ",
                 device_ids_[0], " (device_ids[0]) but found parameter '", name, "' on device ",
                 t.device());
   for (auto& [name, t] : module_->named_buffers())
     EMBER_CHECK(t.device() == device_ids_[0],
-                "[DataParallel] module must have its parameters and buffers on "
-                "device ",
+                "[DataParallel] module must have its parameters and buffers on device ",
                 device_ids_[0], " (device_ids[0]) but found buffer '", name, "' on device ",
                 t.device());
   if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));

@@ -24,10 +24,13 @@ TEST(VirtualCpuDevices, FourDevicesWithTheirOwnAccounting) {
 TEST(VirtualCpuDevices, MixingDevicesIsTheSameErrorAsForGpus) {
   Tensor a = ones({2}, TensorOptions().with_device("cpu:0"));
   Tensor b = ones({2}, TensorOptions().with_device("cpu:1"));
-  EXPECT_THROW_WITH(a + b,
-                    "expected all tensors to be on the same device, but found at least two "
-                    "devices, cpu:0 and cpu:1");
+  EXPECT_THROW_WITH(
+      a + b,
+      "expected all tensors to be on the same device, but found at least two devices, cpu:0 and cpu:1");
   EXPECT_THROW_WITH(mm(a.view({1, 2}), b.view({2, 1})), "cpu:0 and cpu:1");
+  EXPECT_THROW_WITH(
+      cat({a, b}),
+      "[cat] expected all tensors to be on the same device, but found at least two devices, cpu:0 and cpu:1");
   EXPECT_THROW_WITH(ones({1}, TensorOptions().with_device("cpu:4")),
                     "cpu:4 does not exist; the cpu devices are cpu:0, cpu:1, cpu:2, cpu:3");
   EXPECT_NO_THROW(a.copy_(b)) << "an explicit copy between devices is allowed";
@@ -39,8 +42,8 @@ TEST(VirtualCpuDevices, CapacityGivesATypedOutOfMemoryError) {
     Tensor more = empty({40 << 20}, TensorOptions(kUInt8).with_device("cpu:3"));
     FAIL() << "expected OutOfMemoryError";
   } catch (const OutOfMemoryError& e) {
-    EXPECT_NE(std::string(e.what()).find("cpu:3 is out of memory: tried to allocate 40.00 MiB; the "
-                                         "device has 64.00 MiB in total"),
+    EXPECT_NE(std::string(e.what()).find("cpu:3 is out of memory: tried to allocate 40.00 MiB; "
+                                         "the device has 64.00 MiB in total"),
               std::string::npos)
         << e.what();
   }

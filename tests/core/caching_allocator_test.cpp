@@ -1,5 +1,6 @@
 // The caching allocator's logic on a fake device: fixed capacity, fake addresses, and events the
-// test completes by hand. Every rule of REFERENCE.md section 2 is checked here, on any machine.
+// test completes by hand. Every rule of PyTorch's design that core/caching_allocator.h follows is
+// checked here, on any machine.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -272,7 +273,8 @@ TEST(CachingAllocator, SummaryAndStatsMap) {
   EXPECT_NE(summary.find("3.00 MiB"), std::string::npos);
 }
 
-// 100,000 random steps; after each one every invariant of REFERENCE.md section 2 must hold.
+// 100,000 random steps; after each one the statistics must match the live allocations and
+// allocated <= reserved == the sum of the segments.
 TEST(CachingAllocator, RandomStepsKeepInvariants) {
   Fixture f(512 * kMiB);
   std::mt19937_64 rng(12345);

@@ -237,8 +237,8 @@ TEST(Launch, PassesSignalsToItsRanks) {
 TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
   Result r = run("EMBER_DISTRIBUTED_DEBUG=1 " + launch(2, "mismatch 1", next_port()));
   EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("rank 0 calls all_reduce(float64[1000]) but rank 1 calls "
-                          "broadcast(float32[3])"),
+  EXPECT_NE(r.output.find(
+                "rank 0 calls all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])"),
             std::string::npos)
       << r.output;
 }
@@ -252,8 +252,7 @@ TEST(Mpi, MismatchedCollectivesAreReportedInDebugMode) {
           kProgram + " mismatch 1");
   EXPECT_NE(r.code, 0) << r.output;
   const std::string why =
-      " failed: [distributed debug] ranks call different collectives: rank 0 calls "
-      "all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])";
+      " failed: [distributed debug] ranks call different collectives: rank 0 calls all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])";
   EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 on rank 0 of 2 (mpi)" + why),
             std::string::npos)
       << r.output;

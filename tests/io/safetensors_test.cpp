@@ -1,4 +1,5 @@
-// safetensors: a round trip of every dtype, and one test per reader rule of REFERENCE.md section 5.
+// safetensors: a round trip of every dtype, and one test per reader rule listed in
+// io/safetensors.h.
 #include <gtest/gtest.h>
 
 #include <cstring>

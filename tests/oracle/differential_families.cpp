@@ -363,8 +363,7 @@ OpCase index_case(Rng& r) {
   }
   if (op == 2 && s.empty() && is[0] != 1)
     c.torch_broken =
-        "reads or writes out of bounds (index_select of a 0-dim input with an index of other than "
-        "one element)";
+        "reads or writes out of bounds (index_select of a 0-dim input with an index of other than one element)";
   if (negative && (op <= 2 || op == 6))
     c.deliberate = "negative indices wrap (gather, scatter_add, index_select, embedding)";
   c.desc = std::string(kIndex[op]) + "(" + str(t) + str(s) + ", dim=" + std::to_string(dim) +

@@ -109,9 +109,9 @@ TEST(DataParallel, ParametersMustBeOnTheFirstDevice) {
   auto model = nn::make<nn::Linear>(4, 2);
   model->to(Device("cpu:1"));
   auto dp = nn::make<nn::DataParallel>(model, devices(2));
-  EXPECT_THROW_WITH(dp->forward(ones({4, 4})),
-                    "module must have its parameters and buffers on device cpu:0 "
-                    "(device_ids[0]) but found parameter 'weight' on device cpu:1");
+  EXPECT_THROW_WITH(
+      dp->forward(ones({4, 4})),
+      "module must have its parameters and buffers on device cpu:0 (device_ids[0]) but found parameter 'weight' on device cpu:1");
 }
 
 TEST(DataParallel, ASmallBatchUsesFewerDevices) {

@@ -82,36 +82,42 @@ double lenet_step_seconds(Device device, int64_t batch, const std::vector<Device
       device);
 }
 
-std::vector<Row> measure() {
-  std::vector<Row> rows;
-  Device cpu(kCPU, 0);
+// The devices a run compares: the CPU, and the first GPU when there is one.
+struct Machine {
+  Device cpu{kCPU, 0};
   bool gpu = cuda::is_available();
   Device best = gpu ? Device(kCUDA, 0) : cpu;
   std::string no_gpu = "needs a GPU: " + cuda::unavailable_reason();
+};
 
-  // 1. The GPU is faster than the CPU.
-  if (gpu) {
-    Tensor a = randn({2048, 2048}), b = randn({2048, 2048});
-    Tensor ga = a.to(best), gb = b.to(best);
-    Row r{"GPU beats CPU: matmul 2048^3 float32", "CPU time / GPU time", "ms", ""};
-    r.a = 1e3 * seconds_per_call([&] { mm(a, b); }, cpu);
-    r.b = 1e3 * seconds_per_call([&] { mm(ga, gb); }, best);
-    r.verdict = r.a > r.b ? "true: the GPU is " + fmt("%.0fx", r.a / r.b) + " faster"
-                          : "false on this machine";
-    rows.push_back(r);
-    Row t{"GPU beats CPU: LeNet training step, batch 256", "CPU time / GPU time", "ms", ""};
-    t.a = 1e3 * lenet_step_seconds(cpu, 256);
-    t.b = 1e3 * lenet_step_seconds(best, 256);
-    t.verdict = t.a > t.b ? "true: " + fmt("%.1fx", t.a / t.b) + " faster on the GPU"
-                          : "false: the step is too small for the GPU";
-    rows.push_back(t);
-  } else {
-    rows.push_back(skipped("GPU beats CPU: matmul 2048^3 float32", no_gpu));
-    rows.push_back(skipped("GPU beats CPU: LeNet training step, batch 256", no_gpu));
+// 1. The GPU is faster than the CPU.
+void gpu_beats_cpu(const Machine& m, std::vector<Row>& rows) {
+  const std::string matmul = "GPU beats CPU: matmul 2048^3 float32";
+  const std::string step = "GPU beats CPU: LeNet training step, batch 256";
+  if (!m.gpu) {
+    rows.push_back(skipped(matmul, m.no_gpu));
+    rows.push_back(skipped(step, m.no_gpu));
+    return;
   }
+  Tensor a = randn({2048, 2048}), b = randn({2048, 2048});
+  Tensor ga = a.to(m.best), gb = b.to(m.best);
+  Row r{matmul, "CPU time / GPU time", "ms", ""};
+  r.a = 1e3 * seconds_per_call([&] { mm(a, b); }, m.cpu);
+  r.b = 1e3 * seconds_per_call([&] { mm(ga, gb); }, m.best);
+  r.verdict = r.a > r.b ? "true: the GPU is " + fmt("%.0fx", r.a / r.b) + " faster"
+                        : "false on this machine";
+  rows.push_back(r);
+  Row t{step, "CPU time / GPU time", "ms", ""};
+  t.a = 1e3 * lenet_step_seconds(m.cpu, 256);
+  t.b = 1e3 * lenet_step_seconds(m.best, 256);
+  t.verdict = t.a > t.b ? "true: " + fmt("%.1fx", t.a / t.b) + " faster on the GPU"
+                        : "false: the step is too small for the GPU";
+  rows.push_back(t);
+}
 
-  // 2. In-place ops are faster than out-of-place ones.
-  for (Device d : gpu ? std::vector<Device>{cpu, best} : std::vector<Device>{cpu}) {
+// 2. In-place ops are faster than out-of-place ones.
+void in_place_beats_out_of_place(const Machine& m, std::vector<Row>& rows) {
+  for (Device d : m.gpu ? std::vector<Device>{m.cpu, m.best} : std::vector<Device>{m.cpu}) {
     Tensor x = randn({16 << 20}).to(d), y = randn({16 << 20}).to(d).mul_(1e-9);
     Row r{"in-place beats out-of-place: add of 16M floats on " + d.str(),
           "out-of-place time / in-place time", "ms", ""};
@@ -123,118 +129,126 @@ std::vector<Row> measure() {
                             : "about even: ember's caching allocator makes the new output cheap";
     rows.push_back(r);
   }
+}
 
-  // 3. Many small tensors are slow.
-  {
-    std::vector<Tensor> small;
-    for (int i = 0; i < 10000; ++i) small.push_back(randn({100}).to(best));
-    Tensor big = randn({1000000}).to(best);
-    Row r{"one big tensor beats many small ones: 10,000 x 100 vs 1 x 1,000,000 floats, x *= 2 on " +
-              best.str(),
-          "many small / one big", "ms", ""};
-    r.a = 1e3 * seconds_per_call(
-                    [&] {
-                      for (Tensor& t : small) t.mul_(2);
-                    },
-                    best);
-    r.b = 1e3 * seconds_per_call([&] { big.mul_(2); }, best);
-    r.verdict =
-        "true: " + fmt("%.0fx", r.a / r.b) + " slower as small tensors (per-op overhead dominates)";
+// 3. Many small tensors are slow.
+void big_beats_small(const Machine& m, std::vector<Row>& rows) {
+  std::vector<Tensor> small;
+  for (int i = 0; i < 10000; ++i) small.push_back(randn({100}).to(m.best));
+  Tensor big = randn({1000000}).to(m.best);
+  Row r{"one big tensor beats many small ones: 10,000 x 100 vs 1 x 1,000,000 floats, x *= 2 on " +
+            m.best.str(),
+        "many small / one big", "ms", ""};
+  r.a = 1e3 * seconds_per_call(
+                  [&] {
+                    for (Tensor& t : small) t.mul_(2);
+                  },
+                  m.best);
+  r.b = 1e3 * seconds_per_call([&] { big.mul_(2); }, m.best);
+  r.verdict =
+      "true: " + fmt("%.0fx", r.a / r.b) + " slower as small tensors (per-op overhead dominates)";
+  rows.push_back(r);
+}
+
+// 4. Bigger batches use the device better.
+void bigger_batches(const Machine& m, std::vector<Row>& rows) {
+  double first = 0, last = 0;
+  for (int64_t batch : {16, 64, 256, 1024}) {
+    double rate = static_cast<double>(batch) / lenet_step_seconds(m.best, batch);
+    if (batch == 16) first = rate;
+    last = rate;
+    Row r{"bigger batches: LeNet training on " + m.best.str() + ", batch " + std::to_string(batch),
+          "samples/s relative to batch 16", "samples/s", ""};
+    r.a = rate;
+    r.b = first;
+    r.verdict = fmt("%.0f samples/s", rate);
     rows.push_back(r);
   }
+  rows.back().verdict += last > 1.5 * first
+                             ? " (true: " + fmt("%.1fx", last / first) + " batch 16's throughput)"
+                             : " (batch size matters little here)";
+}
 
-  // 4. Bigger batches use the device better.
-  {
-    double first = 0, last = 0;
-    for (int64_t batch : {16, 64, 256, 1024}) {
-      double rate = static_cast<double>(batch) / lenet_step_seconds(best, batch);
-      if (batch == 16) first = rate;
-      last = rate;
-      Row r{"bigger batches: LeNet training on " + best.str() + ", batch " + std::to_string(batch),
-            "samples/s relative to batch 16", "samples/s", ""};
-      r.a = rate;
-      r.b = first;
-      r.verdict = fmt("%.0f samples/s", rate);
-      rows.push_back(r);
-    }
-    rows.back().verdict += last > 1.5 * first
-                               ? " (true: " + fmt("%.1fx", last / first) + " batch 16's throughput)"
-                               : " (batch size matters little here)";
+// 5. Transfers cost more than the compute they feed.
+void transfers_cost_more_than_compute(const Machine& m, std::vector<Row>& rows) {
+  if (!m.gpu) {
+    rows.push_back(skipped("pinned memory speeds up host-to-device copies", m.no_gpu));
+    rows.push_back(skipped("the transfer costs more than the compute it feeds", m.no_gpu));
+    return;
   }
+  Tensor host = randn({16384, 1, 28, 28}), pinned = host.pin_memory();
+  auto model = nn::make<models::LeNet>();
+  model->to(m.best);
+  model->eval();
+  Tensor on_gpu = host.to(m.best);
+  NoGradGuard no_grad;
+  double pageable = seconds_per_call([&] { host.to(m.best); }, m.best);
+  double fast = seconds_per_call([&] { pinned.to(m.best, /*non_blocking=*/true); }, m.best);
+  double compute = seconds_per_call([&] { model->forward(on_gpu); }, m.best);
+  rows.push_back({"pinned memory speeds up host-to-device copies: 51 MB batch", "pageable / pinned",
+                  "ms", "true: pinned is " + fmt("%.1fx", pageable / fast) + " faster",
+                  1e3 * pageable, 1e3 * fast});
+  rows.push_back({"the transfer costs more than the compute it feeds: LeNet forward on that batch",
+                  "transfer (pinned) / compute", "ms",
+                  fast > compute ? "true: moving the data takes " + fmt("%.1fx", fast / compute) +
+                                       " the compute"
+                                 : "false: the compute takes longer than the copy",
+                  1e3 * fast, 1e3 * compute});
+}
 
-  // 5. Transfers cost more than the compute they feed.
-  if (gpu) {
-    Tensor host = randn({16384, 1, 28, 28}), pinned = host.pin_memory();
-    auto model = nn::make<models::LeNet>();
-    model->to(best);
-    model->eval();
-    Tensor on_gpu = host.to(best);
-    NoGradGuard no_grad;
-    double pageable = seconds_per_call([&] { host.to(best); }, best);
-    double fast = seconds_per_call([&] { pinned.to(best, /*non_blocking=*/true); }, best);
-    double compute = seconds_per_call([&] { model->forward(on_gpu); }, best);
-    rows.push_back({"pinned memory speeds up host-to-device copies: 51 MB batch",
-                    "pageable / pinned", "ms",
-                    "true: pinned is " + fmt("%.1fx", pageable / fast) + " faster", 1e3 * pageable,
-                    1e3 * fast});
-    rows.push_back(
-        {"the transfer costs more than the compute it feeds: LeNet forward on that batch",
-         "transfer (pinned) / compute", "ms",
-         fast > compute
-             ? "true: moving the data takes " + fmt("%.1fx", fast / compute) + " the compute"
-             : "false: the compute takes longer than the copy",
-         1e3 * fast, 1e3 * compute});
-  } else {
-    rows.push_back(skipped("pinned memory speeds up host-to-device copies", no_gpu));
-    rows.push_back(skipped("the transfer costs more than the compute it feeds", no_gpu));
-  }
-
-  // 6. Data parallelism scales.
+// The devices DataParallel can spread over: every GPU when there are two or more, else every
+// virtual CPU device.
+std::vector<Device> data_parallel_pool() {
   std::vector<Device> pool;
   if (cuda::device_count() >= 2)
     for (int i = 0; i < cuda::device_count(); ++i) pool.emplace_back(kCUDA, i);
   else if (cpu::device_count() >= 2)
     for (int i = 0; i < cpu::device_count(); ++i) pool.emplace_back(kCPU, i);
+  return pool;
+}
+
+// 6. Data parallelism scales.
+void data_parallel_scales(std::vector<Row>& rows) {
+  std::vector<Device> pool = data_parallel_pool();
   if (pool.size() < 2) {
     rows.push_back(
         skipped("DataParallel scales over devices",
                 "needs two or more devices: GPUs, or virtual CPU devices (EMBER_CPU_DEVICES=4)"));
-  } else {
-    double base = 256.0 / lenet_step_seconds(pool[0], 256);
-    for (size_t n : {size_t{1}, size_t{2}, size_t{4}}) {
-      if (n > pool.size()) break;
-      std::vector<Device> use(pool.begin(), pool.begin() + static_cast<long>(n));
-      double rate = 256.0 / lenet_step_seconds(pool[0], 256, use);
-      Row r{"", "samples/s relative to the plain module", "samples/s", ""};
-      r.claim = "DataParallel: LeNet training, batch 256, over " + std::to_string(n) +
-                " device(s) (" + pool[0].str() + (n > 1 ? " ... " + use.back().str() : "") + ")";
-      r.a = rate;
-      r.b = base;
-      r.verdict = fmt("%.0f samples/s", rate) +
-                  (n > 1 ? (rate > 1.2 * base ? ", scales" : ", does not scale here") : "");
-      if (pool[0].is_cpu() && n > 1)
-        r.verdict += " (virtual CPU devices share this machine's cores)";
-      rows.push_back(r);
-    }
+    return;
   }
+  double base = 256.0 / lenet_step_seconds(pool[0], 256);
+  for (size_t n : {size_t{1}, size_t{2}, size_t{4}}) {
+    if (n > pool.size()) break;
+    std::vector<Device> use(pool.begin(), pool.begin() + static_cast<long>(n));
+    double rate = 256.0 / lenet_step_seconds(pool[0], 256, use);
+    Row r{"", "samples/s relative to the plain module", "samples/s", ""};
+    r.claim = "DataParallel: LeNet training, batch 256, over " + std::to_string(n) +
+              " device(s) (" + pool[0].str() + (n > 1 ? " ... " + use.back().str() : "") + ")";
+    r.a = rate;
+    r.b = base;
+    r.verdict = fmt("%.0f samples/s", rate) +
+                (n > 1 ? (rate > 1.2 * base ? ", scales" : ", does not scale here") : "");
+    if (pool[0].is_cpu() && n > 1) r.verdict += " (virtual CPU devices share this machine's cores)";
+    rows.push_back(r);
+  }
+}
+
+std::vector<Row> measure() {
+  Machine m;
+  std::vector<Row> rows;
+  gpu_beats_cpu(m, rows);
+  in_place_beats_out_of_place(m, rows);
+  big_beats_small(m, rows);
+  bigger_batches(m, rows);
+  transfers_cost_more_than_compute(m, rows);
+  data_parallel_scales(rows);
   return rows;
 }
 
-}  // namespace
-
-int bench(int argc, char** argv) {
-  Args args(argc, argv, {"threads"}, {"json", "help"});
-  if (args.flag("help")) {
-    std::cout << "usage: ember bench [--json] [--threads N]\n"
-                 "Measures the GPU guides' claims on this machine; EMBER_CPU_DEVICES=4 adds "
-                 "virtual CPU devices\n"
-                 "for the data-parallel part when there are fewer than two GPUs.\n";
-    return 0;
-  }
-  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
-  std::vector<Row> rows = measure();
+// One line per row: JSON, or a padded table.
+void print(const std::vector<Row>& rows, bool as_json) {
   for (const Row& r : rows) {
-    if (args.flag("json")) {
+    if (as_json) {
       json j = {{"claim", r.claim}, {"verdict", r.verdict}, {"skipped", r.skipped}};
       if (!r.skipped)
         j.update({{"comparison", r.comparison},
@@ -250,6 +264,21 @@ int bench(int argc, char** argv) {
                   r.unit.c_str(), r.a / r.b, r.verdict.c_str());
     }
   }
+}
+
+}  // namespace
+
+int bench(int argc, char** argv) {
+  Args args(argc, argv, {"threads"}, {"json", "help"});
+  if (args.flag("help")) {
+    std::cout << "usage: ember bench [--json] [--threads N]\n"
+                 "Measures the GPU guides' claims on this machine; EMBER_CPU_DEVICES=4 adds "
+                 "virtual CPU devices\n"
+                 "for the data-parallel part when there are fewer than two GPUs.\n";
+    return 0;
+  }
+  if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
+  print(measure(), args.flag("json"));
   return 0;
 }
 

@@ -1,6 +1,6 @@
-// Matrix products on the CPU through OpenBLAS. OpenBLAS is held at one thread (its own pool would
-// fight ours, REFERENCE.md section 9); ember splits a product into blocks and runs them on its
-// pool.
+// Matrix products on the CPU through OpenBLAS. OpenBLAS is held at one thread (its own spinning
+// pool would fight ours for the cores, see backend/cpu/thread_pool.h); ember splits a product into
+// blocks and runs them on its pool.
 #pragma once
 
 #include <cstdint>

@@ -13,6 +13,7 @@
 
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/core/device_backend.h"
+#include "ember/core/scope_guard.h"
 
 namespace ember::cpu {
 namespace {
@@ -32,13 +33,8 @@ template <typename F>
 void single_threaded(F&& f) {
   int saved = omp_get_max_threads();
   omp_set_num_threads(1);
-  try {
-    f();
-  } catch (...) {
-    omp_set_num_threads(saved);
-    throw;
-  }
-  omp_set_num_threads(saved);
+  ScopeGuard restore([&] { omp_set_num_threads(saved); });
+  f();
 }
 
 struct Geometry {

@@ -1,6 +1,6 @@
 // Float32 convolutions through oneDNN (Debian's libdnnl, the library libtorch uses on the CPU),
 // run on ember's pool: each worker takes a slice of the batch and calls oneDNN single-threaded,
-// so oneDNN's OpenMP team never spins against the pool (REFERENCE.md section 9).
+// so oneDNN's OpenMP team never spins against the pool (backend/cpu/thread_pool.h says why).
 #pragma once
 
 #include "ember/backend/kernels.h"

@@ -15,6 +15,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/fork.h"
+#include "ember/core/scope_guard.h"
 
 namespace ember {
 namespace {
@@ -50,6 +51,7 @@ struct Job {
   void work() {
     bool was = t_in_parallel;
     t_in_parallel = true;
+    ScopeGuard restore([&] { t_in_parallel = was; });
     for (;;) {
       int64_t c = next_chunk.fetch_add(1, std::memory_order_acq_rel);
       if (c >= chunks) break;
@@ -63,7 +65,6 @@ struct Job {
       }
       pending.fetch_sub(1, std::memory_order_acq_rel);
     }
-    t_in_parallel = was;
   }
 };
 
@@ -122,9 +123,9 @@ class ThreadPool {
  private:
   // A fork() from inside a chunk leaves the child waiting for workers that do not exist there.
   static void check_not_forked(uint64_t generation) {
-    EMBER_CHECK(fork_generation() == generation,
-                "[parallel_for] fork() was called inside a parallel region: the forked process "
-                "cannot finish its parent's job (fork outside parallel_for)");
+    EMBER_CHECK(
+        fork_generation() == generation,
+        "[parallel_for] fork() was called inside a parallel region: the forked process cannot finish its parent's job (fork outside parallel_for)");
   }
   void stop() {
     {
@@ -253,13 +254,8 @@ void parallel_run(int64_t begin, int64_t end, int64_t grain, RangeFn fn, const v
   if (chunks <= 1 || !p->try_run(begin, end, chunks, fn, ctx)) {
     bool was = t_in_parallel;
     t_in_parallel = true;
-    try {
-      fn(ctx, begin, end);
-    } catch (...) {
-      t_in_parallel = was;
-      throw;
-    }
-    t_in_parallel = was;
+    ScopeGuard restore([&] { t_in_parallel = was; });
+    fn(ctx, begin, end);
   }
 }
 }  // namespace detail

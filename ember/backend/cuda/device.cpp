@@ -84,8 +84,8 @@ void check_visible_devices_unchanged() {
   std::string now = env ? env : "";
   EMBER_CHECK(now == discovery().visible, "[CUDA_VISIBLE_DEVICES] changed from '",
               discovery().visible, "' to '", now,
-              "' after CUDA started; the change cannot take effect in this process "
-              "(set it before the program starts)");
+              "' after CUDA started; "
+              "the change cannot take effect in this process (set it before the program starts)");
 }
 
 void synchronize(int device) { backend().synchronize(device); }

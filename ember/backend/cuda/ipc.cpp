@@ -139,11 +139,11 @@ struct Producer {
       lock.lock();
     }
     if (!sent.empty())
-      std::fprintf(stderr,
-                   "ember: this process exits while %zu CUDA tensors it sent are still used by "
-                   "other processes; they will fail with an error (keep the producer alive until "
-                   "consumers release what they received)\n",
-                   sent.size());
+      std::fprintf(
+          stderr,
+          "ember: this process exits while %zu CUDA tensors it sent are still used by other processes; "
+          "they will fail with an error (keep the producer alive until consumers release what they received)\n",
+          sent.size());
     for (const Sent& s : sent) s.file->header().producer_alive.store(0, std::memory_order_release);
     if (current) current->header().producer_alive.store(0, std::memory_order_release);
   }
@@ -205,8 +205,8 @@ struct Imported {
 
 [[noreturn]] void producer_gone(const char* op, int pid) {
   EMBER_FAIL("[", op, "] the process that sent this CUDA tensor (pid ", pid,
-             ") has exited, and its memory with it; keep the producer alive until every "
-             "consumer has released what it received");
+             ") has exited, and its memory with it; "
+             "keep the producer alive until every consumer has released what it received");
 }
 
 }  // namespace
@@ -214,9 +214,9 @@ struct Imported {
 ExportedStorage export_storage(const Storage& storage) {
   EMBER_CHECK(storage && storage->data.device().is_cuda(),
               "[Queue::put] CUDA IPC exports CUDA storages only");
-  EMBER_CHECK(!is_imported(storage),
-              "[Queue::put] cannot send on a CUDA tensor received from another process; clone() "
-              "it first");
+  EMBER_CHECK(
+      !is_imported(storage),
+      "[Queue::put] cannot send on a CUDA tensor received from another process; clone() it first");
   int device = check_index(storage->data.device().index(), "Queue::put");
   RawDeviceGuard guard(device);
   auto& allocator = device_backend(DeviceType::CUDA).allocator(device);

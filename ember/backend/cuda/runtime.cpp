@@ -62,8 +62,8 @@ namespace {
 // handle made from it, does not survive fork().
 void check_not_forked(const char* op) {
   EMBER_CHECK(discovery().count == 0 || discovery().fork_generation == fork_generation(), "[", op,
-              "] cannot use CUDA in a process forked after CUDA was initialised; start workers "
-              "with the spawn start method (multiprocessing::StartMethod::Spawn)");
+              "] cannot use CUDA in a process forked after CUDA was initialised; "
+              "start workers with the spawn start method (multiprocessing::StartMethod::Spawn)");
 }
 }  // namespace
 

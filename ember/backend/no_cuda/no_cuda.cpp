@@ -14,9 +14,9 @@ namespace cuda {
 namespace {
 
 [[noreturn]] void not_built(const char* what) {
-  EMBER_FAIL("[", what,
-             "] ember was built without CUDA support (configure with EMBER_CUDA=ON on "
-             "a machine with the CUDA toolkit)");
+  EMBER_FAIL(
+      "[", what,
+      "] ember was built without CUDA support (configure with EMBER_CUDA=ON on a machine with the CUDA toolkit)");
 }
 
 class NoCudaBackend final : public DeviceBackend {

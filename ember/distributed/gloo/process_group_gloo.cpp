@@ -73,9 +73,8 @@ class ProcessGroupGloo final : public ProcessGroup {
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
       : ProcessGroup(rank, size), store_(store), timeout_(options.timeout) {
     EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
-                "[init_process_group] expected 0 <= rank < "
-                "world_size, got rank ",
-                rank, " and world_size ", size);
+                "[init_process_group] expected 0 <= rank < world_size, got rank ", rank,
+                " and world_size ", size);
     ignore_sigpipe();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
@@ -236,9 +235,8 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
     check_like(output, input, "all_to_all", "tensor");
     EMBER_CHECK(input.dim() >= 1 && input.size(0) % size_ == 0,
-                "[all_to_all] expected dim 0 to "
-                "divide into ",
-                size_, " equal chunks, got shape ", input.sizes());
+                "[all_to_all] expected dim 0 to divide into ", size_, " equal chunks, got shape ",
+                input.sizes());
     auto in = std::make_shared<HostBuffer>(input, "all_to_all");
     auto out = std::make_shared<HostBuffer>(output, "all_to_all");
     return enqueue("all_to_all", {input}, [this, in, out](uint32_t tag) {

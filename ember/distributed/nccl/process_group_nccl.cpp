@@ -28,7 +28,7 @@
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/error.h"
 #include "ember/ops/factory.h"
-#include "ember/ops/views.h"
+#include "ember/ops/join.h"
 
 namespace ember::distributed {
 namespace {

@@ -10,8 +10,8 @@ bool gloo_available() { return false; }
 std::shared_ptr<ProcessGroup> make_gloo_process_group(std::shared_ptr<Store>, int, int,
                                                       const GlooOptions&) {
   EMBER_FAIL(
-      "[init_process_group] this ember was built without Gloo (install libgloo-dev and "
-      "reconfigure); available backends: ",
+      "[init_process_group] this ember was built without Gloo (install libgloo-dev and reconfigure); "
+      "available backends: ",
       available_backends());
 }
 

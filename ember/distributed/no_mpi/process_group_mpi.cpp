@@ -9,8 +9,8 @@ bool mpi_available() { return false; }
 
 std::shared_ptr<ProcessGroup> make_mpi_process_group(std::chrono::milliseconds) {
   EMBER_FAIL(
-      "[init_process_group] this ember was built without MPI (install libopenmpi-dev and "
-      "reconfigure); available backends: ",
+      "[init_process_group] this ember was built without MPI (install libopenmpi-dev and reconfigure); "
+      "available backends: ",
       available_backends());
 }
 

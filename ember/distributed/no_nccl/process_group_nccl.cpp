@@ -10,8 +10,8 @@ bool nccl_available() { return false; }
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store>, int, int,
                                                       std::chrono::milliseconds) {
   EMBER_FAIL(
-      "[init_process_group] this ember was built without NCCL (it comes with the CUDA "
-      "backend); available backends: ",
+      "[init_process_group] this ember was built without NCCL (it comes with the CUDA backend); "
+      "available backends: ",
       available_backends());
 }
 

@@ -13,9 +13,7 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias)
       weight(register_parameter("weight", uninitialized({out, in}))),
       bias(register_parameter("bias", with_bias ? uninitialized({out}) : Tensor())) {
   EMBER_CHECK(in >= 0 && out >= 0,
-              "[Linear] in_features and out_features must be non-negative, "
-              "got ",
-              in, " and ", out);
+              "[Linear] in_features and out_features must be non-negative, got ", in, " and ", out);
   if (should_initialize()) reset_parameters();
 }
 
