@@ -202,9 +202,9 @@ struct Process::Impl {
     int fds[2];
     EMBER_CHECK(pipe2(fds, O_CLOEXEC) == 0, "[Process::start] pipe failed: ", std::strerror(errno));
     if (exec) {
-      EMBER_CHECK(!program_args().empty(),
-                  "[Process::start] the spawn start method needs "
-                  "ember::multiprocessing::init(argc, argv) at the top of main()");
+      EMBER_CHECK(
+          !program_args().empty(),
+          "[Process::start] the spawn start method needs ember::multiprocessing::init(argc, argv) at the top of main()");
       argv_text.push_back(program_args()[0]);
       argv_text.insert(argv_text.end(), args.begin(), args.end());
       for (char** e = environ; *e; ++e)

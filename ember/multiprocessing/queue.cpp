@@ -117,9 +117,9 @@ struct Writer {
     if (t.is_cpu()) {
       t.share_memory_();  // Note [Tensors by descriptor]; also checks autograd's rule
     } else {
-      EMBER_CHECK(t.is_leaf() || !t.requires_grad(),
-                  "[Queue::put] cannot send a non-leaf tensor that requires grad (autograd does "
-                  "not cross processes); send detach() instead");
+      EMBER_CHECK(
+          t.is_leaf() || !t.requires_grad(),
+          "[Queue::put] cannot send a non-leaf tensor that requires grad (autograd does not cross processes); send detach() instead");
     }
     const StorageImpl* s = t.storage().get();
     auto [it, fresh] = storage_index.emplace(s, static_cast<uint32_t>(storages.size()));
@@ -227,18 +227,16 @@ Connection::Connection(int fd) : socket_(std::make_shared<Socket>(fd)) {}
 
 int Connection::fd() const { return socket_->fd; }
 
-std::string Connection::handle() const {
-  return kHandlePrefix + std::to_string(socket_->fd);
-}
+std::string Connection::handle() const { return kHandlePrefix + std::to_string(socket_->fd); }
 
 namespace {
 // The descriptor, checked to be one end of a queue or pipe, closed on exec again.
 int adopt(int fd, const std::string& handle) {
   int type = 0;
   socklen_t len = sizeof type;
-  EMBER_CHECK(fcntl(fd, F_GETFD) != -1, "[multiprocessing] descriptor ", fd, " named by '", handle,
-              "' is not open in this process: pass handles among the arguments of a Process "
-              "started with the spawn start method");
+  EMBER_CHECK(
+      fcntl(fd, F_GETFD) != -1, "[multiprocessing] descriptor ", fd, " named by '", handle,
+      "' is not open in this process: pass handles among the arguments of a Process started with the spawn start method");
   EMBER_CHECK(getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_SEQPACKET,
               "[multiprocessing] descriptor ", fd, " named by '", handle,
               "' is not a queue's or pipe's socket");

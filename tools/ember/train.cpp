@@ -216,9 +216,9 @@ TrainConfig parse_train_args(int argc, char** argv) {
   cfg.nproc = static_cast<int>(args.integer("nproc", 0, 1, 1024));
   cfg.master_port = static_cast<int>(args.integer("master-port", 0, 1, 65535));
   if (cfg.nproc > 0) {
-    EMBER_CHECK(cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
-                "--nproc trains on the CPU with one process per rank; it does not combine with "
-                "--hogwild, --device or --devices");
+    EMBER_CHECK(
+        cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
+        "--nproc trains on the CPU with one process per rank; it does not combine with --hogwild, --device or --devices");
     if (!args.has("batch-size")) cfg.batch_size = std::max<int64_t>(1, 64 / cfg.nproc);
   } else {
     EMBER_CHECK(!args.has("master-port"), "--master-port is for --nproc N");
