@@ -149,10 +149,4 @@ class CachingAllocator final : public Allocator {
   std::unique_ptr<Impl> impl_;
 };
 
-/// "1.50 GiB", "512 B".
-std::string format_bytes(size_t bytes);
-
-/// A readable table of `stats` (torch.cuda.memory_summary).
-std::string memory_summary(const MemoryStats& stats, const Device& device);
-
 }  // namespace ember

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ember/core/caching_allocator.h"
+#include "ember/core/memory_summary.h"
 #include "tests/util/test_util.h"
 
 namespace ember {

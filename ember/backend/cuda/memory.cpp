@@ -8,6 +8,7 @@
 #include "ember/backend/cuda/cuda_backend.h"
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/runtime.h"
+#include "ember/core/memory_summary.h"
 
 namespace ember::cuda {
 namespace {
