@@ -229,7 +229,7 @@ struct CachingAllocator::Impl {
     EMBER_ASSERT(!b->is_split() && !b->allocated, "releasing a segment that is in use");
     b->pool->blocks.erase(b);
     segments.erase(b);
-    memory->raw_free(b->ptr);
+    memory->raw_free(b->ptr, b->size);
     ++stats.num_device_free;
     update(stats.segment, b->pool, -1);
     update(stats.reserved_bytes, b->pool, -static_cast<int64_t>(b->size));

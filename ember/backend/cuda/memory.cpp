@@ -23,7 +23,7 @@ class CudaMemory final : public StreamOrderedMemory {
     void* p = nullptr;
     return allocated_or_null(cudaMalloc(&p, bytes), p);
   }
-  void raw_free(void* ptr) noexcept override {
+  void raw_free(void* ptr, size_t) noexcept override {
     int previous = -1;
     try {
       previous = exchange_device(device_);
