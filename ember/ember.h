@@ -15,6 +15,7 @@
 #include "ember/core/error.h"
 #include "ember/core/generator.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/memory_summary.h"
 #include "ember/core/tensor.h"
 #include "ember/data/data.h"
 #include "ember/io/io.h"

@@ -3,8 +3,6 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "ember/core/error.h"
+#include "ember/core/memory_summary.h"
 
 namespace ember {
 
@@ -31,6 +30,23 @@ namespace ember {
 // retries, and only then throws an OutOfMemoryError that explains the state of the device.
 
 namespace {
+// Every StatArray of MemoryStats, with PyTorch's name for it (memory_stats keys).
+struct NamedStatArray {
+  const char* name;
+  StatArray MemoryStats::*member;
+};
+constexpr NamedStatArray kStatArrays[] = {
+    {"allocation", &MemoryStats::allocation},
+    {"segment", &MemoryStats::segment},
+    {"active", &MemoryStats::active},
+    {"inactive_split", &MemoryStats::inactive_split},
+    {"allocated_bytes", &MemoryStats::allocated_bytes},
+    {"requested_bytes", &MemoryStats::requested_bytes},
+    {"reserved_bytes", &MemoryStats::reserved_bytes},
+    {"active_bytes", &MemoryStats::active_bytes},
+    {"inactive_split_bytes", &MemoryStats::inactive_split_bytes},
+};
+
 // A free list of fixed-size objects: blocks and the pools' tree nodes are created and destroyed
 // on every split and merge, and going to malloc for each was half the cost of a cached allocation.
 // Requires the allocator's mutex held.
@@ -213,20 +229,27 @@ struct CachingAllocator::Impl {
     EMBER_ASSERT(!b->is_split() && !b->allocated, "releasing a segment that is in use");
     b->pool->blocks.erase(b);
     segments.erase(b);
-    memory->raw_free(b->ptr);
+    memory->raw_free(b->ptr, b->size);
     ++stats.num_device_free;
     update(stats.segment, b->pool, -1);
     update(stats.reserved_bytes, b->pool, -static_cast<int64_t>(b->size));
     delete_block(b);
   }
 
+  // Requires mutex held. The cached blocks that are a whole segment (the device can have them
+  // back), small pool first.
+  std::vector<Block*> whole_free_segments() const {
+    std::vector<Block*> whole;
+    for (const Pool* pool : {&small_pool, &large_pool})
+      for (Block* b : pool->blocks)
+        if (!b->is_split()) whole.push_back(b);
+    return whole;
+  }
+
   // Requires mutex held. Frees cached whole segments, the smallest big enough first, else the
   // largest ones until `size` bytes are back; no synchronisation (pooled blocks are idle).
   bool release_available(size_t size) {
-    std::vector<Block*> whole;
-    for (Pool* pool : {&small_pool, &large_pool})
-      for (Block* b : pool->blocks)
-        if (!b->is_split()) whole.push_back(b);
+    std::vector<Block*> whole = whole_free_segments();
     if (whole.empty()) return false;
     std::sort(whole.begin(), whole.end(), [](Block* a, Block* b) { return a->size < b->size; });
     auto fit = std::find_if(whole.begin(), whole.end(), [&](Block* b) { return b->size >= size; });
@@ -247,11 +270,7 @@ struct CachingAllocator::Impl {
   // streams, so one device sync would not do), reclaims the blocks, frees every whole free segment.
   void release_all() {
     process_events(/*wait=*/true);
-    std::vector<Block*> whole;
-    for (Pool* pool : {&small_pool, &large_pool})
-      for (Block* b : pool->blocks)
-        if (!b->is_split()) whole.push_back(b);
-    for (Block* b : whole) release_segment(b);
+    for (Block* b : whole_free_segments()) release_segment(b);
   }
 
   // Requires mutex held. Returns blocks whose events have all completed to their pools.
@@ -536,19 +555,15 @@ MemoryStats CachingAllocator::stats() const {
 void CachingAllocator::reset_peak_stats() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   MemoryStats& s = impl_->stats;
-  for (StatArray* a :
-       {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-        &s.requested_bytes, &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes})
-    for (Stat& st : *a) st.peak = st.current;
+  for (const NamedStatArray& a : kStatArrays)
+    for (Stat& st : s.*a.member) st.peak = st.current;
 }
 
 void CachingAllocator::reset_accumulated_stats() {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   MemoryStats& s = impl_->stats;
-  for (StatArray* a :
-       {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-        &s.requested_bytes, &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes})
-    for (Stat& st : *a) st.allocated = st.freed = 0;
+  for (const NamedStatArray& a : kStatArrays)
+    for (Stat& st : s.*a.member) st.allocated = st.freed = 0;
   s.num_alloc_retries = s.num_ooms = s.num_device_alloc = s.num_device_free = 0;
 }
 
@@ -610,88 +625,21 @@ size_t CachingAllocator::memory_reserved() const {
 std::map<std::string, int64_t> MemoryStats::to_map() const {
   std::map<std::string, int64_t> m;
   const char* pools[] = {"all", "small_pool", "large_pool"};
-  auto add = [&](const char* name, const StatArray& a) {
+  for (const NamedStatArray& a : kStatArrays) {
     for (int p = 0; p < 3; ++p) {
-      std::string prefix = std::string(name) + "." + pools[p] + ".";
-      m[prefix + "current"] = a[p].current;
-      m[prefix + "peak"] = a[p].peak;
-      m[prefix + "allocated"] = a[p].allocated;
-      m[prefix + "freed"] = a[p].freed;
+      const Stat& st = (this->*a.member)[p];
+      std::string prefix = std::string(a.name) + "." + pools[p] + ".";
+      m[prefix + "current"] = st.current;
+      m[prefix + "peak"] = st.peak;
+      m[prefix + "allocated"] = st.allocated;
+      m[prefix + "freed"] = st.freed;
     }
-  };
-  add("allocation", allocation);
-  add("segment", segment);
-  add("active", active);
-  add("inactive_split", inactive_split);
-  add("allocated_bytes", allocated_bytes);
-  add("requested_bytes", requested_bytes);
-  add("reserved_bytes", reserved_bytes);
-  add("active_bytes", active_bytes);
-  add("inactive_split_bytes", inactive_split_bytes);
+  }
   m["num_alloc_retries"] = num_alloc_retries;
   m["num_ooms"] = num_ooms;
   m["num_device_alloc"] = num_device_alloc;
   m["num_device_free"] = num_device_free;
   return m;
-}
-
-std::string format_bytes(size_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 4) {
-    v /= 1024.0;
-    ++u;
-  }
-  char buf[32];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%zu B", bytes);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, units[u]);
-  return buf;
-}
-
-std::string memory_summary(const MemoryStats& s, const Device& device) {
-  std::ostringstream os;
-  char line[160];
-  const char* rule =
-      "|===========================================================================|\n";
-  os << rule;
-  std::snprintf(line, sizeof line, "| %-73s |\n",
-                ("ember memory summary, device " + device.str()).c_str());
-  os << line << rule;
-  std::snprintf(line, sizeof line, "| %-26s| %11s | %11s | %11s | %11s |\n", "Metric", "Cur Usage",
-                "Peak Usage", "Tot Alloc", "Tot Freed");
-  os << line << rule;
-  auto row = [&](const char* name, const StatArray& a, bool bytes) {
-    const char* pools[] = {"", "      from small pool", "      from large pool"};
-    for (int p = 0; p < 3; ++p) {
-      auto fmt = [&](int64_t v) {
-        return bytes ? format_bytes(static_cast<size_t>(v)) : std::to_string(v);
-      };
-      std::snprintf(line, sizeof line, "| %-26s| %11s | %11s | %11s | %11s |\n",
-                    p == 0 ? name : pools[p], fmt(a[p].current).c_str(), fmt(a[p].peak).c_str(),
-                    fmt(a[p].allocated).c_str(), fmt(a[p].freed).c_str());
-      os << line;
-    }
-    os << "|---------------------------------------------------------------------------|\n";
-  };
-  row("Allocated memory", s.allocated_bytes, true);
-  row("Active memory", s.active_bytes, true);
-  row("Requested memory", s.requested_bytes, true);
-  row("Reserved memory", s.reserved_bytes, true);
-  row("Non-releasable memory", s.inactive_split_bytes, true);
-  row("Allocations", s.allocation, false);
-  row("Active allocs", s.active, false);
-  row("Device reserved segments", s.segment, false);
-  row("Non-releasable allocs", s.inactive_split, false);
-  std::snprintf(line, sizeof line, "| %-26s %-46s |\n",
-                "Allocation retries:", std::to_string(s.num_alloc_retries).c_str());
-  os << line;
-  std::snprintf(line, sizeof line, "| %-26s %-46s |\n",
-                "Out-of-memory errors:", std::to_string(s.num_ooms).c_str());
-  os << line << rule;
-  return os.str();
 }
 
 }  // namespace ember

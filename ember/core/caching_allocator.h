@@ -27,7 +27,9 @@ class DeviceMemory {
   virtual Device device() const = 0;
   /// nullptr when the device has no room (never throws for lack of memory).
   virtual void* raw_alloc(size_t bytes) = 0;
-  virtual void raw_free(void* ptr) noexcept = 0;
+  /// Gives back what raw_alloc(bytes) returned; the allocator passes the size back, so a device
+  /// need not remember it.
+  virtual void raw_free(void* ptr, size_t bytes) noexcept = 0;
   virtual size_t total_memory() = 0;
   virtual size_t free_memory() = 0;
   virtual StreamId current_stream() { return 0; }
@@ -148,11 +150,5 @@ class CachingAllocator final : public Allocator {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// "1.50 GiB", "512 B".
-std::string format_bytes(size_t bytes);
-
-/// A readable table of `stats` (torch.cuda.memory_summary).
-std::string memory_summary(const MemoryStats& stats, const Device& device);
 
 }  // namespace ember

@@ -57,29 +57,46 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
   children_.emplace_back(name, std::move(m));
 }
 
-void Module::collect(const std::string& prefix, bool params, bool recurse,
-                     std::set<const TensorImpl*>& seen, NamedTensors& out) const {
-  // A tensor shared by two modules (a module used twice, tied weights) is listed once, under its
-  // first name, so that an optimizer steps it once.
-  for (const Slot& s : params ? parameters_ : buffers_)
-    if (s.tensor->defined() && seen.insert(s.tensor->unsafe_impl()).second)
-      out.emplace_back(prefix + s.name, *s.tensor);
+template <typename Self, typename Fn>
+void Module::walk(Self& m, const std::string& prefix, bool recurse, const Fn& fn) {
+  fn(prefix, m);
   if (!recurse) return;
-  for (auto& [n, c] : children_) c->collect(prefix + n + ".", params, true, seen, out);
+  for (auto& [n, c] : m.children_) walk<Self>(*c, prefix + n + ".", true, fn);
 }
 
-void Module::collect_slots(bool params, bool recurse, std::vector<Tensor*>& out) {
-  for (Slot& s : params ? parameters_ : buffers_)
-    if (s.tensor->defined()) out.push_back(s.tensor.get());
-  if (!recurse) return;
-  for (auto& [n, c] : children_) c->collect_slots(params, true, out);
+std::vector<std::pair<std::string, Tensor*>> Module::named_slots(bool params, bool buffers,
+                                                                 bool recurse) const {
+  // The Tensor objects are owned through unique_ptr, so a const module still hands out slots.
+  std::vector<std::pair<std::string, Tensor*>> out;
+  walk(*this, "", recurse, [&](const std::string& prefix, const Module& m) {
+    if (params)
+      for (const Slot& s : m.parameters_)
+        if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor.get());
+    if (buffers)
+      for (const Slot& s : m.buffers_)
+        if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor.get());
+  });
+  return out;
+}
+
+NamedTensors Module::unique_named_tensors(bool params, bool recurse) const {
+  // A tensor shared by two modules (a module used twice, tied weights) is listed once, under its
+  // first name, so that an optimizer steps it once.
+  NamedTensors out;
+  std::set<const TensorImpl*> seen;
+  for (auto& [name, t] : named_slots(params, !params, recurse))
+    if (seen.insert(t->unsafe_impl()).second) out.emplace_back(name, *t);
+  return out;
+}
+
+std::vector<Tensor*> Module::slots(bool params, bool recurse) const {
+  std::vector<Tensor*> out;
+  for (auto& [name, t] : named_slots(params, !params, recurse)) out.push_back(t);
+  return out;
 }
 
 NamedTensors Module::named_parameters(bool recurse) const {
-  NamedTensors out;
-  std::set<const TensorImpl*> seen;
-  collect("", true, recurse, seen, out);
-  return out;
+  return unique_named_tensors(true, recurse);
 }
 std::vector<Tensor> Module::parameters(bool recurse) const {
   std::vector<Tensor> out;
@@ -87,26 +104,15 @@ std::vector<Tensor> Module::parameters(bool recurse) const {
   return out;
 }
 NamedTensors Module::named_buffers(bool recurse) const {
-  NamedTensors out;
-  std::set<const TensorImpl*> seen;
-  collect("", false, recurse, seen, out);
-  return out;
+  return unique_named_tensors(false, recurse);
 }
 std::vector<Tensor> Module::buffers(bool recurse) const {
   std::vector<Tensor> out;
   for (auto& [n, t] : named_buffers(recurse)) out.push_back(t);
   return out;
 }
-std::vector<Tensor*> Module::parameter_slots(bool recurse) {
-  std::vector<Tensor*> out;
-  collect_slots(true, recurse, out);
-  return out;
-}
-std::vector<Tensor*> Module::buffer_slots(bool recurse) {
-  std::vector<Tensor*> out;
-  collect_slots(false, recurse, out);
-  return out;
-}
+std::vector<Tensor*> Module::parameter_slots(bool recurse) { return slots(true, recurse); }
+std::vector<Tensor*> Module::buffer_slots(bool recurse) { return slots(false, recurse); }
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const {
   return children_;
@@ -119,21 +125,15 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
-  std::shared_ptr<Module> self;
-  try {
-    self = shared_from_this();
-  } catch (const std::bad_weak_ptr&) {
-    EMBER_FAIL("[named_modules] the module must be owned by a std::shared_ptr (use nn::make)");
-  }
-  // Depth first; a module reachable twice is listed once, under its first name.
+  EMBER_CHECK(!weak_from_this().expired(),
+              "[named_modules] the module must be owned by a std::shared_ptr (use nn::make)");
+  // A module reachable twice is listed once, under its first name.
   std::set<const Module*> seen;
-  std::function<void(const std::shared_ptr<Module>&, const std::string&)> walk =
-      [&](const std::shared_ptr<Module>& m, const std::string& name) {
-        if (!seen.insert(m.get()).second) return;
-        out.emplace_back(name, m);
-        for (auto& [n, c] : m->children_) walk(c, name.empty() ? n : name + "." + n);
-      };
-  walk(self, "");
+  walk(*this, "", true, [&](const std::string& prefix, Module& m) {
+    if (!seen.insert(&m).second) return;
+    out.emplace_back(prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1),
+                     m.shared_from_this());
+  });
   return out;
 }
 
@@ -177,8 +177,7 @@ Module& Module::share_memory() {
 }
 
 Module& Module::train(bool on) {
-  training_ = on;
-  for (auto& [n, c] : children_) c->train(on);
+  walk(*this, "", true, [&](const std::string&, Module& m) { m.training_ = on; });
   return *this;
 }
 
@@ -197,29 +196,13 @@ void Module::zero_grad(bool set_to_none) {
 NamedTensors Module::state_dict() const {
   // PyTorch's order: each module's parameters, then its buffers, then its children.
   NamedTensors out;
-  std::function<void(const Module&, const std::string&)> walk = [&](const Module& m,
-                                                                    const std::string& prefix) {
-    for (const Slot& s : m.parameters_)
-      if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor->detach());
-    for (const Slot& s : m.buffers_)
-      if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor->detach());
-    for (auto& [n, c] : m.children_) walk(*c, prefix + n + ".");
-  };
-  walk(*this, "");
+  for (auto& [name, t] : named_slots(true, true, true)) out.emplace_back(name, t->detach());
   return out;
 }
 
 void Module::load_state_dict(const NamedTensors& state, bool strict) {
   std::map<std::string, Tensor*> mine;
-  std::function<void(Module&, const std::string&)> walk = [&](Module& m,
-                                                              const std::string& prefix) {
-    for (Slot& s : m.parameters_)
-      if (s.tensor->defined()) mine[prefix + s.name] = s.tensor.get();
-    for (Slot& s : m.buffers_)
-      if (s.tensor->defined()) mine[prefix + s.name] = s.tensor.get();
-    for (auto& [n, c] : m.children_) walk(*c, prefix + n + ".");
-  };
-  walk(*this, "");
+  for (auto& [name, t] : named_slots(true, true, true)) mine[name] = t;
   std::vector<std::string> missing, unexpected, mismatched;
   std::set<std::string> seen;
   for (auto& [name, t] : state) {

@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,11 +109,20 @@ class Module : public std::enable_shared_from_this<Module> {
     std::string name;
     std::unique_ptr<Tensor> tensor;  // a stable address for the layer's reference
   };
-  void collect(const std::string& prefix, bool params, bool recurse,
-               std::set<const TensorImpl*>& seen, NamedTensors& out) const;
+  /// The one walk over the module tree: fn(prefix, module) on `m` and, with `recurse`, every
+  /// module below it, depth first in registration order, a module before its children. prefix is
+  /// "" for `m` and "features.0." below it; a module used in two places is visited under each name.
+  /// Self is Module or const Module.
+  template <typename Self, typename Fn>
+  static void walk(Self& m, const std::string& prefix, bool recurse, const Fn& fn);
+  /// The defined parameter and/or buffer slots in walk order (per module, parameters first), with
+  /// dotted names; nothing is deduplicated.
+  std::vector<std::pair<std::string, Tensor*>> named_slots(bool params, bool buffers,
+                                                           bool recurse) const;
+  NamedTensors unique_named_tensors(bool params, bool recurse) const;
+  std::vector<Tensor*> slots(bool params, bool recurse) const;
   void check_new_name(const char* op, const std::string& name) const;
   Module& convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
-  void collect_slots(bool params, bool recurse, std::vector<Tensor*>& out);
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;

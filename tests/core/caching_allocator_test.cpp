@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ember/core/caching_allocator.h"
+#include "ember/core/memory_summary.h"
 #include "tests/util/test_util.h"
 
 namespace ember {
@@ -29,8 +30,12 @@ class FakeDevice final : public DeviceMemory {
     ++allocs_;
     return reinterpret_cast<void*>(p);
   }
-  void raw_free(void* ptr) noexcept override {
+  void raw_free(void* ptr, size_t bytes) noexcept override {
     auto it = sizes_.find(reinterpret_cast<uintptr_t>(ptr));
+    // The fake remembers sizes only to check the allocator passes back the one it asked for.
+    if (it->second != bytes)
+      ADD_FAILURE() << "raw_free of " << ptr << " with " << bytes << " bytes, allocated "
+                    << it->second;
     used_ -= it->second;
     sizes_.erase(it);
   }

@@ -51,23 +51,9 @@ class CpuMemory final : public DeviceMemory {
     if (!p) return nullptr;
     if (align == kHuge) madvise(p, bytes, MADV_HUGEPAGE);
     used_.fetch_add(bytes);
-    sizes_lock_.lock();
-    sizes_.emplace_back(p, bytes);
-    sizes_lock_.unlock();
     return p;
   }
-  void raw_free(void* ptr) noexcept override {
-    size_t bytes = 0;
-    sizes_lock_.lock();
-    for (auto it = sizes_.begin(); it != sizes_.end(); ++it) {
-      if (it->first == ptr) {
-        bytes = it->second;
-        *it = sizes_.back();
-        sizes_.pop_back();
-        break;
-      }
-    }
-    sizes_lock_.unlock();
+  void raw_free(void* ptr, size_t bytes) noexcept override {
     used_.fetch_sub(bytes);
     std::free(ptr);
   }
@@ -79,9 +65,7 @@ class CpuMemory final : public DeviceMemory {
  private:
   int index_;
   std::optional<size_t> capacity_;
-  std::atomic<size_t> used_{0};
-  std::mutex sizes_lock_;
-  std::vector<std::pair<void*, size_t>> sizes_;  // segments are few: a vector is enough
+  std::atomic<size_t> used_{0};  // bytes
 };
 
 class CpuBackend final : public DeviceBackend {

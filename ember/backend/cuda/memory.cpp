@@ -8,6 +8,7 @@
 #include "ember/backend/cuda/cuda_backend.h"
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/runtime.h"
+#include "ember/core/memory_summary.h"
 
 namespace ember::cuda {
 namespace {
@@ -22,7 +23,7 @@ class CudaMemory final : public StreamOrderedMemory {
     void* p = nullptr;
     return allocated_or_null(cudaMalloc(&p, bytes), p);
   }
-  void raw_free(void* ptr) noexcept override {
+  void raw_free(void* ptr, size_t) noexcept override {
     int previous = -1;
     try {
       previous = exchange_device(device_);

@@ -27,7 +27,7 @@ class PinnedMemory final : public StreamOrderedMemory {
     void* p = nullptr;
     return allocated_or_null(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
   }
-  void raw_free(void* ptr) noexcept override { cudaFreeHost(ptr); }
+  void raw_free(void* ptr, size_t) noexcept override { cudaFreeHost(ptr); }
   size_t total_memory() override {
     return device_backend(kCPU).allocator(0).memory().total_memory();
   }
