@@ -7,17 +7,6 @@
 namespace ember::oracle {
 namespace {
 
-std::string str(const Shape& s) {
-  std::ostringstream o;
-  o << s;
-  return o.str();
-}
-std::string str(DType t) {
-  std::ostringstream o;
-  o << t;
-  return o.str();
-}
-
 // A scalar argument as the C++ type that makes it an int, a float or a bool Scalar on both sides.
 struct SVal {
   int kind = 0;  // 0 int, 1 float, 2 bool

@@ -7,17 +7,6 @@
 namespace ember::oracle {
 namespace {
 
-std::string str(const Shape& s) {
-  std::ostringstream o;
-  o << s;
-  return o.str();
-}
-std::string str(DType t) {
-  std::ostringstream o;
-  o << t;
-  return o.str();
-}
-
 Input input(Rng& r, const Shape& s, DType t, bool noncontig = true) {
   return make_input(r, {s, t, random_stress(r), noncontig});
 }

@@ -14,6 +14,12 @@
 
 namespace ember::oracle {
 
+/// A shape or dtype as ember prints it, for case names.
+template <typename T>
+std::string str(const T& value) {
+  return detail::str_cat(value);
+}
+
 using ETensor = ember::Tensor;
 using TTensor = at::Tensor;
 using V = std::vector<int64_t>;
