@@ -1,7 +1,6 @@
 #include "tools/ember/hogwild.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -34,10 +33,6 @@ class Shard final : public data::Dataset {
   std::shared_ptr<data::Dataset> base_;
   size_t first_, stride_;
 };
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 

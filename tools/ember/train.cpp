@@ -2,7 +2,6 @@
 // per-epoch loss, accuracy and throughput, a checkpoint, metrics.jsonl and report.html.
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,10 +43,6 @@ const char* kHelp = R"(usage: ember train [options]
   --workers N             DataLoader threads preparing batches (default 1)
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
 )";
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The process's resident memory (bytes), from /proc/self/statm; 0 where it cannot be read.
 int64_t resident_bytes() {

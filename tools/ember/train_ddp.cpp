@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,10 +26,6 @@ namespace ember::cli {
 namespace {
 
 namespace dist = ember::distributed;
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 int worker(const TrainConfig& cfg) {
   dist::init_process_group("gloo", "env://");

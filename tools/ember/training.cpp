@@ -6,6 +6,10 @@
 
 namespace ember::cli {
 
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 Device pick_device(const std::string& spec) {
   if (spec == "auto") return cuda::is_available() ? Device(kCUDA, 0) : Device(kCPU, 0);
   return resolve_device(Device(spec));

@@ -35,6 +35,9 @@ struct TrainConfig {
 /// entry point).
 TrainConfig parse_train_args(int argc, char** argv);
 
+/// Seconds on the steady clock, for timing epochs.
+double now();
+
 /// "auto": the first GPU if there is one, else the CPU; anything else is parsed and checked.
 Device pick_device(const std::string& spec);
 
