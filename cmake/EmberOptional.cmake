@@ -33,7 +33,9 @@ macro(ember_find_optional_config pkg)
     "find_package(${pkg} CONFIG REQUIRED ${_eo_paths})\n")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -S ${_eo_dir} -B ${_eo_dir}/build -G ${CMAKE_GENERATOR}
+      -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM}
       -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
+      "-DCMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH}"
     RESULT_VARIABLE _eo_rc OUTPUT_QUIET ERROR_VARIABLE _eo_err)
   if(_eo_rc EQUAL 0)
     if(_eo_PATHS)
@@ -48,7 +50,8 @@ macro(ember_find_optional_config pkg)
     string(REGEX REPLACE "[ \n]+" " " _eo_err "${_eo_err}")
     string(REGEX MATCH "(Could NOT find|Could not find|By not providing)[^)]*\\)?" _eo_reason "${_eo_err}")
     if(_eo_reason STREQUAL "")
-      set(_eo_reason "its CMake config failed: see ${_eo_dir}/build/CMakeFiles/CMakeOutput.log")
+      string(REGEX MATCH "CMake Error[^.]*\\." _eo_reason "${_eo_err}")
+      set(_eo_reason "its CMake config failed: ${_eo_reason}")
     endif()
     set(EMBER_OPTIONAL_${pkg}_REASON "${_eo_reason}")
   endif()
