@@ -77,10 +77,10 @@ int main(int argc, char** argv) {
     print("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
   }
   for (int64_t n : {4096, 8192}) {
-    for (std::string kind : {"f32", "tf32", "bf16"}) {
+    for (std::string kind : {"f32", "tf32", "bf16", "f16"}) {
       std::string name = "matmul_" + kind + "_" + std::to_string(n);
       if (!want(name)) continue;
-      DType dt = kind == "bf16" ? kBFloat16 : kFloat32;
+      DType dt = kind == "bf16" ? kBFloat16 : (kind == "f16" ? kFloat16 : kFloat32);
       cuda::set_allow_tf32(kind == "tf32");
       Tensor a = randn({n, n}, f32).to(dt), b = randn({n, n}, f32).to(dt);
       double ms = time_ms([&] { mm(a, b); }, n == 8192 ? 5 : 20);

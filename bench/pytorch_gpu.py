@@ -2,17 +2,26 @@
 
 Prints one JSON object per line: {"name", "torch", "unit"[, "torch_rate", "rate_unit"]}.
   python3 bench/pytorch_gpu.py [FILTER]
+  python3 bench/pytorch_gpu.py --dry-run [FILTER]   # each workload once, small, on the CPU
 """
 import json
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 
+DRY_RUN = False  # --dry-run: checks that every workload runs, on the CPU; its times mean nothing
+
+
 def time_ms(f, iters, repeats=7):
+    if DRY_RUN:
+        start = time.perf_counter()
+        f()
+        return 1e3 * (time.perf_counter() - start)
     for _ in range(3):
         f()
     torch.cuda.synchronize()
@@ -48,10 +57,20 @@ class LeNet(nn.Module):
 
 
 def main():
-    flt = sys.argv[1] if len(sys.argv) > 1 else ""
+    global DRY_RUN
+    args = sys.argv[1:]
+    DRY_RUN = "--dry-run" in args
+    args = [a for a in args if a != "--dry-run"]
+    flt = args[0] if args else ""
     want = lambda n: flt in n
-    dev = torch.device("cuda:0")
-    n = 256 << 20
+    if not DRY_RUN and not torch.cuda.is_available():
+        sys.exit("pytorch_gpu.py: no GPU: torch %s sees no CUDA device (--dry-run runs on the CPU)" % torch.__version__)
+    dev = torch.device("cpu" if DRY_RUN else "cuda:0")
+    small = DRY_RUN
+    n = 1 << 10 if small else 256 << 20
+    # ember has no TF32 convolution; PyTorch's cuDNN convolutions use TF32 unless told not to, which
+    # would compare different arithmetic (LeNet's training step). matmul's TF32 is set per workload.
+    torch.backends.cudnn.allow_tf32 = False
     with torch.no_grad():
         if want("copy_256M") or want("add_256M") or want("sum_256M"):
             a, b, c = torch.randn(n, device=dev), torch.randn(n, device=dev), torch.empty(n, device=dev)
@@ -69,19 +88,22 @@ def main():
                 emit("sum_256M", ms, "ms", gb / (ms * 1e-3), "GB/s")
             del a, b, c
         if want("softmax"):
-            x = torch.randn(32768, 1024, device=dev)
+            x = torch.randn(32 if small else 32768, 1024, device=dev)
             ms = time_ms(lambda: torch.softmax(x, -1), 20)
             emit("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s")
         for size in (4096, 8192):
-            for kind in ("f32", "tf32", "bf16"):
+            for kind in ("f32", "tf32", "bf16", "f16"):
                 name = "matmul_%s_%d" % (kind, size)
                 if not want(name):
                     continue
                 torch.backends.cuda.matmul.allow_tf32 = kind == "tf32"
-                dt = torch.bfloat16 if kind == "bf16" else torch.float32
-                a, b = torch.randn(size, size, device=dev, dtype=dt), torch.randn(size, size, device=dev, dtype=dt)
+                dt = {"bf16": torch.bfloat16, "f16": torch.float16}.get(kind, torch.float32)
+                if DRY_RUN and dt == torch.float16:
+                    dt = torch.float32  # PyTorch 1.13 has no float16 mm on the CPU
+                m = 64 if small else size
+                a, b = torch.randn(m, m, device=dev).to(dt), torch.randn(m, m, device=dev).to(dt)
                 ms = time_ms(lambda: torch.mm(a, b), 5 if size == 8192 else 20)
-                emit(name, ms, "ms", 2e-12 * size ** 3 / (ms * 1e-3), "TFLOP/s")
+                emit(name, ms, "ms", 2e-12 * m ** 3 / (ms * 1e-3), "TFLOP/s")
         torch.backends.cuda.matmul.allow_tf32 = False
         if want("overhead_add_1"):
             x, y = torch.randn(1, device=dev), torch.randn(1, device=dev)

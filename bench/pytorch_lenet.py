@@ -69,6 +69,8 @@ def main():
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     dev = torch.device(a.device)
+    # The same arithmetic as ember's float32 convolutions: PyTorch's cuDNN would use TF32 by default.
+    torch.backends.cudnn.allow_tf32 = False
     xtr, ytr = load(a.data, "train")
     xte, yte = load(a.data, "t10k")
     xtr, ytr, xte, yte = xtr.to(dev), ytr.to(dev), xte.to(dev), yte.to(dev)

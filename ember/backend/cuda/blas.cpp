@@ -5,6 +5,7 @@
 
 #include <cublas_v2.h>
 
+#include <limits>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -97,6 +98,11 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
                           const void* b, int64_t ldb, int64_t sb, double beta, void* c, int64_t ldc,
                           int64_t sc, int64_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
+  // cuBLAS takes dims, leading dims and the batch count as int: a larger one must not wrap.
+  for (int64_t v : {m, n, k, lda, ldb, ldc, batch})
+    EMBER_CHECK(v <= std::numeric_limits<int>::max(),
+                "[matmul] cuBLAS takes sizes below 2^31, got ", v, " in a ", batch, " x (", m,
+                " x ", k, ") @ (", k, " x ", n, ") product");
   LaunchScope launch(device);
   BorrowedHandle borrowed(device);
   cublasHandle_t h = borrowed.get();

@@ -313,7 +313,14 @@ class ProcessGroupNCCL final : public ProcessGroup {
   template <typename F>
   std::shared_ptr<Work> launch_watched(const char* op, const std::vector<Tensor>& tensors,
                                        F&& launch, bool counted) {
-    std::lock_guard<std::timed_mutex> comm_lock(comm_mutex_);
+    // The watchdog holds comm_mutex_ while it aborts the communicator, and ncclCommAbort waits
+    // for the work queued before it (a collective behind a stalled stream: until that stream
+    // moves). A caller must not wait for the abort: the group's failure is its answer.
+    std::unique_lock<std::timed_mutex> comm_lock(comm_mutex_, std::defer_lock);
+    while (!comm_lock.try_lock_for(kWatchdogPeriod)) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      throw_if_failed(op);
+    }
     auto pending = std::make_shared<Pending>();
     {
       std::lock_guard<std::mutex> lock(mutex_);
