@@ -71,8 +71,9 @@ std::string own_hostname(const std::string& master_addr) {
 }
 
 // Returns once every rank has joined: a rank may leave (closing its connections) only after all
-// have finished connecting.
-std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
+// have finished connecting. global_ranks: a group of new_group's ranks in the default group.
+std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size,
+                                         const std::vector<int>& global_ranks = {}) {
   if (s.backend == "mpi") {  // the default group; new_group makes the others
     std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
     EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
@@ -88,7 +89,9 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
   }
   if (s.backend == "gloo") {
     auto store = std::make_shared<PrefixStore>(prefix, s.store);
-    std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, s.options);
+    GlooOptions options = s.options;
+    options.global_ranks = global_ranks;
+    std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, options);
     group->barrier()->wait();
     return group;
   }
@@ -321,7 +324,7 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks) {
     // MPI makes the communicator itself; the other backends meet in the store under a prefix.
     if (s.backend == "mpi") return make_mpi_subgroup(*s.group, ranks, id);
     return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
-                      static_cast<int>(ranks.size()));
+                      static_cast<int>(ranks.size()), ranks);
   }
   return nullptr;
 }

@@ -151,13 +151,18 @@ TEST(Launch, AKilledRankIsNamed) {
   EXPECT_NE(r.output.find("killed by signal 9"), std::string::npos) << r.output;
 }
 
-// Without a launcher to end them, the surviving ranks themselves name the rank they lost: three
-// ranks started with `env` (rendezvous) where rank 1 kills itself.
-void expect_survivors_name_rank_1(const std::string& env) {
+// `world` ranks started without a launcher (which would end them), with `env` (rendezvous).
+Result run_ranks(int world, const std::string& env, const std::string& args) {
   std::string cmd;
-  for (int r = 0; r < 3; ++r)
-    cmd += "WORLD_SIZE=3 " + env + " RANK=" + std::to_string(r) + " " + kProgram + " kill 1 & ";
-  Result res = run(cmd + "wait");
+  for (int r = 0; r < world; ++r)
+    cmd += "WORLD_SIZE=" + std::to_string(world) + " " + env + " RANK=" + std::to_string(r) + " " +
+           kProgram + " " + args + " & ";
+  return run(cmd + "wait");
+}
+
+// The surviving ranks themselves name the rank they lost: of three ranks, rank 1 kills itself.
+void expect_survivors_name_rank_1(const std::string& env) {
+  Result res = run_ranks(3, env, "kill 1");
   for (int r : {0, 2})
     EXPECT_NE(
         res.output.find("rank " + std::to_string(r) + ": [all_reduce] collective #1 on rank " +
@@ -176,6 +181,27 @@ TEST(Launch, SurvivorsNameAKilledRankWithAFileStore) {
   std::filesystem::remove_all(dir);
   expect_survivors_name_rank_1("EMBER_TEST_INIT_METHOD=file://" + dir);
   std::filesystem::remove_all(dir);
+}
+
+// In a group of new_group's, a dead rank is named in the group's numbering and the default
+// group's: of the group {3, 2}, global rank 2 (its rank 1) dies.
+TEST(Launch, SurvivorsInAGroupNameAKilledRankInTheGroupsNumbering) {
+  Result res = run_ranks(4, "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(next_port()),
+                         "kill_in_group 2");
+  // Rank 3 may still be in new_group's barrier (#0) when rank 2 dies, or in the all_reduce (#1).
+  size_t at = res.output.find("rank 3: [");
+  ASSERT_NE(at, std::string::npos) << res.output;
+  EXPECT_NE(res.output.find(
+                " on rank 0 of 2 (gloo) failed: rank 1 (global rank 2) exited or died without "
+                "leaving the group",
+                at),
+            std::string::npos)
+      << res.output;
+  // Outside the group, the default group names it as before.
+  EXPECT_NE(res.output.find("rank 1: [barrier] collective #1 on rank 1 of 4 (gloo) failed: rank 2 "
+                            "exited or died without leaving the group"),
+            std::string::npos)
+      << res.output;
 }
 
 TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {

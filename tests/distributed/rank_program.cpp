@@ -91,6 +91,12 @@ int main(int argc, char** argv) {
         say(2, "rank " + std::to_string(rank) + ": wrong new_group result");
         return 4;
       }
+    } else if (mode == "kill_in_group") {
+      // A group whose numbering differs from the default group's: {3, 2} in a world of 4 (rank 3
+      // is its rank 0). Rank `bad` dies in it; ranks outside go on to the barrier below.
+      std::shared_ptr<dist::ProcessGroup> g = dist::new_group({3, 2});
+      if (rank == bad) ::raise(SIGKILL);
+      if (g) dist::all_reduce(ember::ones({4}), dist::ReduceOp::SUM, g.get());
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {

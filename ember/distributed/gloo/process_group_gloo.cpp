@@ -71,10 +71,15 @@ Fn reduce_function(DType dtype, ReduceOp op) {
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
-      : ProcessGroup(rank, size), store_(store), timeout_(options.timeout) {
+      : ProcessGroup(rank, size),
+        store_(store),
+        timeout_(options.timeout),
+        global_ranks_(options.global_ranks) {
     EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
                 "[init_process_group] expected 0 <= rank < world_size, got rank ", rank,
                 " and world_size ", size);
+    EMBER_CHECK(global_ranks_.empty() || static_cast<int>(global_ranks_.size()) == size,
+                "[new_group] expected ", size, " global ranks, got ", global_ranks_.size());
     ignore_sigpipe();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
@@ -326,7 +331,8 @@ class ProcessGroupGloo final : public ProcessGroup {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
     if (timed_out) return collective_error(op, sequence, timed_out_text() + ": " + what);
-    std::string dead = io ? describe_dead_ranks(*store_, std::chrono::seconds(2)) : std::string();
+    std::string dead =
+        io ? describe_dead_ranks(*store_, std::chrono::seconds(2), global_ranks_) : std::string();
     return collective_error(op, sequence, "failed: " + dead + what);
   }
 
@@ -375,6 +381,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Store> store_;
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
+  std::vector<int> global_ranks_;  // empty for the default group
   std::mutex mutex_;
   std::condition_variable queued_;
   std::deque<Task> queue_;
