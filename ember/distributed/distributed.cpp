@@ -111,10 +111,8 @@ std::string resolve_backend(const std::string& backend) {
              "' is not built in this ember; available backends: ", available_backends());
 }
 
-// A blocking call waits a little longer than the group's timeout, so that a backend with its own
-// timeouts (Gloo) reports first, with its details.
 std::shared_ptr<Work> finish(ProcessGroup& group, std::shared_ptr<Work> work, bool async_op) {
-  if (!async_op) work->wait(group.timeout() + std::chrono::seconds(5));
+  if (!async_op) work->wait(group.timeout() + group.wait_slack());
   return work;
 }
 

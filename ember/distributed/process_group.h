@@ -29,6 +29,10 @@ class ProcessGroup {
   virtual std::string backend() const = 0;
   /// How long a blocking collective may take before it is an error.
   virtual std::chrono::milliseconds timeout() const { return kDefaultTimeout; }
+  /// How much longer than timeout() a blocking call waits: long enough for a backend with its own
+  /// timeouts (Gloo, NCCL's watchdog) to report first, with its details; none for one that has
+  /// none (MPI), whose only timeout is that wait.
+  virtual std::chrono::milliseconds wait_slack() const { return std::chrono::seconds(5); }
 
   /// In place: every rank's `tensor` becomes the reduction of all ranks' tensors.
   virtual std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op = ReduceOp::SUM) = 0;

@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   int bad = argc > 2 ? std::atoi(argv[2]) : -1;
   int rank = -1;
   try {
-    auto timeout = mode == "hang" ? std::chrono::seconds(2) : std::chrono::seconds(60);
+    // "hang BAD MS": the group's timeout is MS milliseconds (2 s by default).
+    std::chrono::milliseconds timeout = std::chrono::seconds(60);
+    if (mode == "hang") timeout = std::chrono::milliseconds(argc > 3 ? std::atoi(argv[3]) : 2000);
     const char* backend = std::getenv("EMBER_TEST_BACKEND");
     const char* init_method = std::getenv("EMBER_TEST_INIT_METHOD");
     dist::init_process_group(backend ? backend : "gloo", init_method ? init_method : "env://", -1,
