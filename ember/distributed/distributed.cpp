@@ -150,6 +150,15 @@ void check_same_collective(const std::string& description, int size,
   }
 }
 
+void check_matching_p2p(bool is_send, int rank, int peer, int tag, const std::string& mine,
+                        const std::string& theirs) {
+  if (mine == theirs) return;
+  int sender = is_send ? rank : peer, receiver = is_send ? peer : rank;
+  EMBER_FAIL("[distributed debug] send and recv do not match: rank ", sender, " sends ",
+             is_send ? mine : theirs, " to rank ", receiver, " (tag ", tag, ") but rank ", receiver,
+             " receives ", is_send ? theirs : mine, " from rank ", sender);
+}
+
 void ProcessGroup::check_rank(int r, const char* op) const {
   EMBER_CHECK(r >= 0 && r < size_, "[", op, "] expected a rank in [0, ", size_, "), got ", r);
 }
@@ -201,13 +210,16 @@ const char* reduce_op_name(ReduceOp op) {
   return "?";
 }
 
-std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors) {
+std::string describe_tensor(const Tensor& tensor) {
   std::ostringstream s;
-  s << op << "(";
-  for (size_t i = 0; i < tensors.size(); ++i)
-    s << (i ? ", " : "") << tensors[i].dtype() << tensors[i].sizes();
-  s << ")";
+  s << tensor.dtype() << tensor.sizes();
   return s.str();
+}
+
+std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors) {
+  std::string s = op + "(";
+  for (size_t i = 0; i < tensors.size(); ++i) s += (i ? ", " : "") + describe_tensor(tensors[i]);
+  return s + ")";
 }
 
 void init_process_group(const std::string& backend, std::shared_ptr<Store> store, int world_size,

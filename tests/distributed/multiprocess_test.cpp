@@ -271,6 +271,37 @@ TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
       << r.output;
 }
 
+// Sends and receives, in order on one tag and across tags and dtypes, with and without the debug
+// check (which moves the data on other slots, once the check has passed).
+TEST(Launch, SendAndRecvAcrossProcesses) {
+  for (const char* debug : {"0", "1"}) {
+    Result r =
+        run(std::string("EMBER_DISTRIBUTED_DEBUG=") + debug + " " + launch(2, "p2p", next_port()));
+    EXPECT_EQ(r.code, 0) << "debug " << debug << "\n" << r.output;
+    EXPECT_NE(r.output.find("rank 1 of 2 ok"), std::string::npos) << r.output;
+  }
+}
+
+// A recv into a tensor of another dtype, or of another size (which gloo fills in part, silently),
+// is an error on both sides in debug mode, naming both tensors (no launcher: it would end one
+// side once the other failed).
+TEST(Launch, MismatchedSendAndRecvAreReportedInDebugMode) {
+  for (auto [mode, received] : {std::pair{"p2p_dtype", "int32[4]"}, {"p2p_size", "float32[6]"}}) {
+    Result r = run_ranks(2,
+                         "EMBER_DISTRIBUTED_DEBUG=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                             std::to_string(next_port()),
+                         mode);
+    const std::string why =
+        " (gloo) failed: [distributed debug] send and recv do not match: rank 0 sends "
+        "float32[4] to rank 1 (tag 7) but rank 1 receives " +
+        std::string(received) + " from rank 0";
+    EXPECT_NE(r.output.find("rank 0: [send] between rank 0 and rank 1" + why), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("rank 1: [recv] between rank 1 and rank 0" + why), std::string::npos)
+        << r.output;
+  }
+}
+
 // The same check over MPI (an MPI_Allgather of the descriptions), and in a group of new_group's.
 TEST(Mpi, MismatchedCollectivesAreReportedInDebugMode) {
   if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";

@@ -99,6 +99,35 @@ int main(int argc, char** argv) {
       std::shared_ptr<dist::ProcessGroup> g = dist::new_group({3, 2});
       if (rank == bad) ::raise(SIGKILL);
       if (g) dist::all_reduce(ember::ones({4}), dist::ReduceOp::SUM, g.get());
+    } else if (mode == "p2p") {
+      // Ranks 0 and 1 trade: two sends each way on one tag (which must arrive in order), posted
+      // before either side receives, then one of another dtype and shape on another tag.
+      if (rank < 2) {
+        int peer = 1 - rank;
+        std::vector<std::shared_ptr<dist::Work>> sends;
+        for (int k = 0; k < 2; ++k)
+          sends.push_back(dist::isend(ember::full({5}, rank * 10.0 + k), peer));
+        ember::Tensor first = ember::zeros({5}), second = ember::zeros({5});
+        ember::Tensor other = ember::zeros({2, 3}, ember::kInt64);
+        dist::recv(first, peer);
+        dist::recv(second, peer);
+        if (rank == 0) dist::send(ember::full({2, 3}, 7.0, ember::kInt64), 1, nullptr, 3);
+        if (rank == 1) dist::recv(other, 0, nullptr, 3);
+        for (auto& w : sends) w->wait();
+        bool ok = first.min().item<double>() == peer * 10.0 &&
+                  second.max().item<double>() == peer * 10.0 + 1 &&
+                  other.sum().item<int64_t>() == (rank == 1 ? 42 : 0);
+        if (!ok) {
+          say(2, "rank " + std::to_string(rank) + ": wrong p2p result");
+          return 4;
+        }
+      }
+    } else if (mode == "p2p_dtype" || mode == "p2p_size") {
+      // Rank 0 sends float32[4]; rank 1 receives into a tensor of another dtype or size.
+      if (rank == 0) dist::send(ember::ones({4}), 1, nullptr, 7);
+      if (rank == 1)
+        dist::recv(mode == "p2p_dtype" ? ember::zeros({4}, ember::kInt32) : ember::zeros({6}), 0,
+                   nullptr, 7);
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {
