@@ -51,10 +51,18 @@ class AccumulateGrad final : public Node {
   Tensor leaf_;
 };
 
-}  // namespace
-
 std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf) {
   return std::make_shared<AccumulateGrad>(leaf);
 }
+
+}  // namespace
+
+// Core calls the factory; nothing names this file, so in the static library the linker would
+// leave it out: ember's CMake target gives every program that links it
+// -u ember_grad_accumulator_registered.
+extern "C" const bool ember_grad_accumulator_registered = [] {
+  set_grad_accumulator_factory(&make_grad_accumulator);
+  return true;
+}();
 
 }  // namespace ember

@@ -9,8 +9,15 @@ std::atomic<uint64_t> Node::next_sequence_nr_{0};
 
 Node::Node() : sequence_nr(next_sequence_nr_.fetch_add(1, std::memory_order_relaxed)) {}
 
-// Defined in autograd/accumulate_grad.cpp: the node that accumulates into a leaf's .grad().
-std::shared_ptr<Node> make_grad_accumulator(const Tensor& leaf);
+namespace {
+// A plain pointer, constant-initialised: registering it during another file's static
+// initialisation is safe whatever the order.
+std::atomic<GradAccumulatorFactory> grad_accumulator_factory{nullptr};
+}  // namespace
+
+void set_grad_accumulator_factory(GradAccumulatorFactory factory) {
+  grad_accumulator_factory.store(factory, std::memory_order_release);
+}
 
 AutogradMeta& autograd_meta(const Tensor& t) {
   EMBER_CHECK(t.defined(), "[autograd] undefined tensor");
@@ -26,7 +33,12 @@ Edge gradient_edge(const Tensor& t) {
   if (!meta->requires_grad) return {};
   std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
   if (!acc) {
-    acc = make_grad_accumulator(t);
+    GradAccumulatorFactory make = grad_accumulator_factory.load(std::memory_order_acquire);
+    EMBER_ASSERT(make != nullptr,
+                 "[autograd] no gradient accumulator is registered: autograd/accumulate_grad.cpp "
+                 "was not linked in (ember's link option -u ember_grad_accumulator_registered "
+                 "keeps it)");
+    acc = make(t);
     meta->grad_accumulator = acc;
   }
   return {acc, 0};

@@ -73,6 +73,12 @@ AutogradMeta& autograd_meta(const Tensor& t);
 /// requires grad; invalid otherwise.
 Edge gradient_edge(const Tensor& t);
 
+/// Makes the node that accumulates gradients into a leaf's .grad(). The layer above provides it
+/// (autograd/accumulate_grad.cpp, at static initialisation), as torch/csrc/autograd sets c10's
+/// AutogradMetaFactory, so that core does not depend on autograd.
+using GradAccumulatorFactory = std::shared_ptr<Node> (*)(const Tensor& leaf);
+void set_grad_accumulator_factory(GradAccumulatorFactory factory);
+
 /// Makes `t` the output `output_nr` of `node`.
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
 

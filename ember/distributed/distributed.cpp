@@ -71,8 +71,9 @@ std::string own_hostname(const std::string& master_addr) {
 }
 
 // Returns once every rank has joined: a rank may leave (closing its connections) only after all
-// have finished connecting.
-std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size) {
+// have finished connecting. global_ranks: a group of new_group's ranks in the default group.
+std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, int rank, int size,
+                                         const std::vector<int>& global_ranks = {}) {
   if (s.backend == "mpi") {  // the default group; new_group makes the others
     std::shared_ptr<ProcessGroup> group = make_mpi_process_group(s.options.timeout);
     EMBER_CHECK(rank < 0 || (group->rank() == rank && group->size() == size),
@@ -88,7 +89,9 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
   }
   if (s.backend == "gloo") {
     auto store = std::make_shared<PrefixStore>(prefix, s.store);
-    std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, s.options);
+    GlooOptions options = s.options;
+    options.global_ranks = global_ranks;
+    std::shared_ptr<ProcessGroup> group = make_gloo_process_group(store, rank, size, options);
     group->barrier()->wait();
     return group;
   }
@@ -108,10 +111,8 @@ std::string resolve_backend(const std::string& backend) {
              "' is not built in this ember; available backends: ", available_backends());
 }
 
-// A blocking call waits a little longer than the group's timeout, so that a backend with its own
-// timeouts (Gloo) reports first, with its details.
 std::shared_ptr<Work> finish(ProcessGroup& group, std::shared_ptr<Work> work, bool async_op) {
-  if (!async_op) work->wait(group.timeout() + std::chrono::seconds(5));
+  if (!async_op) work->wait(group.timeout() + group.wait_slack());
   return work;
 }
 
@@ -147,6 +148,15 @@ void check_same_collective(const std::string& description, int size,
                 "[distributed debug] ranks call different collectives: rank 0 calls ", first,
                 " but rank ", r, " calls ", other);
   }
+}
+
+void check_matching_p2p(bool is_send, int rank, int peer, int tag, const std::string& mine,
+                        const std::string& theirs) {
+  if (mine == theirs) return;
+  int sender = is_send ? rank : peer, receiver = is_send ? peer : rank;
+  EMBER_FAIL("[distributed debug] send and recv do not match: rank ", sender, " sends ",
+             is_send ? mine : theirs, " to rank ", receiver, " (tag ", tag, ") but rank ", receiver,
+             " receives ", is_send ? theirs : mine, " from rank ", sender);
 }
 
 void ProcessGroup::check_rank(int r, const char* op) const {
@@ -200,13 +210,16 @@ const char* reduce_op_name(ReduceOp op) {
   return "?";
 }
 
-std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors) {
+std::string describe_tensor(const Tensor& tensor) {
   std::ostringstream s;
-  s << op << "(";
-  for (size_t i = 0; i < tensors.size(); ++i)
-    s << (i ? ", " : "") << tensors[i].dtype() << tensors[i].sizes();
-  s << ")";
+  s << tensor.dtype() << tensor.sizes();
   return s.str();
+}
+
+std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors) {
+  std::string s = op + "(";
+  for (size_t i = 0; i < tensors.size(); ++i) s += (i ? ", " : "") + describe_tensor(tensors[i]);
+  return s + ")";
 }
 
 void init_process_group(const std::string& backend, std::shared_ptr<Store> store, int world_size,
@@ -321,7 +334,7 @@ std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks) {
     // MPI makes the communicator itself; the other backends meet in the store under a prefix.
     if (s.backend == "mpi") return make_mpi_subgroup(*s.group, ranks, id);
     return make_group(s, "group_" + std::to_string(id), static_cast<int>(i),
-                      static_cast<int>(ranks.size()));
+                      static_cast<int>(ranks.size()), ranks);
   }
   return nullptr;
 }

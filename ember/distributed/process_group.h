@@ -29,6 +29,10 @@ class ProcessGroup {
   virtual std::string backend() const = 0;
   /// How long a blocking collective may take before it is an error.
   virtual std::chrono::milliseconds timeout() const { return kDefaultTimeout; }
+  /// How much longer than timeout() a blocking call waits: long enough for a backend with its own
+  /// timeouts (Gloo, NCCL's watchdog) to report first, with its details; none for one that has
+  /// none (MPI), whose only timeout is that wait.
+  virtual std::chrono::milliseconds wait_slack() const { return std::chrono::seconds(5); }
 
   /// In place: every rank's `tensor` becomes the reduction of all ranks' tensors.
   virtual std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op = ReduceOp::SUM) = 0;
@@ -73,13 +77,15 @@ class ProcessGroup {
   int size_;
 };
 
+/// A tensor's dtype and shape, "float32[2, 3]".
+std::string describe_tensor(const Tensor& tensor);
 /// How a backend describes a collective for EMBER_DISTRIBUTED_DEBUG=1 checks: the operation and
 /// the shapes and dtypes of its tensors.
 std::string describe_collective(const std::string& op, const std::vector<Tensor>& tensors);
 /// Whether EMBER_DISTRIBUTED_DEBUG=1 (read once).
 bool debug_enabled();
-/// Whether EMBER_DISTRIBUTED_DEBUG=1 checks `op`: every collective, not send and recv (only two
-/// ranks take part in those).
+/// Whether EMBER_DISTRIBUTED_DEBUG=1 checks `op` with check_same_collective: every collective,
+/// not send and recv (check_matching_p2p).
 bool debug_checks(const std::string& op);
 
 /// The bytes each rank contributes to an EMBER_DISTRIBUTED_DEBUG=1 check.
@@ -90,5 +96,13 @@ inline constexpr size_t kDescriptionBytes = 512;
 /// 0's. `size` is the group's size.
 void check_same_collective(const std::string& description, int size,
                            const std::function<void(const char* mine, char* all)>& all_gather);
+/// EMBER_DISTRIBUTED_DEBUG=1 for send and recv, which no all-gather can check (two ranks take
+/// part; PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL checks neither): the two sides of a pair trade
+/// describe_tensor() of their tensors before the data. Both sides call this with what they
+/// traded and raise the same ember::Error, naming both tensors, when they differ in dtype or
+/// shape, rather than receive garbage or hang; neither then moves the data. `is_send`: this
+/// rank (`rank`) sends to `peer`.
+void check_matching_p2p(bool is_send, int rank, int peer, int tag, const std::string& mine,
+                        const std::string& theirs);
 
 }  // namespace ember::distributed

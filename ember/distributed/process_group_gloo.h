@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
@@ -14,6 +15,9 @@ struct GlooOptions {
   std::chrono::milliseconds timeout = kDefaultTimeout;  // per collective
   /// The address other ranks reach this one at; "127.0.0.1" for one machine.
   std::string hostname = "127.0.0.1";
+  /// A group of new_group's: the default group's rank of each of its ranks, so that its errors
+  /// name a dead rank in both numberings. Empty for the default group.
+  std::vector<int> global_ranks;
 };
 
 /// Whether this build of ember has the Gloo backend.

@@ -49,29 +49,47 @@ int64_t decode_int(const Bytes& b) {
 
 }  // namespace
 
-std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace) {
+namespace {
+
+// How describe_dead_ranks names the global rank `global`: "rank 3" in the default group,
+// "rank 1 (global rank 3)" in a group of new_group's, "" when it is not in the group.
+std::string rank_name(int global, const std::vector<int>& global_ranks) {
+  if (global_ranks.empty()) return "rank " + std::to_string(global);
+  auto it = std::find(global_ranks.begin(), global_ranks.end(), global);
+  if (it == global_ranks.end()) return "";
+  return detail::str_cat("rank ", it - global_ranks.begin(), " (global rank ", global, ")");
+}
+
+}  // namespace
+
+std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace,
+                                const std::vector<int>& global_ranks) {
   if (!store.tracks_ranks()) return "";
   auto deadline = Clock::now() + grace;
   try {
     for (;;) {
-      std::vector<int> dead = store.dead_ranks();
+      std::vector<std::string> dead;
+      for (int global : store.dead_ranks()) {
+        std::string name = rank_name(global, global_ranks);
+        if (!name.empty()) dead.push_back(std::move(name));
+      }
       if (!dead.empty()) {
         // TCPStore lists them in the order they died: the first is the likely cause, the others
         // may have failed because of it. FileStore cannot know the order (ascending).
         std::string also;
-        for (size_t i = 1; i < dead.size(); ++i)
-          also += (i == 1 ? "" : ", ") + std::to_string(dead[i]);
-        return detail::str_cat(
-            "rank ", dead[0],
-            " exited or died without leaving the group (as the rendezvous store saw",
-            also.empty() ? "" : "; also rank" + std::string(dead.size() > 2 ? "s " : " ") + also,
-            "); ");
+        for (size_t i = 1; i < dead.size(); ++i) also += (i == 1 ? "; also " : ", ") + dead[i];
+        return detail::str_cat(dead[0],
+                               " exited or died without leaving the group (as the rendezvous "
+                               "store saw",
+                               also, "); ");
       }
       if (Clock::now() >= deadline) return "";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   } catch (const std::exception&) {
-    return "rank 0, which serves the rendezvous store, died; ";
+    std::string server = rank_name(0, global_ranks);
+    return (server.empty() ? "global rank 0" : server) +
+           ", which serves the rendezvous store, died; ";
   }
 }
 

@@ -50,7 +50,12 @@ class Store {
 /// leaving the group (...); " (the first to die, then the others), or "" when it knows of none.
 /// The store's server sees connections close at about the time the collective fails, so this
 /// asks again for up to `grace`. Shared by the backends that name a dead rank in their errors.
-std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace);
+/// `global_ranks` maps a group of new_group's ranks to the default group's (global_ranks[i] is
+/// the global rank of its rank i; empty for the default group): the store knows global ranks,
+/// its user knows the group's, so a dead member is named in both, "rank 1 (global rank 3)", as
+/// PyTorch does; dead ranks outside the group did not break its collective and are left out.
+std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace,
+                                const std::vector<int>& global_ranks = {});
 
 /// Keys under "prefix/" of another store (one rendezvous per process group).
 class PrefixStore final : public Store {

@@ -127,13 +127,15 @@ TEST(Launch, NewGroupAcrossProcesses) {
   EXPECT_NE(r.output.find("rank 2 of 3 ok"), std::string::npos) << r.output;
 }
 
-// MPI never times out by itself: ember's wait turns a hung rank into an error naming the call.
+// MPI never times out by itself: ember's wait turns a hung rank (asleep for 60 s) into an error
+// naming the call, after the group's timeout of 500 ms (no slack: nothing else would report).
 TEST(Mpi, AHungRankIsATimeout) {
   if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "needs mpirun";
   Result r = run("mpirun --allow-run-as-root --oversubscribe -np 2 -x EMBER_TEST_BACKEND=mpi " +
-                 kProgram + " hang 1");
+                 kProgram + " hang 1 500");
   EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 timed out after"), std::string::npos)
+  EXPECT_NE(r.output.find("rank 0: [all_reduce] collective #0 timed out after 500 ms"),
+            std::string::npos)
       << r.output;
 }
 
@@ -151,13 +153,18 @@ TEST(Launch, AKilledRankIsNamed) {
   EXPECT_NE(r.output.find("killed by signal 9"), std::string::npos) << r.output;
 }
 
-// Without a launcher to end them, the surviving ranks themselves name the rank they lost: three
-// ranks started with `env` (rendezvous) where rank 1 kills itself.
-void expect_survivors_name_rank_1(const std::string& env) {
+// `world` ranks started without a launcher (which would end them), with `env` (rendezvous).
+Result run_ranks(int world, const std::string& env, const std::string& args) {
   std::string cmd;
-  for (int r = 0; r < 3; ++r)
-    cmd += "WORLD_SIZE=3 " + env + " RANK=" + std::to_string(r) + " " + kProgram + " kill 1 & ";
-  Result res = run(cmd + "wait");
+  for (int r = 0; r < world; ++r)
+    cmd += "WORLD_SIZE=" + std::to_string(world) + " " + env + " RANK=" + std::to_string(r) + " " +
+           kProgram + " " + args + " & ";
+  return run(cmd + "wait");
+}
+
+// The surviving ranks themselves name the rank they lost: of three ranks, rank 1 kills itself.
+void expect_survivors_name_rank_1(const std::string& env) {
+  Result res = run_ranks(3, env, "kill 1");
   for (int r : {0, 2})
     EXPECT_NE(
         res.output.find("rank " + std::to_string(r) + ": [all_reduce] collective #1 on rank " +
@@ -176,6 +183,27 @@ TEST(Launch, SurvivorsNameAKilledRankWithAFileStore) {
   std::filesystem::remove_all(dir);
   expect_survivors_name_rank_1("EMBER_TEST_INIT_METHOD=file://" + dir);
   std::filesystem::remove_all(dir);
+}
+
+// In a group of new_group's, a dead rank is named in the group's numbering and the default
+// group's: of the group {3, 2}, global rank 2 (its rank 1) dies.
+TEST(Launch, SurvivorsInAGroupNameAKilledRankInTheGroupsNumbering) {
+  Result res = run_ranks(4, "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(next_port()),
+                         "kill_in_group 2");
+  // Rank 3 may still be in new_group's barrier (#0) when rank 2 dies, or in the all_reduce (#1).
+  size_t at = res.output.find("rank 3: [");
+  ASSERT_NE(at, std::string::npos) << res.output;
+  EXPECT_NE(res.output.find(
+                " on rank 0 of 2 (gloo) failed: rank 1 (global rank 2) exited or died without "
+                "leaving the group",
+                at),
+            std::string::npos)
+      << res.output;
+  // Outside the group, the default group names it as before.
+  EXPECT_NE(res.output.find("rank 1: [barrier] collective #1 on rank 1 of 4 (gloo) failed: rank 2 "
+                            "exited or died without leaving the group"),
+            std::string::npos)
+      << res.output;
 }
 
 TEST(Launch, AHungRankIsATimeoutNamingTheCollective) {
@@ -241,6 +269,37 @@ TEST(Launch, MismatchedCollectivesAreReportedInDebugMode) {
                 "rank 0 calls all_reduce(float64[1000]) but rank 1 calls broadcast(float32[3])"),
             std::string::npos)
       << r.output;
+}
+
+// Sends and receives, in order on one tag and across tags and dtypes, with and without the debug
+// check (which moves the data on other slots, once the check has passed).
+TEST(Launch, SendAndRecvAcrossProcesses) {
+  for (const char* debug : {"0", "1"}) {
+    Result r =
+        run(std::string("EMBER_DISTRIBUTED_DEBUG=") + debug + " " + launch(2, "p2p", next_port()));
+    EXPECT_EQ(r.code, 0) << "debug " << debug << "\n" << r.output;
+    EXPECT_NE(r.output.find("rank 1 of 2 ok"), std::string::npos) << r.output;
+  }
+}
+
+// A recv into a tensor of another dtype, or of another size (which gloo fills in part, silently),
+// is an error on both sides in debug mode, naming both tensors (no launcher: it would end one
+// side once the other failed).
+TEST(Launch, MismatchedSendAndRecvAreReportedInDebugMode) {
+  for (auto [mode, received] : {std::pair{"p2p_dtype", "int32[4]"}, {"p2p_size", "float32[6]"}}) {
+    Result r = run_ranks(2,
+                         "EMBER_DISTRIBUTED_DEBUG=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=" +
+                             std::to_string(next_port()),
+                         mode);
+    const std::string why =
+        " (gloo) failed: [distributed debug] send and recv do not match: rank 0 sends "
+        "float32[4] to rank 1 (tag 7) but rank 1 receives " +
+        std::string(received) + " from rank 0";
+    EXPECT_NE(r.output.find("rank 0: [send] between rank 0 and rank 1" + why), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("rank 1: [recv] between rank 1 and rank 0" + why), std::string::npos)
+        << r.output;
+  }
 }
 
 // The same check over MPI (an MPI_Allgather of the descriptions), and in a group of new_group's.

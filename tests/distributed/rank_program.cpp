@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
   int bad = argc > 2 ? std::atoi(argv[2]) : -1;
   int rank = -1;
   try {
-    auto timeout = mode == "hang" ? std::chrono::seconds(2) : std::chrono::seconds(60);
+    // "hang BAD MS": the group's timeout is MS milliseconds (2 s by default).
+    std::chrono::milliseconds timeout = std::chrono::seconds(60);
+    if (mode == "hang") timeout = std::chrono::milliseconds(argc > 3 ? std::atoi(argv[3]) : 2000);
     const char* backend = std::getenv("EMBER_TEST_BACKEND");
     const char* init_method = std::getenv("EMBER_TEST_INIT_METHOD");
     dist::init_process_group(backend ? backend : "gloo", init_method ? init_method : "env://", -1,
@@ -91,6 +93,41 @@ int main(int argc, char** argv) {
         say(2, "rank " + std::to_string(rank) + ": wrong new_group result");
         return 4;
       }
+    } else if (mode == "kill_in_group") {
+      // A group whose numbering differs from the default group's: {3, 2} in a world of 4 (rank 3
+      // is its rank 0). Rank `bad` dies in it; ranks outside go on to the barrier below.
+      std::shared_ptr<dist::ProcessGroup> g = dist::new_group({3, 2});
+      if (rank == bad) ::raise(SIGKILL);
+      if (g) dist::all_reduce(ember::ones({4}), dist::ReduceOp::SUM, g.get());
+    } else if (mode == "p2p") {
+      // Ranks 0 and 1 trade: two sends each way on one tag (which must arrive in order), posted
+      // before either side receives, then one of another dtype and shape on another tag.
+      if (rank < 2) {
+        int peer = 1 - rank;
+        std::vector<std::shared_ptr<dist::Work>> sends;
+        for (int k = 0; k < 2; ++k)
+          sends.push_back(dist::isend(ember::full({5}, rank * 10.0 + k), peer));
+        ember::Tensor first = ember::zeros({5}), second = ember::zeros({5});
+        ember::Tensor other = ember::zeros({2, 3}, ember::kInt64);
+        dist::recv(first, peer);
+        dist::recv(second, peer);
+        if (rank == 0) dist::send(ember::full({2, 3}, 7.0, ember::kInt64), 1, nullptr, 3);
+        if (rank == 1) dist::recv(other, 0, nullptr, 3);
+        for (auto& w : sends) w->wait();
+        bool ok = first.min().item<double>() == peer * 10.0 &&
+                  second.max().item<double>() == peer * 10.0 + 1 &&
+                  other.sum().item<int64_t>() == (rank == 1 ? 42 : 0);
+        if (!ok) {
+          say(2, "rank " + std::to_string(rank) + ": wrong p2p result");
+          return 4;
+        }
+      }
+    } else if (mode == "p2p_dtype" || mode == "p2p_size") {
+      // Rank 0 sends float32[4]; rank 1 receives into a tensor of another dtype or size.
+      if (rank == 0) dist::send(ember::ones({4}), 1, nullptr, 7);
+      if (rank == 1)
+        dist::recv(mode == "p2p_dtype" ? ember::zeros({4}, ember::kInt32) : ember::zeros({6}), 0,
+                   nullptr, 7);
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {

@@ -82,6 +82,12 @@ TEST(Store, FileStoreNamesARankThatLeftWithoutSayingGoodbye) {
   EXPECT_EQ(me.dead_ranks(), std::vector<int>{2});
   EXPECT_EQ(describe_dead_ranks(me, std::chrono::seconds(2)),
             "rank 2 exited or died without leaving the group (as the rendezvous store saw); ");
+  // In a group of new_group's ranks {3, 2, 0}, global rank 2 is its rank 1; a group without it
+  // did not lose it.
+  EXPECT_EQ(describe_dead_ranks(me, std::chrono::seconds(2), {3, 2, 0}),
+            "rank 1 (global rank 2) exited or died without leaving the group (as the rendezvous "
+            "store saw); ");
+  EXPECT_EQ(describe_dead_ranks(me, std::chrono::milliseconds(0), {0, 1}), "");
   std::filesystem::remove_all(dir);
 }
 

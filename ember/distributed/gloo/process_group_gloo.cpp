@@ -16,11 +16,14 @@
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "ember/core/error.h"
 #include "ember/distributed/distributed.h"
@@ -71,10 +74,15 @@ Fn reduce_function(DType dtype, ReduceOp op) {
 class ProcessGroupGloo final : public ProcessGroup {
  public:
   ProcessGroupGloo(std::shared_ptr<Store> store, int rank, int size, const GlooOptions& options)
-      : ProcessGroup(rank, size), store_(store), timeout_(options.timeout) {
+      : ProcessGroup(rank, size),
+        store_(store),
+        timeout_(options.timeout),
+        global_ranks_(options.global_ranks) {
     EMBER_CHECK(size >= 1 && rank >= 0 && rank < size,
                 "[init_process_group] expected 0 <= rank < world_size, got rank ", rank,
                 " and world_size ", size);
+    EMBER_CHECK(global_ranks_.empty() || static_cast<int>(global_ranks_.size()) == size,
+                "[new_group] expected ", size, " global ranks, got ", global_ranks_.size());
     ignore_sigpipe();
     gloo::transport::tcp::attr attr;
     attr.hostname = options.hostname;
@@ -326,7 +334,8 @@ class ProcessGroupGloo final : public ProcessGroup {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
     if (timed_out) return collective_error(op, sequence, timed_out_text() + ": " + what);
-    std::string dead = io ? describe_dead_ranks(*store_, std::chrono::seconds(2)) : std::string();
+    std::string dead =
+        io ? describe_dead_ranks(*store_, std::chrono::seconds(2), global_ranks_) : std::string();
     return collective_error(op, sequence, "failed: " + dead + what);
   }
 
@@ -342,26 +351,78 @@ class ProcessGroupGloo final : public ProcessGroup {
     });
   }
 
+  // Gloo matches a send to a recv by (peer, slot), in posting order. Slots: 1 in the top byte
+  // for data; with EMBER_DISTRIBUTED_DEBUG=1 the data waits for the check, so the pairs are told
+  // apart by their count on the (peer, direction, tag) channel instead of by posting order: 2 for
+  // data, 3 for a description going from sender to receiver, 4 for the receiver's going back.
+  static uint64_t p2p_slot(uint64_t kind, uint64_t count, int tag) {
+    return (kind << 56) | ((count & 0xffffff) << 32) | static_cast<uint32_t>(tag);
+  }
+
+  // EMBER_DISTRIBUTED_DEBUG=1: one side's half of the trade of descriptions (check_matching_p2p),
+  // posted when send or recv is called, so no rank waits for its peer's thread to post.
+  struct P2PCheck {
+    std::vector<char> mine, theirs;
+    std::unique_ptr<gloo::transport::UnboundBuffer> out, in;
+  };
+
+  std::shared_ptr<P2PCheck> post_p2p_check(bool is_send, int peer, uint64_t count, int tag,
+                                           const std::string& description) {
+    auto check = std::make_shared<P2PCheck>();
+    check->mine.assign(kDescriptionBytes, 0);
+    check->theirs.assign(kDescriptionBytes, 0);
+    std::memcpy(check->mine.data(), description.data(),
+                std::min(kDescriptionBytes - 1, description.size()));
+    check->out = context_->createUnboundBuffer(check->mine.data(), kDescriptionBytes);
+    check->in = context_->createUnboundBuffer(check->theirs.data(), kDescriptionBytes);
+    check->out->send(peer, p2p_slot(is_send ? 3 : 4, count, tag));
+    check->in->recv(peer, p2p_slot(is_send ? 4 : 3, count, tag));
+    return check;
+  }
+
   std::shared_ptr<Work> point_to_point(const char* op, Tensor tensor, int peer, int tag) {
     check_rank(peer, op);
     EMBER_CHECK(peer != rank_, "[", op, "] a rank cannot ", op, " to itself (rank ", rank_, ")");
+    bool is_send = std::strcmp(op, "send") == 0;
     auto staged = std::make_shared<HostBuffer>(tensor, op);
     auto buffer = std::shared_ptr<gloo::transport::UnboundBuffer>(
         context_->createUnboundBuffer(staged->data(), staged->nbytes()));
-    uint64_t slot = (uint64_t{1} << 56) | static_cast<uint32_t>(tag);
-    bool is_send = std::strcmp(op, "send") == 0;
-    if (is_send)
-      buffer->send(peer, slot);
-    else
-      buffer->recv(peer, slot);
+    std::shared_ptr<P2PCheck> check;
+    uint64_t slot = p2p_slot(1, 0, tag);
+    if (debug_enabled()) {
+      uint64_t count;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        count = p2p_counts_[{peer, is_send, tag}]++;
+      }
+      slot = p2p_slot(2, count, tag);
+      check = post_p2p_check(is_send, peer, count, tag, describe_tensor(tensor));
+    }
+    auto post = [buffer, is_send, peer, slot] {
+      if (is_send)
+        buffer->send(peer, slot);
+      else
+        buffer->recv(peer, slot);
+    };
+    if (!check) post();
     auto work = std::make_shared<Work>(op, 0);
     std::chrono::milliseconds timeout = timeout_;
-    std::thread([work, buffer, staged, is_send, timeout, op, peer, r = rank_] {
+    std::thread([work, buffer, staged, check, post, is_send, timeout, op, peer, tag, r = rank_] {
+      auto timed_out = [&] {
+        return Error(detail::str_cat("[", op, "] rank ", r, " timed out after ", timeout.count(),
+                                     " ms waiting for rank ", peer));
+      };
       try {
         int from = peer;
+        if (check) {
+          if (!check->out->waitSend(&from, timeout) || !check->in->waitRecv(&from, timeout))
+            throw timed_out();
+          check->theirs.back() = '\0';
+          check_matching_p2p(is_send, r, peer, tag, check->mine.data(), check->theirs.data());
+          post();
+        }
         bool ok = is_send ? buffer->waitSend(&from, timeout) : buffer->waitRecv(&from, timeout);
-        EMBER_CHECK(ok, "[", op, "] rank ", r, " timed out after ", timeout.count(),
-                    " ms waiting for rank ", peer);
+        if (!ok) throw timed_out();
         staged->write_back();
         work->finish();
       } catch (const std::exception& e) {
@@ -375,10 +436,13 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<Store> store_;
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
+  std::vector<int> global_ranks_;  // empty for the default group
   std::mutex mutex_;
   std::condition_variable queued_;
   std::deque<Task> queue_;
   uint64_t next_sequence_ = 0;
+  // EMBER_DISTRIBUTED_DEBUG=1: sends and recvs so far per (peer, is_send, tag) (p2p_slot).
+  std::map<std::tuple<int, bool, int>, uint64_t> p2p_counts_;
   bool stop_ = false;
   std::thread worker_;
 };

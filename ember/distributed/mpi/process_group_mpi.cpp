@@ -206,6 +206,7 @@ class ProcessGroupMPI final : public ProcessGroup {
 
   std::string backend() const override { return "mpi"; }
   std::chrono::milliseconds timeout() const override { return timeout_; }
+  std::chrono::milliseconds wait_slack() const override { return std::chrono::milliseconds(0); }
 
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
     check_reduce_op(op, tensor.dtype(), "all_reduce");
