@@ -32,6 +32,50 @@ TEST(CudaMemory, StatisticsAndCaching) {
   if (base == 0) EXPECT_EQ(cuda::memory_reserved(0), 0u) << "an empty cache holds nothing";
 }
 
+// What the allocator reports must be what the driver sees: memory it reserves leaves cudaMemGetInfo's
+// free count, and empty_cache gives it back. The driver maps memory in 2 MiB pages and may keep a
+// little for itself, hence the slack. Other processes on the GPU would disturb this: gpu-check runs
+// the cuda label one test at a time.
+TEST(CudaMemory, ReservedMemoryIsWhatTheDriverSees) {
+  EMBER_REQUIRE_CUDA();
+  constexpr double kSlack = 8 << 20;
+  cuda::empty_cache();
+  size_t free0 = cuda::mem_get_info(0).first, reserved0 = cuda::memory_reserved(0);
+  {
+    Tensor t = empty({256 << 20}, TensorOptions(kUInt8).with_device("cuda:0"));
+    size_t free1 = cuda::mem_get_info(0).first, reserved1 = cuda::memory_reserved(0);
+    EXPECT_GE(reserved1 - reserved0, size_t{256} << 20);
+    EXPECT_NEAR(static_cast<double>(free0 - free1), static_cast<double>(reserved1 - reserved0), kSlack)
+        << "the driver's free memory fell by what the allocator reserved";
+    EXPECT_GE(cuda::max_memory_reserved(0), reserved1);
+  }
+  EXPECT_GE(cuda::memory_reserved(0), size_t{256} << 20) << "a freed tensor's memory stays cached";
+  cuda::empty_cache();
+  EXPECT_EQ(cuda::memory_reserved(0), reserved0);
+  EXPECT_NEAR(static_cast<double>(cuda::mem_get_info(0).first), static_cast<double>(free0), kSlack)
+      << "empty_cache returned the memory to the driver";
+}
+
+// An allocation that fits only once the cache is released: the allocator frees its cached segments
+// and retries instead of failing (PyTorch's behaviour), and counts the retry.
+TEST(CudaMemory, AnAllocationThatNeedsTheCacheReleasedSucceeds) {
+  EMBER_REQUIRE_CUDA();
+  cuda::empty_cache();
+  int64_t third = static_cast<int64_t>(cuda::mem_get_info(0).first * 3 / 10);
+  {
+    std::vector<Tensor> cached;
+    for (int i = 0; i < 3; ++i)
+      cached.push_back(empty({third}, TensorOptions(kUInt8).with_device("cuda:0")));
+  }
+  ASSERT_GE(cuda::memory_reserved(0), static_cast<size_t>(3 * third)) << "the three blocks stay cached";
+  int64_t retries = cuda::memory_stats(0).at("num_alloc_retries");
+  Tensor big = empty({2 * third}, TensorOptions(kUInt8).with_device("cuda:0"));
+  EXPECT_EQ(big.numel(), 2 * third);
+  EXPECT_GT(cuda::memory_stats(0).at("num_alloc_retries"), retries);
+  big = Tensor();
+  cuda::empty_cache();
+}
+
 TEST(CudaMemory, OutOfMemoryExplainsItselfAndLosesNothing) {
   EMBER_REQUIRE_CUDA();
   Tensor keep = ones({1000}, TensorOptions().with_device("cuda:0"));
