@@ -104,7 +104,7 @@ def save_safetensors(path, state):
     """safetensors with json and struct (the safetensors package is not in Debian)."""
     header, blobs, offset = {}, [], 0
     for name, t in sorted(state.items()):
-        b = t.detach().contiguous().numpy().astype("<f4").tobytes()
+        b = t.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
         header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(b)]}
         blobs.append(b)
         offset += len(b)

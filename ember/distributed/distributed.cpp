@@ -11,6 +11,7 @@
 
 #include "ember/backend/cuda/device.h"
 #include "ember/core/error.h"
+#include "ember/distributed/backend_choice.h"
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/process_group_mpi.h"
 #include "ember/distributed/process_group_nccl.h"
@@ -99,16 +100,13 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
              "' is not built in this ember; available backends: ", available_backends());
 }
 
-// "auto": NCCL where this build has it and a GPU is usable (CUDA tensors), else Gloo.
 std::string resolve_backend(const std::string& backend) {
-  if (backend == "auto") return nccl_available() && cuda::is_available() ? "nccl" : "gloo";
-  if (backend == "gloo") return "gloo";
-  if (backend == "nccl" && nccl_available()) return "nccl";
-  if (backend == "mpi" && mpi_available()) return "mpi";
-  EMBER_CHECK(backend == "nccl" || backend == "mpi", "[init_process_group] unknown backend '",
-              backend, "'; expected gloo, nccl, mpi or auto");
-  EMBER_FAIL("[init_process_group] backend '", backend,
-             "' is not built in this ember; available backends: ", available_backends());
+  BackendFacts facts;
+  facts.nccl_built = nccl_available();
+  facts.mpi_built = mpi_available();
+  facts.gpus = [] { return cuda::device_count(); };
+  facts.local_world_size = env_int("LOCAL_WORLD_SIZE", 0);
+  return choose_backend(backend, facts);
 }
 
 std::shared_ptr<Work> finish(ProcessGroup& group, std::shared_ptr<Work> work, bool async_op) {

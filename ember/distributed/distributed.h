@@ -16,7 +16,8 @@ namespace ember::distributed {
 /// The backends this build has, e.g. "gloo, mpi".
 std::string available_backends();
 
-/// Joins the default group. backend: "gloo", "mpi", "nccl" or "auto" (gloo for CPU tensors).
+/// Joins the default group. backend: "gloo", "mpi", "nccl" or "auto" (NCCL when it is built and
+/// each local rank has a GPU of its own, else Gloo; see backend_choice.h).
 /// init_method: "env://" (MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE; under mpirun, Open MPI's
 /// OMPI_COMM_WORLD_RANK/SIZE), "tcp://host:port" or "file:///path" (a fresh path per job).
 /// world_size and rank of -1 are read from the environment.

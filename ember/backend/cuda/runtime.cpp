@@ -57,15 +57,17 @@ const Discovery& discovery() {
   return d;
 }
 
-namespace {
 // Note [Fork safety] (core/fork.h): the driver's state, and with it every stream, event, block and
 // handle made from it, does not survive fork().
+bool forked_after_start() {
+  return discovery().count > 0 && discovery().fork_generation != fork_generation();
+}
+
 void check_not_forked(const char* op) {
-  EMBER_CHECK(discovery().count == 0 || discovery().fork_generation == fork_generation(), "[", op,
+  EMBER_CHECK(!forked_after_start(), "[", op,
               "] cannot use CUDA in a process forked after CUDA was initialised; "
               "start workers with the spawn start method (multiprocessing::StartMethod::Spawn)");
 }
-}  // namespace
 
 int check_index(int device, const char* op) {
   check_not_forked(op);

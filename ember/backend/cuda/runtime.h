@@ -28,6 +28,11 @@ struct Discovery {
 };
 const Discovery& discovery();
 
+/// Whether this process was forked after CUDA started in its parent (CUDA is unusable here), and
+/// the error that says so, naming `op`; check_index makes that check too.
+bool forked_after_start();
+void check_not_forked(const char* op);
+
 /// `device` checked against the visible devices, or the current device when -1; `op` names the
 /// caller in errors.
 int check_index(int device, const char* op);

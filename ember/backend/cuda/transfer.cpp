@@ -43,7 +43,9 @@ CachingAllocator& pinned_allocator() {
 }
 
 bool is_pinned_ptr(const void* p) {
-  if (!p || !is_available()) return false;
+  // In a child forked after CUDA started, a CUDA call may hang rather than fail, and no memory can
+  // be pinned for this process.
+  if (!p || !is_available() || forked_after_start()) return false;
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();
@@ -193,6 +195,7 @@ void copy_between_devices_cuda(const Tensor& dst, const Tensor& src, bool non_bl
 Tensor pin_memory_cuda(const Tensor& t) {
   EMBER_CHECK(cuda::is_available(),
               "[pin_memory] needs a CUDA device: ", cuda::unavailable_reason());
+  cuda::check_not_forked("pin_memory");
   size_t nbytes = t.nbytes();
   auto storage = std::make_shared<StorageImpl>(cuda::pinned_allocator().allocate(nbytes), nbytes);
   Tensor pinned(std::make_shared<TensorImpl>(storage, t.sizes(), contiguous_strides(t.sizes()), 0,
