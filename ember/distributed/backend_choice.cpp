@@ -15,12 +15,12 @@ std::string choose_backend(const std::string& requested, const BackendFacts& fac
   if (requested == "nccl" && facts.nccl_built) {
     int gpus = facts.gpus();
     // No GPU at all: joining the group says why (no driver, CUDA_VISIBLE_DEVICES, ...).
-    EMBER_CHECK(gpus == 0 || local_ranks <= gpus,
-                "[init_process_group] nccl needs a GPU for each rank, but LOCAL_WORLD_SIZE=",
-                local_ranks, " ranks share this machine's ", gpus,
-                " CUDA device(s), and NCCL cannot put two ranks of a group on one GPU; start at "
-                "most ",
-                gpus, " rank(s) per machine, or use gloo (\"auto\" picks it here)");
+    EMBER_CHECK(
+        gpus == 0 || local_ranks <= gpus,
+        "[init_process_group] nccl needs a GPU for each rank, but LOCAL_WORLD_SIZE=", local_ranks,
+        " ranks share this machine's ", gpus,
+        " CUDA device(s), and NCCL cannot put two ranks of a group on one GPU; start at most ",
+        gpus, " rank(s) per machine, or use gloo (\"auto\" picks it here)");
     return "nccl";
   }
   if (requested == "mpi" && facts.mpi_built) return "mpi";
