@@ -83,8 +83,9 @@ std::shared_ptr<ProcessGroup> make_group(State& s, const std::string& prefix, in
     return group;
   }
   if (s.backend == "nccl") {
-    std::shared_ptr<ProcessGroup> group = make_nccl_process_group(
-        std::make_shared<PrefixStore>(prefix, s.store), rank, size, s.options.timeout);
+    std::shared_ptr<ProcessGroup> group =
+        make_nccl_process_group(std::make_shared<PrefixStore>(prefix, s.store), rank, size,
+                                s.options.timeout, global_ranks);
     group->barrier()->wait();
     return group;
   }

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "ember/distributed/process_group.h"
 #include "ember/distributed/store.h"
@@ -16,8 +17,10 @@ namespace ember::distributed {
 bool nccl_available();
 
 /// Joins the group on the current CUDA device: rank 0 makes NCCL's unique id and shares it
-/// through `store`.
+/// through `store`. global_ranks: for a group of new_group's, the default group's rank of each of
+/// its ranks, so that its errors name a dead rank in both numberings; empty for the default group.
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank,
-                                                      int size, std::chrono::milliseconds timeout);
+                                                      int size, std::chrono::milliseconds timeout,
+                                                      const std::vector<int>& global_ranks = {});
 
 }  // namespace ember::distributed

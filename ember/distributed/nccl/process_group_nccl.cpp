@@ -80,10 +80,11 @@ ncclRedOp_t nccl_op(ReduceOp op, DType dtype) {
 class ProcessGroupNCCL final : public ProcessGroup {
  public:
   ProcessGroupNCCL(std::shared_ptr<Store> store, int rank, int size,
-                   std::chrono::milliseconds timeout)
+                   std::chrono::milliseconds timeout, std::vector<int> global_ranks)
       : ProcessGroup(rank, size),
         store_(store),
         timeout_(timeout),
+        global_ranks_(std::move(global_ranks)),
         device_(cuda::current_device()),
         stream_(cuda::get_stream_from_pool(/*high_priority=*/false, device_)) {
     ncclUniqueId id;
@@ -388,8 +389,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
         auto age = oldest ? now - oldest->started : std::chrono::nanoseconds(0);
         if (async != ncclSuccess && async != ncclInProgress) {
           lock.unlock();
-          why = detail::str_cat("failed: ", describe_dead_ranks(*store_, std::chrono::seconds(1)),
-                                "NCCL reported an asynchronous error: ", ncclGetErrorString(async));
+          why = detail::str_cat(
+              "failed: ", describe_dead_ranks(*store_, std::chrono::seconds(1), global_ranks_),
+              "NCCL reported an asynchronous error: ", ncclGetErrorString(async));
           lock.lock();
         } else if (age > timeout_) {
           why = timed_out_text();
@@ -398,7 +400,8 @@ class ProcessGroupNCCL final : public ProcessGroup {
           // A peer that died mid-collective may leave NCCL waiting for ever without an error.
           last_dead_check = now;
           lock.unlock();
-          std::string dead = describe_dead_ranks(*store_, std::chrono::milliseconds(0));
+          std::string dead =
+              describe_dead_ranks(*store_, std::chrono::milliseconds(0), global_ranks_);
           lock.lock();
           if (!dead.empty()) why = "failed: " + dead + "the communicator was aborted";
         }
@@ -451,6 +454,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
 
   std::shared_ptr<Store> store_;
   std::chrono::milliseconds timeout_;
+  std::vector<int> global_ranks_;  // empty for the default group
   int device_;
   cuda::Stream stream_;
   ncclComm_t comm_ = nullptr;
@@ -470,8 +474,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
 bool nccl_available() { return true; }
 
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store> store, int rank,
-                                                      int size, std::chrono::milliseconds timeout) {
-  return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, timeout);
+                                                      int size, std::chrono::milliseconds timeout,
+                                                      const std::vector<int>& global_ranks) {
+  return std::make_shared<ProcessGroupNCCL>(std::move(store), rank, size, timeout, global_ranks);
 }
 
 }  // namespace ember::distributed

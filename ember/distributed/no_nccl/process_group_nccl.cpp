@@ -8,7 +8,8 @@ namespace ember::distributed {
 bool nccl_available() { return false; }
 
 std::shared_ptr<ProcessGroup> make_nccl_process_group(std::shared_ptr<Store>, int, int,
-                                                      std::chrono::milliseconds) {
+                                                      std::chrono::milliseconds,
+                                                      const std::vector<int>&) {
   EMBER_FAIL(
       "[init_process_group] this ember was built without NCCL (it comes with the CUDA backend); "
       "available backends: ",
