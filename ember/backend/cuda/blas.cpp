@@ -147,7 +147,8 @@ namespace ember {
 
 void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   if (!is_floating_point(out.dtype())) {
-    // Integers go through float64 (exact below 2^53), as on the CPU.
+    // Integers go through float64: exact while every partial sum stays below 2^53, where the CPU's
+    // integer kernel goes on exactly and wraps. PyTorch has no integer matmul on CUDA at all.
     Tensor o = out.to(kFloat64);
     bmm_cuda(a.to(kFloat64), b.to(kFloat64), o, alpha, beta);
     TensorIter it(out, {o});
