@@ -2,8 +2,12 @@
 // device index checks, switching the current device, launch checks and errors, stream ids.
 #include "ember/backend/cuda/runtime.h"
 
+#include <pthread.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/core/fork.h"
@@ -30,31 +34,51 @@ void throw_cuda_error(const char* library, int code, const char* call, const cha
 
 namespace cuda {
 
-const Discovery& discovery() {
-  static const Discovery d = [] {
-    Discovery r;
-    r.fork_generation = fork_generation();
-    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-    r.visible = env ? env : "";
-    int n = 0;
-    cudaError_t err = cudaGetDeviceCount(&n);
-    if (err != cudaSuccess) {
-      // No driver (35), no device (100), a bad CUDA_VISIBLE_DEVICES...: all mean "no GPU".
-      r.reason = std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
-      // The runtime says "insufficient" both for an old driver and for none at all.
-      if (err == cudaErrorInsufficientDriver)
-        r.reason += "; is an NVIDIA driver for CUDA " + std::to_string(CUDART_VERSION / 1000) +
-                    " installed?";
-      cudaGetLastError();
-      return r;
-    }
-    r.count = n;
-    if (n == 0)
-      r.reason = "no CUDA device is visible" +
-                 std::string(env ? " (CUDA_VISIBLE_DEVICES=" + r.visible + ")" : "");
+namespace {
+
+Discovery discover() {
+  Discovery r;
+  r.fork_generation = fork_generation();
+  const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+  r.visible = env ? env : "";
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    // No driver (35), no device (100), a bad CUDA_VISIBLE_DEVICES...: all mean "no GPU".
+    r.reason = std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
+    // The runtime says "insufficient" both for an old driver and for none at all.
+    if (err == cudaErrorInsufficientDriver)
+      r.reason +=
+          "; is an NVIDIA driver for CUDA " + std::to_string(CUDART_VERSION / 1000) + " installed?";
+    cudaGetLastError();
     return r;
-  }();
-  return d;
+  }
+  r.count = n;
+  if (n == 0)
+    r.reason = "no CUDA device is visible" +
+               std::string(env ? " (CUDA_VISIBLE_DEVICES=" + r.visible + ")" : "");
+  return r;
+}
+
+// Note [Fork safety] (core/fork.h): a fork while another thread is inside the first
+// cudaGetDeviceCount would give the child a discovery that never finishes (a function-local
+// static's guard stays taken) or, restarted there, a driver that its parent left half made. So a
+// fork waits for discovery to finish: the child has either all of it or none.
+std::mutex discovery_mutex;
+std::atomic<const Discovery*> discovered{nullptr};
+[[maybe_unused]] const int fork_waits_for_discovery =
+    pthread_atfork([] { discovery_mutex.lock(); }, [] { discovery_mutex.unlock(); },
+                   [] { discovery_mutex.unlock(); });
+
+}  // namespace
+
+const Discovery& discovery() {
+  if (const Discovery* d = discovered.load(std::memory_order_acquire)) return *d;
+  std::lock_guard<std::mutex> lock(discovery_mutex);
+  if (const Discovery* d = discovered.load(std::memory_order_acquire)) return *d;
+  const Discovery* d = new Discovery(discover());  // read until the process exits
+  discovered.store(d, std::memory_order_release);
+  return *d;
 }
 
 // Note [Fork safety] (core/fork.h): the driver's state, and with it every stream, event, block and
