@@ -44,6 +44,15 @@ Result run(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
 }
 
+// A job of n ranks that ended well: exit 0, and each rank's "rank k of n ok" line.
+void expect_every_rank_ok(const Result& r, int n) {
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (int k = 0; k < n; ++k)
+    EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
+              std::string::npos)
+        << r.output;
+}
+
 std::string launch(int nproc, const std::string& args, int port) {
   return kEmber + " launch --nproc-per-node " + std::to_string(nproc) + " --master-port " +
          std::to_string(port) + " " + kProgram + " " + args;
@@ -52,11 +61,7 @@ std::string launch(int nproc, const std::string& args, int port) {
 TEST(Launch, RanksAllReduceOverGloo) {
   for (int n : {2, 3, 4}) {
     Result r = run(launch(n, "allreduce", next_port()));
-    EXPECT_EQ(r.code, 0) << r.output;
-    for (int k = 0; k < n; ++k)
-      EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
-                std::string::npos)
-          << r.output;
+    expect_every_rank_ok(r, n);
   }
 }
 
@@ -113,11 +118,7 @@ TEST(Mpi, NewGroupUnderMpirun) {
   for (int n : {3, 4}) {
     Result r = run("mpirun --allow-run-as-root --oversubscribe -np " + std::to_string(n) +
                    " -x EMBER_TEST_BACKEND=mpi " + kProgram + " new_group");
-    EXPECT_EQ(r.code, 0) << r.output;
-    for (int k = 0; k < n; ++k)
-      EXPECT_NE(r.output.find("rank " + std::to_string(k) + " of " + std::to_string(n) + " ok"),
-                std::string::npos)
-          << r.output;
+    expect_every_rank_ok(r, n);
   }
 }
 

@@ -19,9 +19,10 @@
 #include <algorithm>
 #include <csignal>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -29,6 +30,7 @@
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/host_buffer.h"
 #include "ember/distributed/reduce_functions.h"
+#include "ember/distributed/task_queue.h"
 
 namespace ember::distributed {
 namespace {
@@ -101,11 +103,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   }
 
   ~ProcessGroupGloo() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    queued_.notify_all();
+    queue_.close();
     worker_.join();
   }
 
@@ -298,21 +296,14 @@ class ProcessGroupGloo final : public ProcessGroup {
     uint64_t sequence = next_sequence_++;
     auto work = std::make_shared<Work>(op, sequence);
     std::string description = debug_checks(op) ? describe_collective(op, tensors) : std::string();
-    queue_.push_back({work, std::move(description), std::move(run)});
-    queued_.notify_one();
+    // Pushed under mutex_, so that the queue's order is the sequence numbers' order.
+    queue_.push({work, std::move(description), std::move(run)});
     return work;
   }
 
   void work_loop() {
-    for (;;) {
-      Task task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
+    while (std::optional<Task> next = queue_.pop()) {
+      Task& task = *next;
       uint32_t tag = static_cast<uint32_t>(task.work->sequence() * 2);
       try {
         if (!task.description.empty()) debug_check(task.description, tag + 1);
@@ -437,13 +428,11 @@ class ProcessGroupGloo final : public ProcessGroup {
   std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
   std::vector<int> global_ranks_;  // empty for the default group
-  std::mutex mutex_;
-  std::condition_variable queued_;
-  std::deque<Task> queue_;
+  std::mutex mutex_;               // guards what follows
   uint64_t next_sequence_ = 0;
   // EMBER_DISTRIBUTED_DEBUG=1: sends and recvs so far per (peer, is_send, tag) (p2p_slot).
   std::map<std::tuple<int, bool, int>, uint64_t> p2p_counts_;
-  bool stop_ = false;
+  TaskQueue<Task> queue_;
   std::thread worker_;
 };
 

@@ -13,11 +13,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
-#include <deque>
 #include <functional>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -25,6 +25,7 @@
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/host_buffer.h"
 #include "ember/distributed/reduce_functions.h"
+#include "ember/distributed/task_queue.h"
 
 namespace ember::distributed {
 namespace {
@@ -61,11 +62,7 @@ class MpiWorker {
  public:
   using Task = std::function<void(MpiWorker&)>;
 
-  void push(Task task) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(std::move(task));
-    queued_.notify_one();
-  }
+  void push(Task task) { queue_.push(std::move(task)); }
 
   // The thread's body: initialises MPI (reporting this rank and the world size through `ready`),
   // runs the queue until stopped and empty, finalises.
@@ -81,17 +78,7 @@ class MpiWorker {
       ready.set_exception(std::current_exception());
       return;
     }
-    for (;;) {
-      Task task;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        queued_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) break;
-        task = std::move(queue_.front());
-        queue_.pop_front();
-      }
-      task(*this);  // tasks catch their own errors
-    }
+    while (std::optional<Task> task = queue_.pop()) (*task)(*this);  // tasks catch their own errors
     for (auto& [key, op] : ops_) MPI_Op_free(&op);
     for (auto& [size, type] : types_) MPI_Type_free(&type);
     MPI_Finalize();
@@ -102,9 +89,8 @@ class MpiWorker {
 
   // Asks the thread to finish the queue and exit; whether it did within `wait`.
   bool stop(std::chrono::milliseconds wait) {
+    queue_.close();
     std::unique_lock<std::mutex> lock(mutex_);
-    stop_ = true;
-    queued_.notify_all();
     return exited_cv_.wait_for(lock, wait, [this] { return exited_; });
   }
 
@@ -133,10 +119,8 @@ class MpiWorker {
  private:
   std::map<size_t, MPI_Datatype> types_;
   std::map<std::pair<int, int>, MPI_Op> ops_;
-  std::mutex mutex_;
-  std::condition_variable queued_;
-  std::deque<Task> queue_;
-  bool stop_ = false;
+  TaskQueue<Task> queue_;
+  std::mutex mutex_;  // guards exited_
   bool exited_ = false;
   std::condition_variable exited_cv_;
 };
