@@ -71,5 +71,8 @@ py::object to_size(const Shape& s);
 std::shared_ptr<nn::Module> module_ptr(py::handle h);
 /// The Python object of a module (the existing one when the module was made in Python).
 py::object module_object(const std::shared_ptr<nn::Module>& m);
+/// Whether a module object is one of ember's C++ layers as such (not a Python subclass): its
+/// forward(x) needs no Python.
+bool is_native(py::handle module);
 
 }  // namespace ember::python

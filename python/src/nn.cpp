@@ -34,8 +34,15 @@ bool python_alive() { return Py_IsInitialized() && !_Py_IsFinalizing(); }
 
 std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
 
+// The C++ module of `self`, or null before Module.__init__ has made it.
+nn::Module* constructed(py::handle self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
+  py::detail::value_and_holder vh = inst->get_value_and_holder();  // one C++ base: its only one
+  return vh.holder_constructed() ? self.cast<nn::Module*>() : nullptr;
+}
+
 nn::Module* module_of(py::handle self) {
-  auto* m = self.cast<nn::Module*>();
+  nn::Module* m = constructed(self);
   if (m == nullptr)
     throw py::attribute_error("cannot use " + type_name(self) +
                               " before Module.__init__() is called (call super().__init__() first)");
@@ -75,13 +82,6 @@ class PyModule : public nn::Module {
  private:
   py::object self() const { return py::cast(static_cast<const nn::Module*>(this)); }
 };
-
-// Whether the Python type of `self` is one of ember's C++ layers (not a Python subclass), whose
-// forward(x) can be called without going through Python.
-bool native(py::handle self) {
-  PyObject* dict = Py_TYPE(self.ptr())->tp_dict;
-  return dict != nullptr && PyDict_GetItemString(dict, "__ember_native__") != nullptr;
-}
 
 Pair pair(py::handle h, const char* what) {
   if (PyLong_Check(h.ptr())) {
@@ -168,6 +168,11 @@ std::shared_ptr<nn::Module> module_ptr(py::handle h) {
 
 py::object module_object(const std::shared_ptr<nn::Module>& m) { return py::cast(m); }
 
+bool is_native(py::handle module) {
+  PyObject* dict = Py_TYPE(module.ptr())->tp_dict;
+  return dict != nullptr && PyDict_GetItemString(dict, "__ember_native__") != nullptr;
+}
+
 void bind_nn(py::module_& m) {
   py::module_ nn = m.def_submodule("_nn", "ember.nn's C++ part");
   py::class_<nn::Module, PyModule, std::shared_ptr<nn::Module>> mod(
@@ -177,11 +182,15 @@ void bind_nn(py::module_& m) {
       .def(
           "__call__",
           [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
-            if (native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
+            if (is_native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
               nn::Module* mm = module_of(self);
               const Tensor& x = as_tensor(args[0]);
-              py::gil_scoped_release no_gil;
-              return py::cast(mm->forward(x));
+              Tensor y;
+              {
+                py::gil_scoped_release no_gil;
+                y = mm->forward(x);
+              }
+              return py::cast(std::move(y));
             }
             return self.attr("forward")(*args, **kwargs);
           })
@@ -208,7 +217,7 @@ void bind_nn(py::module_& m) {
                else mm->register_module(name, child);
                return;
              }
-             nn::Module* mm = self.cast<nn::Module*>();
+             nn::Module* mm = constructed(self);
              if (mm != nullptr) {
                if (Tensor* slot = mm->parameter_slot(name)) {
                  if (!value.is_none())
@@ -231,7 +240,7 @@ void bind_nn(py::module_& m) {
            })
       .def("__getattr__",
            [](py::handle self, const std::string& name) -> py::object {
-             auto* mm = self.cast<nn::Module*>();
+             nn::Module* mm = constructed(self);
              if (mm != nullptr) {
                if (Tensor* slot = mm->parameter_slot(name))
                  return slot->defined() ? wrap_parameter(*slot) : py::none();
@@ -244,7 +253,7 @@ void bind_nn(py::module_& m) {
            })
       .def("__delattr__",
            [](py::handle self, const std::string& name) {
-             auto* mm = self.cast<nn::Module*>();
+             nn::Module* mm = constructed(self);
              if (mm != nullptr) {
                if (Tensor* slot = mm->parameter_slot(name)) return void(*slot = Tensor());
                if (Tensor* slot = mm->buffer_slot(name)) return void(*slot = Tensor());

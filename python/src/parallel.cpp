@@ -59,6 +59,9 @@ std::vector<py::object> apply_all(const std::vector<py::object>& modules,
               devices.size(), " devices");
   std::vector<py::object> outputs(modules.size());
   std::vector<Device> used(devices.begin(), devices.begin() + static_cast<long>(modules.size()));
+  // A replica's Python exception is raised again in the caller, of the same type, naming the
+  // replica (as PyTorch's parallel_apply does).
+  std::vector<std::pair<py::object, std::string>> errors(modules.size());
   {
     py::gil_scoped_release no_gil;
     parallel::run_on_devices(used, [&](size_t i) {
@@ -66,12 +69,18 @@ std::vector<py::object> apply_all(const std::vector<py::object>& modules,
       try {
         outputs[i] = modules[i](*inputs[i]);
       } catch (py::error_already_set& e) {
-        // Carried to the caller's thread as a C++ exception with Python's message.
-        throw std::runtime_error(std::string("in replica ") + std::to_string(i) + " on " +
-                                 used[i].str() + ": " + e.what());
+        errors[i] = {e.type(), py::str(e.value())};
       }
     });
   }
+  for (size_t i = 0; i < errors.size(); ++i)
+    if (errors[i].first) {
+      std::string name = py::str(errors[i].first.attr("__name__"));
+      std::string msg = "Caught " + name + " in replica " + std::to_string(i) + " on device " +
+                        used[i].str() + ": " + errors[i].second;
+      PyErr_SetString(errors[i].first.ptr(), msg.c_str());
+      throw py::error_already_set();
+    }
   return outputs;
 }
 
@@ -80,8 +89,12 @@ py::object gather_outputs(const std::vector<py::object>& outs, Device device, in
   if (is_tensor(outs[0])) {
     std::vector<Tensor> ts;
     for (const py::object& o : outs) ts.push_back(as_tensor(o));
-    py::gil_scoped_release no_gil;
-    return py::cast(parallel::gather(ts, device, dim));
+    Tensor joined;
+    {
+      py::gil_scoped_release no_gil;
+      joined = parallel::gather(ts, device, dim);
+    }
+    return py::cast(std::move(joined));
   }
   if (py::isinstance<py::tuple>(outs[0]) || py::isinstance<py::list>(outs[0])) {
     size_t n = py::len(outs[0]);
@@ -213,15 +226,20 @@ void bind_parallel(py::module_& m) {
       .def("forward",
            [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
              auto& dp = self.cast<nn::DataParallel&>();
-             if (args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
+             py::object module = module_object(dp.module());
+             if (is_native(module) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
                const Tensor& x = as_tensor(args[0]);
-               py::gil_scoped_release no_gil;
-               return py::cast(dp.forward(x));
+               Tensor y;
+               {
+                 py::gil_scoped_release no_gil;
+                 y = dp.forward(x);
+               }
+               return py::cast(std::move(y));
              }
              if (!kwargs.empty())
                throw py::type_error("DataParallel: keyword arguments to forward are not supported");
              dp.check_module_device();
-             return data_parallel_call(module_object(dp.module()), args, dp.device_ids(),
+             return data_parallel_call(module, args, dp.device_ids(),
                                        dp.output_device(), dp.dim());
            })
       .def("__call__", [](py::handle self, py::args args, py::kwargs kwargs) {

@@ -222,7 +222,11 @@ void bind_tensor(py::module_& m) {
            "dim"_a = py::none())
       .def("stride",
            [](const Tensor& x, py::handle dim) -> py::object {
-             if (dim.is_none()) return py::cast(std::vector<int64_t>(x.strides().begin(), x.strides().end()));
+             if (dim.is_none()) {
+               py::tuple s(x.strides().size());
+               for (size_t i = 0; i < x.strides().size(); ++i) s[i] = py::int_(x.strides()[i]);
+               return s;
+             }
              return py::int_(x.stride(dim.cast<int64_t>()));
            },
            "dim"_a = py::none())
