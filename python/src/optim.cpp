@@ -65,6 +65,7 @@ std::vector<Tensor> tensors(py::handle h) {
 std::vector<optim::ParamGroup> param_groups(py::handle params) {
   py::list items = py::list(py::reinterpret_borrow<py::object>(params));
   std::vector<optim::ParamGroup> groups;
+  if (items.size() == 0) return groups;  // the optimizer reports the empty parameter list
   if (items.size() > 0 && py::isinstance<py::dict>(items[0])) {
     for (py::handle g : items) {
       py::dict d = py::reinterpret_borrow<py::dict>(g);
