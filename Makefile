@@ -8,9 +8,12 @@ JOBS ?= $(shell nproc)
 deps:
 	bash scripts/install-deps
 
+# The Python package is installed into /usr/bin/python3's site-packages, so that `import ember`
+# works from any directory afterwards.
 build: deps
 	cmake --preset release
 	cmake --build --preset release -j $(JOBS)
+	cmake --install $(BUILD) --component python
 
 # Device report, then LeNet trained on Fashion-MNIST for one epoch on the best device.
 run: build

@@ -60,8 +60,8 @@ std::pair<int, int> dlpack_device(const Tensor& t) {
 
 DLManagedTensor* to_dlpack(const Tensor& t) {
   EMBER_CHECK(t.defined(), "[to_dlpack] the tensor is undefined");
-  auto* e = new Exported{t, {t.sizes().begin(), t.sizes().end()},
-                         {t.strides().begin(), t.strides().end()}, {}};
+  auto* e = new Exported{
+      t, {t.sizes().begin(), t.sizes().end()}, {t.strides().begin(), t.strides().end()}, {}};
   DLTensor& dl = e->managed.dl_tensor;
   dl.data = t.storage()->data.get();
   dl.byte_offset = static_cast<uint64_t>(t.storage_offset()) * t.element_size();

@@ -75,8 +75,7 @@ void scatter_into(const Tensor& out, int64_t d, const Tensor& index, const Tenso
     o.copy_(ne(counts, 0));
     return;
   }
-  EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(out), d, one_d(index), one_d(src),
-                        accumulate);
+  EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(out), d, one_d(index), one_d(src), accumulate);
 }
 
 // scatter (accumulate false) or scatter_add into a copy of x, with its backward: a written
@@ -94,8 +93,7 @@ Tensor scatter_copy(const char* op, const Tensor& x, int64_t dim, const Tensor& 
   }
   if (any_requires_grad({&x, &src})) {
     record(accumulate ? "ScatterAddBackward0" : "ScatterBackward0", {&out}, {&x, &src},
-           [d, si = SavedTensor(index), accumulate](const Tensor& g,
-                                                   const Node& n) -> TensorList {
+           [d, si = SavedTensor(index), accumulate](const Tensor& g, const Node& n) -> TensorList {
              Tensor gx, gsrc;
              if (n.needs_input_grad(1)) gsrc = gather(g, d, si.get());
              if (n.needs_input_grad(0))
@@ -143,7 +141,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
     // The gather below checks each index it reads; an empty result reads none.
     int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
     EMBER_CHECK_INDEX(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
-                " is out of bounds for dimension ", d, " with size ", size);
+                      " is out of bounds for dimension ", d, " with size ", size);
   }
   // out[.., i, ..] = x[.., idx[i], ..]: a gather with the index broadcast over the other dims.
   Shape view(static_cast<size_t>(std::max<int64_t>(x.dim(), 1)), 1);

@@ -176,7 +176,7 @@ Tensor Tensor::select(int64_t dim_, int64_t index) const {
   int64_t d = wrap_dim(dim_, dim(), "select");
   int64_t size = this->size(d);
   EMBER_CHECK_INDEX(index >= -size && index < size, "[select] index ", index,
-              " is out of bounds for dimension ", d, " with size ", size);
+                    " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
   Shape sizes = this->sizes(), strides = this->strides();
   auto du = static_cast<size_t>(d);

@@ -11,8 +11,10 @@ namespace {
 std::map<std::string, double> defaults(const AdamOptions& o) {
   EMBER_CHECK_VALUE(o.lr >= 0, "[Adam] invalid learning rate: ", o.lr);
   EMBER_CHECK_VALUE(o.eps >= 0, "[Adam] invalid epsilon value: ", o.eps);
-  EMBER_CHECK_VALUE(o.beta1 >= 0 && o.beta1 < 1, "[Adam] invalid beta parameter at index 0: ", o.beta1);
-  EMBER_CHECK_VALUE(o.beta2 >= 0 && o.beta2 < 1, "[Adam] invalid beta parameter at index 1: ", o.beta2);
+  EMBER_CHECK_VALUE(o.beta1 >= 0 && o.beta1 < 1,
+                    "[Adam] invalid beta parameter at index 0: ", o.beta1);
+  EMBER_CHECK_VALUE(o.beta2 >= 0 && o.beta2 < 1,
+                    "[Adam] invalid beta parameter at index 1: ", o.beta2);
   EMBER_CHECK_VALUE(o.weight_decay >= 0, "[Adam] invalid weight_decay value: ", o.weight_decay);
   return {{"lr", o.lr},
           {"beta1", o.beta1},

@@ -22,9 +22,9 @@ void Optimizer::add_param_group(ParamGroup group) {
   for (const Tensor& p : group.params) {
     EMBER_CHECK_VALUE(p.defined(), "[optimizer] can't optimize an undefined tensor");
     EMBER_CHECK_VALUE(p.is_leaf(), "[optimizer] can't optimize a non-leaf tensor (made by ",
-                p.grad_fn() ? p.grad_fn()->name() : "?", ")");
+                      p.grad_fn() ? p.grad_fn()->name() : "?", ")");
     EMBER_CHECK_VALUE(seen.insert(p.unsafe_impl()).second,
-                "[optimizer] some parameters appear in more than one parameter group");
+                      "[optimizer] some parameters appear in more than one parameter group");
   }
   for (auto& [k, v] : defaults_) group.options.emplace(k, v);  // defaults fill what is unset
   groups_.push_back(std::move(group));

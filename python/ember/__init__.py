@@ -34,5 +34,12 @@ del _name
 
 from . import (autograd, cuda, nn, optim, utils, multiprocessing, distributed, backends,  # noqa: E402
                models)
+from .return_types import max as _max_type, min as _min_type  # noqa: E402
+
+# The Python-made objects the C++ binding hands out, registered once here (see python_object).
+_C._register("Size", Size)
+_C._register("Parameter", nn.Parameter)
+_C._register("return_types.max", _max_type)
+_C._register("return_types.min", _min_type)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -43,8 +43,7 @@ void bind_autograd(py::module_& m) {
           r = autograd::grad(outs, ins, grads, retain, create_graph, allow_unused);
         }
         py::tuple out(r.size());
-        for (size_t i = 0; i < r.size(); ++i)
-          out[i] = r[i].defined() ? py::cast(r[i]) : py::none();
+        for (size_t i = 0; i < r.size(); ++i) out[i] = r[i].defined() ? py::cast(r[i]) : py::none();
         return out;
       },
       "outputs"_a, "inputs"_a, "grad_outputs"_a = py::none(), "retain_graph"_a = py::none(),

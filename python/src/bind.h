@@ -65,6 +65,13 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device devi
 /// Sizes as a Python tuple of ember.Size.
 py::object to_size(const Shape& s);
 
+/// Objects made in Python that the binding hands out (ember.Size, ember.nn.Parameter, the types
+/// of max(dim)'s result): ember/__init__.py registers each once, when ember is imported. A
+/// function-local static that imported them on first use could deadlock: a thread running its
+/// initialiser releases the GIL inside the import, and another thread holding the GIL waits on
+/// the static's guard (found with DataLoader workers calling a Python dataset).
+py::handle python_object(const char* name);
+
 // --- modules (nn.cpp) ---
 /// The module behind a Python object, as a shared_ptr that keeps the Python object alive (and
 /// with it a Python subclass's forward and attributes) while C++ holds the module.

@@ -86,8 +86,9 @@ Device to_device(py::handle h) {
   if (py::isinstance<Device>(h)) return h.cast<Device>();
   if (py::isinstance<py::str>(h)) return Device(h.cast<std::string>());
   if (PyLong_Check(h.ptr()) && !is_python_bool(h)) return Device(kCUDA, h.cast<int>());
-  throw py::type_error("expected a device (ember.device, a string such as 'cuda:0', or an int), got " +
-                       type_name(h));
+  throw py::type_error(
+      "expected a device (ember.device, a string such as 'cuda:0', or an int), got " +
+      type_name(h));
 }
 
 DType to_dtype(py::handle h) {
@@ -208,11 +209,9 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device devi
 }
 
 py::object to_size(const Shape& s) {
-  // Never destroyed: it must outlive the interpreter's own teardown.
-  static auto* size_type = new py::object(py::module_::import("ember._size").attr("Size"));
   py::tuple t(s.size());
   for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
-  return (*size_type)(t);
+  return python_object("Size")(t);
 }
 
 }  // namespace ember::python

@@ -44,9 +44,10 @@ class PythonDataset : public data::Dataset {
 std::shared_ptr<data::Dataset> dataset_ptr(py::handle h) {
   if (py::isinstance<data::Dataset>(h)) return h.cast<std::shared_ptr<data::Dataset>>();
   if (!py::hasattr(h, "__len__") || !py::hasattr(h, "__getitem__"))
-    throw py::type_error("DataLoader: expected a dataset (an object with __len__ and "
-                         "__getitem__), got " +
-                         std::string(py::str(py::type::handle_of(h).attr("__name__"))));
+    throw py::type_error(
+        "DataLoader: expected a dataset (an object with __len__ and "
+        "__getitem__), got " +
+        std::string(py::str(py::type::handle_of(h).attr("__name__"))));
   return std::make_shared<PythonDataset>(py::reinterpret_borrow<py::object>(h));
 }
 
@@ -66,8 +67,8 @@ void bind_data(py::module_& m) {
         auto n = static_cast<int64_t>(ds.size());
         if (i < 0) i += n;
         if (i < 0 || i >= n)
-          throw py::index_error("index " + std::to_string(i) + " is out of range for a dataset of " +
-                                std::to_string(n));
+          throw py::index_error("index " + std::to_string(i) +
+                                " is out of range for a dataset of " + std::to_string(n));
         data::Example e = ds.get(static_cast<size_t>(i));
         return py::make_tuple(e.data, e.target);
       });
@@ -88,7 +89,8 @@ void bind_data(py::module_& m) {
            "std"_a = 0.3530)
       .def_property_readonly("data", &data::datasets::MNIST::images)
       .def_property_readonly("targets", &data::datasets::MNIST::labels);
-  d.def("read_idx", [](const std::string& path) { return data::read_idx(path); }, "path"_a);
+  d.def(
+      "read_idx", [](const std::string& path) { return data::read_idx(path); }, "path"_a);
   d.attr("FASHION_MNIST_DIR") = data::datasets::kFashionMnistDir;
 
   py::class_<LoaderIterator>(d, "_LoaderIterator")
@@ -110,10 +112,13 @@ void bind_data(py::module_& m) {
       .def(py::init([](py::handle dataset, size_t batch_size, bool shuffle, size_t num_workers,
                        bool drop_last, bool pin_memory, py::handle seed, py::handle collate_fn) {
              if (!collate_fn.is_none())
-               throw py::value_error("DataLoader: collate_fn is not supported; examples are "
-                                     "stacked into (data, target) batches");
-             EMBER_CHECK_VALUE(batch_size > 0, "[DataLoader] batch_size should be a positive "
-                               "integer value, but got batch_size=", batch_size);
+               throw py::value_error(
+                   "DataLoader: collate_fn is not supported; examples are "
+                   "stacked into (data, target) batches");
+             EMBER_CHECK_VALUE(batch_size > 0,
+                               "[DataLoader] batch_size should be a positive "
+                               "integer value, but got batch_size=",
+                               batch_size);
              data::DataLoaderOptions o;
              o.batch_size = batch_size;
              o.shuffle = shuffle;
@@ -123,7 +128,17 @@ void bind_data(py::module_& m) {
              // Without a seed the shuffle follows ember.manual_seed, as PyTorch's follows
              // torch.manual_seed.
              o.seed = seed.is_none() ? default_generator().random64() : seed.cast<uint64_t>();
-             return std::make_shared<data::DataLoader>(dataset_ptr(dataset), o);
+             // Destroying a loader joins its worker threads, which may be waiting for the GIL to
+             // call a Python dataset: the deleter lets go of the GIL first.
+             return std::shared_ptr<data::DataLoader>(
+                 new data::DataLoader(dataset_ptr(dataset), o), [](data::DataLoader* l) {
+                   if (Py_IsInitialized() && PyGILState_Check()) {
+                     py::gil_scoped_release no_gil;
+                     delete l;
+                   } else {
+                     delete l;
+                   }
+                 });
            }),
            "dataset"_a, "batch_size"_a = 1, "shuffle"_a = false, "num_workers"_a = 0,
            "drop_last"_a = false, "pin_memory"_a = false, "seed"_a = py::none(),

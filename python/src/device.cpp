@@ -56,8 +56,7 @@ void bind_device(py::module_& m) {
   py::class_<DType>(m, "dtype", "An element type: ember.float32, ember.int64, ...")
       .def_property_readonly("is_floating_point",
                              [](DType t) { return ember::is_floating_point(t); })
-      .def_property_readonly("is_signed",
-                             [](DType t) { return t != kBool && t != kUInt8; })
+      .def_property_readonly("is_signed", [](DType t) { return t != kBool && t != kUInt8; })
       .def_property_readonly("itemsize", [](DType t) { return itemsize(t); })
       .def("__repr__", [](DType t) { return std::string("ember.") + dtype_name(t); })
       .def("__eq__",
@@ -69,10 +68,10 @@ void bind_device(py::module_& m) {
     const char* name;
     DType dtype;
   };
-  const Name names[] = {{"float32", kFloat32}, {"float", kFloat32},     {"float64", kFloat64},
-                        {"double", kFloat64},  {"float16", kFloat16},   {"half", kFloat16},
+  const Name names[] = {{"float32", kFloat32},   {"float", kFloat32},   {"float64", kFloat64},
+                        {"double", kFloat64},    {"float16", kFloat16}, {"half", kFloat16},
                         {"bfloat16", kBFloat16}, {"int64", kInt64},     {"long", kInt64},
-                        {"int32", kInt32},     {"int", kInt32},         {"uint8", kUInt8},
+                        {"int32", kInt32},       {"int", kInt32},       {"uint8", kUInt8},
                         {"bool", kBool}};
   for (const Name& n : names) {
     py::object*& slot = dtype_objects()[static_cast<size_t>(n.dtype)];
@@ -80,8 +79,9 @@ void bind_device(py::module_& m) {
     m.attr(n.name) = *slot;
   }
 
-  m.def("manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a,
-        "Seeds the default generator (every device's random numbers come from it).");
+  m.def(
+      "manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a,
+      "Seeds the default generator (every device's random numbers come from it).");
   m.def("initial_seed", [] { return default_generator().initial_seed(); });
   m.def("set_num_threads", &set_num_threads, "n"_a,
         "Threads of ember's CPU pool (intra-op parallelism).");

@@ -71,15 +71,16 @@ void bind_distributed(py::module_& m) {
       .value("MIN", dist::ReduceOp::MIN)
       .value("MAX", dist::ReduceOp::MAX);
   py::class_<dist::Work, std::shared_ptr<dist::Work>>(d, "Work")
-      .def("wait",
-           [](dist::Work& w, py::handle timeout) {
-             std::chrono::milliseconds t =
-                 timeout.is_none() ? std::chrono::milliseconds::max() : to_timeout(timeout);
-             py::gil_scoped_release no_gil;
-             w.wait(t);
-             return true;
-           },
-           "timeout"_a = py::none())
+      .def(
+          "wait",
+          [](dist::Work& w, py::handle timeout) {
+            std::chrono::milliseconds t =
+                timeout.is_none() ? std::chrono::milliseconds::max() : to_timeout(timeout);
+            py::gil_scoped_release no_gil;
+            w.wait(t);
+            return true;
+          },
+          "timeout"_a = py::none())
       .def("is_completed", &dist::Work::is_completed)
       .def("is_success", &dist::Work::is_success);
   py::class_<dist::ProcessGroup, std::shared_ptr<dist::ProcessGroup>>(d, "ProcessGroup")
@@ -87,111 +88,138 @@ void bind_distributed(py::module_& m) {
       .def("size", &dist::ProcessGroup::size);
 
   d.def("available_backends", &dist::available_backends);
-  d.def("init_process_group",
-        [](const std::string& backend, py::handle init_method, int world_size, int rank,
-           py::handle timeout) {
-          std::string method = init_method.is_none() ? "env://" : init_method.cast<std::string>();
-          std::chrono::milliseconds t = to_timeout(timeout);
-          py::gil_scoped_release no_gil;
-          dist::init_process_group(backend, method, world_size, rank, t);
-        },
-        "backend"_a = "gloo", "init_method"_a = py::none(), "world_size"_a = -1, "rank"_a = -1,
-        "timeout"_a = py::none());
+  d.def(
+      "init_process_group",
+      [](const std::string& backend, py::handle init_method, int world_size, int rank,
+         py::handle timeout) {
+        std::string method = init_method.is_none() ? "env://" : init_method.cast<std::string>();
+        std::chrono::milliseconds t = to_timeout(timeout);
+        py::gil_scoped_release no_gil;
+        dist::init_process_group(backend, method, world_size, rank, t);
+      },
+      "backend"_a = "gloo", "init_method"_a = py::none(), "world_size"_a = -1, "rank"_a = -1,
+      "timeout"_a = py::none());
   d.def("is_initialized", &dist::is_initialized);
-  d.def("destroy_process_group", [](py::handle) {
-    py::gil_scoped_release no_gil;
-    dist::destroy_process_group();
-  }, "group"_a = py::none());
-  d.def("get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, "group"_a = py::none());
-  d.def("get_world_size", [](py::handle g) { return dist::get_world_size(group_of(g)); },
-        "group"_a = py::none());
-  d.def("new_group",
-        [](std::vector<int> ranks) {
-          py::gil_scoped_release no_gil;
-          return dist::new_group(ranks);
-        },
-        "ranks"_a);
-  d.def("all_reduce",
-        [](const Tensor& t, dist::ReduceOp op, py::handle group, bool async_op) {
-          return collective(async_op, [&] { return dist::all_reduce(t, op, group_of(group), async_op); });
-        },
-        "tensor"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(), "async_op"_a = false);
-  d.def("broadcast",
-        [](const Tensor& t, int src, py::handle group, bool async_op) {
-          return collective(async_op, [&] { return dist::broadcast(t, src, group_of(group), async_op); });
-        },
-        "tensor"_a, "src"_a, "group"_a = py::none(), "async_op"_a = false);
-  d.def("reduce",
-        [](const Tensor& t, int dst, dist::ReduceOp op, py::handle group, bool async_op) {
-          return collective(async_op, [&] { return dist::reduce(t, dst, op, group_of(group), async_op); });
-        },
-        "tensor"_a, "dst"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
-        "async_op"_a = false);
-  d.def("all_gather",
-        [](py::handle tensor_list_, const Tensor& t, py::handle group, bool async_op) {
-          std::vector<Tensor> outs = tensor_list(tensor_list_);
-          return collective(async_op, [&] { return dist::all_gather(outs, t, group_of(group), async_op); });
-        },
-        "tensor_list"_a, "tensor"_a, "group"_a = py::none(), "async_op"_a = false);
-  d.def("gather",
-        [](const Tensor& t, py::handle gather_list, int dst, py::handle group, bool async_op) {
-          std::vector<Tensor> outs = tensor_list(gather_list);
-          return collective(async_op, [&] { return dist::gather(t, outs, dst, group_of(group), async_op); });
-        },
-        "tensor"_a, "gather_list"_a = py::none(), "dst"_a = 0, "group"_a = py::none(),
-        "async_op"_a = false);
-  d.def("scatter",
-        [](const Tensor& t, py::handle scatter_list, int src, py::handle group, bool async_op) {
-          std::vector<Tensor> ins = tensor_list(scatter_list);
-          return collective(async_op, [&] { return dist::scatter(t, ins, src, group_of(group), async_op); });
-        },
-        "tensor"_a, "scatter_list"_a = py::none(), "src"_a = 0, "group"_a = py::none(),
-        "async_op"_a = false);
-  d.def("reduce_scatter",
-        [](const Tensor& out, py::handle input_list, dist::ReduceOp op, py::handle group,
-           bool async_op) {
-          std::vector<Tensor> ins = tensor_list(input_list);
-          return collective(async_op, [&] {
-            return dist::reduce_scatter(out, ins, op, group_of(group), async_op);
-          });
-        },
-        "output"_a, "input_list"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
-        "async_op"_a = false);
-  d.def("all_to_all_single",
-        [](const Tensor& out, const Tensor& in, py::handle group, bool async_op) {
-          return collective(async_op, [&] { return dist::all_to_all(out, in, group_of(group), async_op); });
-        },
-        "output"_a, "input"_a, "group"_a = py::none(), "async_op"_a = false);
-  d.def("barrier",
-        [](py::handle group, bool async_op) {
-          return collective(async_op, [&] { return dist::barrier(group_of(group), async_op); });
-        },
-        "group"_a = py::none(), "async_op"_a = false);
-  d.def("send",
-        [](const Tensor& t, int dst, py::handle group, int tag) {
-          py::gil_scoped_release no_gil;
-          dist::send(t, dst, group_of(group), tag);
-        },
-        "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
-  d.def("recv",
-        [](const Tensor& t, int src, py::handle group, int tag) {
-          py::gil_scoped_release no_gil;
-          dist::recv(t, src, group_of(group), tag);
-          return src;
-        },
-        "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
-  d.def("isend",
-        [](const Tensor& t, int dst, py::handle group, int tag) {
-          py::gil_scoped_release no_gil;
-          return dist::isend(t, dst, group_of(group), tag);
-        },
-        "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
-  d.def("irecv",
-        [](const Tensor& t, int src, py::handle group, int tag) {
-          py::gil_scoped_release no_gil;
-          return dist::irecv(t, src, group_of(group), tag);
-        },
-        "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def(
+      "destroy_process_group",
+      [](py::handle) {
+        py::gil_scoped_release no_gil;
+        dist::destroy_process_group();
+      },
+      "group"_a = py::none());
+  d.def(
+      "get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, "group"_a = py::none());
+  d.def(
+      "get_world_size", [](py::handle g) { return dist::get_world_size(group_of(g)); },
+      "group"_a = py::none());
+  d.def(
+      "new_group",
+      [](std::vector<int> ranks) {
+        py::gil_scoped_release no_gil;
+        return dist::new_group(ranks);
+      },
+      "ranks"_a);
+  d.def(
+      "all_reduce",
+      [](const Tensor& t, dist::ReduceOp op, py::handle group, bool async_op) {
+        return collective(async_op,
+                          [&] { return dist::all_reduce(t, op, group_of(group), async_op); });
+      },
+      "tensor"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "broadcast",
+      [](const Tensor& t, int src, py::handle group, bool async_op) {
+        return collective(async_op,
+                          [&] { return dist::broadcast(t, src, group_of(group), async_op); });
+      },
+      "tensor"_a, "src"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "reduce",
+      [](const Tensor& t, int dst, dist::ReduceOp op, py::handle group, bool async_op) {
+        return collective(async_op,
+                          [&] { return dist::reduce(t, dst, op, group_of(group), async_op); });
+      },
+      "tensor"_a, "dst"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
+      "async_op"_a = false);
+  d.def(
+      "all_gather",
+      [](py::handle tensor_list_, const Tensor& t, py::handle group, bool async_op) {
+        std::vector<Tensor> outs = tensor_list(tensor_list_);
+        return collective(async_op,
+                          [&] { return dist::all_gather(outs, t, group_of(group), async_op); });
+      },
+      "tensor_list"_a, "tensor"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "gather",
+      [](const Tensor& t, py::handle gather_list, int dst, py::handle group, bool async_op) {
+        std::vector<Tensor> outs = tensor_list(gather_list);
+        return collective(async_op,
+                          [&] { return dist::gather(t, outs, dst, group_of(group), async_op); });
+      },
+      "tensor"_a, "gather_list"_a = py::none(), "dst"_a = 0, "group"_a = py::none(),
+      "async_op"_a = false);
+  d.def(
+      "scatter",
+      [](const Tensor& t, py::handle scatter_list, int src, py::handle group, bool async_op) {
+        std::vector<Tensor> ins = tensor_list(scatter_list);
+        return collective(async_op,
+                          [&] { return dist::scatter(t, ins, src, group_of(group), async_op); });
+      },
+      "tensor"_a, "scatter_list"_a = py::none(), "src"_a = 0, "group"_a = py::none(),
+      "async_op"_a = false);
+  d.def(
+      "reduce_scatter",
+      [](const Tensor& out, py::handle input_list, dist::ReduceOp op, py::handle group,
+         bool async_op) {
+        std::vector<Tensor> ins = tensor_list(input_list);
+        return collective(async_op, [&] {
+          return dist::reduce_scatter(out, ins, op, group_of(group), async_op);
+        });
+      },
+      "output"_a, "input_list"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
+      "async_op"_a = false);
+  d.def(
+      "all_to_all_single",
+      [](const Tensor& out, const Tensor& in, py::handle group, bool async_op) {
+        return collective(async_op,
+                          [&] { return dist::all_to_all(out, in, group_of(group), async_op); });
+      },
+      "output"_a, "input"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "barrier",
+      [](py::handle group, bool async_op) {
+        return collective(async_op, [&] { return dist::barrier(group_of(group), async_op); });
+      },
+      "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "send",
+      [](const Tensor& t, int dst, py::handle group, int tag) {
+        py::gil_scoped_release no_gil;
+        dist::send(t, dst, group_of(group), tag);
+      },
+      "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def(
+      "recv",
+      [](const Tensor& t, int src, py::handle group, int tag) {
+        py::gil_scoped_release no_gil;
+        dist::recv(t, src, group_of(group), tag);
+        return src;
+      },
+      "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def(
+      "isend",
+      [](const Tensor& t, int dst, py::handle group, int tag) {
+        py::gil_scoped_release no_gil;
+        return dist::isend(t, dst, group_of(group), tag);
+      },
+      "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def(
+      "irecv",
+      [](const Tensor& t, int src, py::handle group, int tag) {
+        py::gil_scoped_release no_gil;
+        return dist::irecv(t, src, group_of(group), tag);
+      },
+      "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
 
   py::class_<NoSync>(d, "_NoSync")
       .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.ddp); })
@@ -221,7 +249,8 @@ void bind_distributed(py::module_& m) {
            "broadcast_buffers"_a = true, "process_group"_a = py::none(), "bucket_cap_mb"_a = 25.0,
            "find_unused_parameters"_a = false, "gradient_as_bucket_view"_a = false)
       .def_property_readonly(
-          "module", [](const dist::DistributedDataParallel& ddp) { return module_object(ddp.module()); })
+          "module",
+          [](const dist::DistributedDataParallel& ddp) { return module_object(ddp.module()); })
       .def("forward",
            [](py::handle self, py::args args, py::kwargs kwargs) {
              auto& ddp = self.cast<dist::DistributedDataParallel&>();
@@ -235,10 +264,8 @@ void bind_distributed(py::module_& m) {
              ddp.post_forward(outs);
              return out;
            })
-      .def("__call__",
-           [](py::handle self, py::args args, py::kwargs kwargs) {
-             return self.attr("forward")(*args, **kwargs);
-           })
+      .def("__call__", [](py::handle self, py::args args,
+                          py::kwargs kwargs) { return self.attr("forward")(*args, **kwargs); })
       .def("no_sync", [](const std::shared_ptr<dist::DistributedDataParallel>& ddp) {
         return NoSync{ddp, std::nullopt};
       });

@@ -18,7 +18,8 @@ Pair pair(py::handle h, const char* what) {
     return {v, v};
   }
   Shape s = to_shape(h, what);
-  if (s.size() != 2) throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
+  if (s.size() != 2)
+    throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
   return {s[0], s[1]};
 }
 
@@ -26,7 +27,8 @@ F::Reduction reduction(const std::string& r) {
   if (r == "mean") return F::Reduction::Mean;
   if (r == "sum") return F::Reduction::Sum;
   if (r == "none") return F::Reduction::None;
-  throw py::value_error(r + " is not a valid value for reduction (expected 'mean', 'sum' or 'none')");
+  throw py::value_error(r +
+                        " is not a valid value for reduction (expected 'mean', 'sum' or 'none')");
 }
 
 Tensor optional_tensor(py::handle h) { return h.is_none() ? Tensor() : as_tensor(h); }
@@ -35,10 +37,13 @@ Tensor optional_tensor(py::handle h) { return h.is_none() ? Tensor() : as_tensor
 
 void bind_functional(py::module_& m) {
   py::module_ f = m.def_submodule("_functional", "ember.nn.functional's C++ part");
-  f.def("relu", [](const Tensor& x, bool) { return nogil([&] { return relu(x); }); }, "input"_a,
-        "inplace"_a = false);
-  f.def("sigmoid", [](const Tensor& x) { return nogil([&] { return sigmoid(x); }); }, "input"_a);
-  f.def("tanh", [](const Tensor& x) { return nogil([&] { return tanh(x); }); }, "input"_a);
+  f.def(
+      "relu", [](const Tensor& x, bool) { return nogil([&] { return relu(x); }); }, "input"_a,
+      "inplace"_a = false);
+  f.def(
+      "sigmoid", [](const Tensor& x) { return nogil([&] { return sigmoid(x); }); }, "input"_a);
+  f.def(
+      "tanh", [](const Tensor& x) { return nogil([&] { return tanh(x); }); }, "input"_a);
   f.def(
       "softmax",
       [](const Tensor& x, int64_t dim, py::handle dtype) {
@@ -73,7 +78,8 @@ void bind_functional(py::module_& m) {
       [](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
          py::handle dilation, int64_t groups) {
         Tensor bias = optional_tensor(b);
-        Pair s = pair(stride, "stride"), p = pair(padding, "padding"), d = pair(dilation, "dilation");
+        Pair s = pair(stride, "stride"), p = pair(padding, "padding"),
+             d = pair(dilation, "dilation");
         return nogil([&] { return conv2d(x, w, bias, s, p, d, groups); });
       },
       "input"_a, "weight"_a, "bias"_a = py::none(), "stride"_a = 1, "padding"_a = 0,
@@ -84,7 +90,8 @@ void bind_functional(py::module_& m) {
          bool ceil_mode) {
         std::optional<Pair> s;
         if (!stride.is_none()) s = pair(stride, "stride");
-        Pair kk = pair(k, "kernel_size"), p = pair(padding, "padding"), d = pair(dilation, "dilation");
+        Pair kk = pair(k, "kernel_size"), p = pair(padding, "padding"),
+             d = pair(dilation, "dilation");
         return nogil([&] { return max_pool2d(x, kk, s, p, d, ceil_mode); });
       },
       "input"_a, "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "dilation"_a = 1,
@@ -108,8 +115,8 @@ void bind_functional(py::module_& m) {
                w = optional_tensor(weight), b = optional_tensor(bias);
         return nogil([&] { return F::batch_norm(x, rm, rv, w, b, training, momentum, eps); });
       },
-      "input"_a, "running_mean"_a, "running_var"_a, "weight"_a = py::none(),
-      "bias"_a = py::none(), "training"_a = false, "momentum"_a = 0.1, "eps"_a = 1e-5);
+      "input"_a, "running_mean"_a, "running_var"_a, "weight"_a = py::none(), "bias"_a = py::none(),
+      "training"_a = false, "momentum"_a = 0.1, "eps"_a = 1e-5);
   f.def(
       "cross_entropy",
       [](const Tensor& input, const Tensor& target, py::handle weight, int64_t ignore_index,
@@ -139,8 +146,7 @@ void bind_functional(py::module_& m) {
       },
       "input"_a, "target"_a, "reduction"_a = "mean");
   f.def(
-      "one_hot",
-      [](const Tensor& x, int64_t n) { return nogil([&] { return one_hot(x, n); }); },
+      "one_hot", [](const Tensor& x, int64_t n) { return nogil([&] { return one_hot(x, n); }); },
       "input"_a, "num_classes"_a = -1);
   f.def(
       "embedding",

@@ -53,7 +53,8 @@ std::vector<Tensor> tensor_list(py::handle h, const char* what) {
   std::vector<Tensor> out;
   for (py::handle item : h) {
     if (!is_tensor(item))
-      throw py::type_error(std::string(what) + "(): expected a sequence of tensors, got an element of type " +
+      throw py::type_error(std::string(what) +
+                           "(): expected a sequence of tensors, got an element of type " +
                            std::string(py::str(py::type::handle_of(item).attr("__name__"))));
     out.push_back(as_tensor(item));
   }
@@ -93,16 +94,21 @@ void bind_functions(py::module_& m) {
   m.def("is_tensor", [](py::handle h) { return is_tensor(h); });
   m.def("numel", [](const Tensor& x) { return x.numel(); });
 
-  def_sized(m, "zeros", [](const Shape& s, const TensorOptions& o) { return zeros(s, o); },
-            "A tensor of zeros.");
-  def_sized(m, "ones", [](const Shape& s, const TensorOptions& o) { return ones(s, o); },
-            "A tensor of ones.");
-  def_sized(m, "empty", [](const Shape& s, const TensorOptions& o) { return empty(s, o); },
-            "A tensor of uninitialised memory.");
-  def_sized(m, "rand", [](const Shape& s, const TensorOptions& o) { return rand(s, o); },
-            "Uniform in [0, 1).");
-  def_sized(m, "randn", [](const Shape& s, const TensorOptions& o) { return randn(s, o); },
-            "Standard normal.");
+  def_sized(
+      m, "zeros", [](const Shape& s, const TensorOptions& o) { return zeros(s, o); },
+      "A tensor of zeros.");
+  def_sized(
+      m, "ones", [](const Shape& s, const TensorOptions& o) { return ones(s, o); },
+      "A tensor of ones.");
+  def_sized(
+      m, "empty", [](const Shape& s, const TensorOptions& o) { return empty(s, o); },
+      "A tensor of uninitialised memory.");
+  def_sized(
+      m, "rand", [](const Shape& s, const TensorOptions& o) { return rand(s, o); },
+      "Uniform in [0, 1).");
+  def_sized(
+      m, "randn", [](const Shape& s, const TensorOptions& o) { return randn(s, o); },
+      "Standard normal.");
   def_like(m, "zeros_like", [](const Shape& s, const TensorOptions& o) { return zeros(s, o); });
   def_like(m, "ones_like", [](const Shape& s, const TensorOptions& o) { return ones(s, o); });
   def_like(m, "empty_like", [](const Shape& s, const TensorOptions& o) { return empty(s, o); });
@@ -136,8 +142,9 @@ void bind_functions(py::module_& m) {
       "arange",
       [](py::args args, py::handle dtype, py::handle device, bool requires_grad) {
         if (args.empty() || args.size() > 3)
-          throw py::type_error("arange(): expected arange(end), arange(start, end) or "
-                               "arange(start, end, step)");
+          throw py::type_error(
+              "arange(): expected arange(end), arange(start, end) or "
+              "arange(start, end, step)");
         Scalar start = 0, end, step = 1;
         if (args.size() == 1) {
           end = to_scalar(args[0], "arange");
@@ -178,20 +185,21 @@ void bind_functions(py::module_& m) {
       [](py::args args, py::handle dtype, py::handle device) {
         // randint(high, size) or randint(low, high, size)
         if (args.size() != 2 && args.size() != 3)
-          throw py::type_error("randint(): expected randint(high, size) or randint(low, high, size)");
+          throw py::type_error(
+              "randint(): expected randint(high, size) or randint(low, high, size)");
         int64_t low = args.size() == 3 ? args[0].cast<int64_t>() : 0;
         int64_t high = args[args.size() - 2].cast<int64_t>();
         Shape s = to_shape(py::handle(args[args.size() - 1]), "randint");
-        TensorOptions o = to_options(dtype.is_none() ? py::handle(dtype_object(kInt64)) : dtype,
-                                     device, false);
+        TensorOptions o =
+            to_options(dtype.is_none() ? py::handle(dtype_object(kInt64)) : dtype, device, false);
         return nogil([&] { return randint(low, high, s, o); });
       },
       py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none());
   m.def(
       "randperm",
       [](int64_t n, py::handle dtype, py::handle device) {
-        TensorOptions o = to_options(dtype.is_none() ? py::handle(dtype_object(kInt64)) : dtype,
-                                     device, false);
+        TensorOptions o =
+            to_options(dtype.is_none() ? py::handle(dtype_object(kInt64)) : dtype, device, false);
         return nogil([&] { return randperm(n, o); });
       },
       "n"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none());

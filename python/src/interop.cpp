@@ -72,8 +72,9 @@ Tensor from_numpy(py::array a) {
     sizes.push_back(a.shape(i));
     auto s = static_cast<int64_t>(a.strides(i));
     if (s < 0)
-      throw py::value_error("At least one stride in the given numpy array is negative: make a "
-                            "copy first (a.copy())");
+      throw py::value_error(
+          "At least one stride in the given numpy array is negative: make a "
+          "copy first (a.copy())");
     if (s % item != 0)
       throw py::value_error("the numpy array's strides are not multiples of its itemsize");
     strides.push_back(s / item);
@@ -102,8 +103,9 @@ py::capsule to_capsule(const Tensor& t) {
 
 Tensor from_capsule(py::handle cap) {
   if (!PyCapsule_IsValid(cap.ptr(), kCapsule))
-    throw py::value_error("from_dlpack: expected a DLPack capsule named 'dltensor' that was not "
-                          "consumed yet");
+    throw py::value_error(
+        "from_dlpack: expected a DLPack capsule named 'dltensor' that was not "
+        "consumed yet");
   auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), kCapsule));
   Tensor t = from_dlpack(m);  // owns m from here
   PyCapsule_SetName(cap.ptr(), kUsedCapsule);
@@ -129,8 +131,7 @@ void bind_interop(py::module_& m) {
             if (t.is_cuda() && !stream.is_none()) {
               // The consumer works on `stream`: order it after the work queued on ours.
               int64_t s = stream.cast<int64_t>();
-              cuda::Stream consumer(t.device().index(),
-                                    s == 1 ? 0 : static_cast<uintptr_t>(s));
+              cuda::Stream consumer(t.device().index(), s == 1 ? 0 : static_cast<uintptr_t>(s));
               consumer.wait_stream(cuda::current_stream(t.device().index()));
             }
             return to_capsule(t);
@@ -144,7 +145,8 @@ void bind_interop(py::module_& m) {
       [](py::handle x) {
         if (PyCapsule_CheckExact(x.ptr())) return from_capsule(x);
         if (!py::hasattr(x, "__dlpack__"))
-          throw py::type_error("from_dlpack: expected an object with __dlpack__ or a DLPack capsule");
+          throw py::type_error(
+              "from_dlpack: expected an object with __dlpack__ or a DLPack capsule");
         py::object cap;
         auto dev = x.attr("__dlpack_device__")().cast<std::pair<int, int>>();
         if (dev.first == kDLCUDA) {

@@ -17,16 +17,12 @@ namespace {
 // for a replica (clone_impl) is made as PyTorch's replicate makes one: a new instance of the class
 // without calling __init__, the __dict__ copied, the registered tensors and children cloned.
 
-py::object& parameter_type() {
-  static auto* t = new py::object(py::module_::import("ember.nn.parameter").attr("Parameter"));
-  return *t;
-}
+py::handle parameter_type() { return python_object("Parameter"); }
 
 // A Parameter object sharing t (module.weight, module.parameters()).
 py::object wrap_parameter(const Tensor& t) {
-  static auto* tensor_init = new py::object(py::type::of<Tensor>().attr("__init__"));
   py::object p = parameter_type().attr("__new__")(parameter_type());
-  (*tensor_init)(p, t);
+  py::type::of<Tensor>().attr("__init__")(p, t);
   return p;
 }
 
@@ -44,8 +40,9 @@ nn::Module* constructed(py::handle self) {
 nn::Module* module_of(py::handle self) {
   nn::Module* m = constructed(self);
   if (m == nullptr)
-    throw py::attribute_error("cannot use " + type_name(self) +
-                              " before Module.__init__() is called (call super().__init__() first)");
+    throw py::attribute_error(
+        "cannot use " + type_name(self) +
+        " before Module.__init__() is called (call super().__init__() first)");
   return m;
 }
 
@@ -89,7 +86,8 @@ Pair pair(py::handle h, const char* what) {
     return {v, v};
   }
   Shape s = to_shape(h, what);
-  if (s.size() != 2) throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
+  if (s.size() != 2)
+    throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
   return {s[0], s[1]};
 }
 
@@ -131,21 +129,27 @@ void module_to(nn::Module& m, const py::args& args, const py::kwargs& kwargs) {
   }
   for (auto [k, v] : kwargs) {
     std::string key = py::str(k);
-    if (key == "device" && !v.is_none()) device = to_device(v);
-    else if (key == "dtype" && !v.is_none()) dtype = to_dtype(v);
-    else if (key == "non_blocking") non_blocking = v.cast<bool>();
+    if (key == "device" && !v.is_none())
+      device = to_device(v);
+    else if (key == "dtype" && !v.is_none())
+      dtype = to_dtype(v);
+    else if (key == "non_blocking")
+      non_blocking = v.cast<bool>();
     else if (key != "device" && key != "dtype")
       throw py::type_error("to() got an unexpected keyword argument '" + key + "'");
   }
   py::gil_scoped_release no_gil;
-  if (device && dtype) m.to(*device, *dtype, non_blocking);
-  else if (device) m.to(*device, non_blocking);
-  else if (dtype) m.to(*dtype);
+  if (device && dtype)
+    m.to(*device, *dtype, non_blocking);
+  else if (device)
+    m.to(*device, non_blocking);
+  else if (dtype)
+    m.to(*dtype);
 }
 
 template <typename M>
 py::class_<M, nn::Module, std::shared_ptr<M>> layer(py::module_& m, const char* name,
-                                                   const char* doc) {
+                                                    const char* doc) {
   py::class_<M, nn::Module, std::shared_ptr<M>> c(m, name, py::dynamic_attr(), doc);
   c.attr("__ember_native__") = true;
   return c;
@@ -179,21 +183,20 @@ void bind_nn(py::module_& m) {
       nn, "Module", py::dynamic_attr(),
       "The base of every layer and model; subclass it and define forward, as torch.nn.Module.");
   mod.def(py::init_alias<>())
-      .def(
-          "__call__",
-          [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
-            if (is_native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
-              nn::Module* mm = module_of(self);
-              const Tensor& x = as_tensor(args[0]);
-              Tensor y;
-              {
-                py::gil_scoped_release no_gil;
-                y = mm->forward(x);
-              }
-              return py::cast(std::move(y));
-            }
-            return self.attr("forward")(*args, **kwargs);
-          })
+      .def("__call__",
+           [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
+             if (is_native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
+               nn::Module* mm = module_of(self);
+               const Tensor& x = as_tensor(args[0]);
+               Tensor y;
+               {
+                 py::gil_scoped_release no_gil;
+                 y = mm->forward(x);
+               }
+               return py::cast(std::move(y));
+             }
+             return self.attr("forward")(*args, **kwargs);
+           })
       .def(
           "forward",
           [](nn::Module& self, const Tensor& x) {
@@ -206,15 +209,19 @@ void bind_nn(py::module_& m) {
              if (py::isinstance(value, parameter_type())) {
                nn::Module* mm = module_of(self);
                const Tensor& t = as_tensor(value);
-               if (Tensor* slot = mm->parameter_slot(name)) *slot = t;
-               else mm->register_parameter(name, t, t.requires_grad());
+               if (Tensor* slot = mm->parameter_slot(name))
+                 *slot = t;
+               else
+                 mm->register_parameter(name, t, t.requires_grad());
                return;
              }
              if (py::isinstance<nn::Module>(value)) {
                nn::Module* mm = module_of(self);
                std::shared_ptr<nn::Module> child = module_ptr(value);
-               if (mm->named_child(name)) mm->replace_module(name, child);
-               else mm->register_module(name, child);
+               if (mm->named_child(name))
+                 mm->replace_module(name, child);
+               else
+                 mm->register_module(name, child);
                return;
              }
              nn::Module* mm = constructed(self);
@@ -235,7 +242,8 @@ void bind_nn(py::module_& m) {
                }
                if (value.is_none() && mm->remove_module(name)) return;
              }
-             py::object setattr = py::module_::import("builtins").attr("object").attr("__setattr__");
+             py::object setattr =
+                 py::module_::import("builtins").attr("object").attr("__setattr__");
              setattr(self, name, value);
            })
       .def("__getattr__",
@@ -261,66 +269,82 @@ void bind_nn(py::module_& m) {
              }
              py::module_::import("builtins").attr("object").attr("__delattr__")(self, name);
            })
-      .def("register_parameter",
-           [](nn::Module& self, const std::string& name, py::handle param) {
-             if (Tensor* slot = self.parameter_slot(name)) {
-               *slot = param.is_none() ? Tensor() : as_tensor(param);
-               return;
-             }
-             Tensor t = param.is_none() ? Tensor() : as_tensor(param);
-             self.register_parameter(name, t, t.defined() && t.requires_grad());
-           },
-           "name"_a, "param"_a)
-      .def("register_buffer",
-           [](nn::Module& self, const std::string& name, py::handle tensor, bool persistent) {
-             EMBER_CHECK(persistent,
-                         "[register_buffer] non-persistent buffers are not supported: every buffer "
-                         "is saved in the state dict");
-             Tensor t = tensor.is_none() ? Tensor() : as_tensor(tensor);
-             if (Tensor* slot = self.buffer_slot(name)) *slot = t;
-             else self.register_buffer(name, t);
-           },
-           "name"_a, "tensor"_a, "persistent"_a = true)
-      .def("add_module",
-           [](nn::Module& self, const std::string& name, py::handle module) {
-             std::shared_ptr<nn::Module> child = module_ptr(module);
-             if (self.named_child(name)) self.replace_module(name, child);
-             else self.register_module(name, child);
-           },
-           "name"_a, "module"_a)
-      .def("register_module",
-           [](nn::Module& self, const std::string& name, py::handle module) {
-             std::shared_ptr<nn::Module> child = module_ptr(module);
-             if (self.named_child(name)) self.replace_module(name, child);
-             else self.register_module(name, child);
-           },
-           "name"_a, "module"_a)
-      .def("parameters",
-           [](const nn::Module& self, bool recurse) {
-             py::list out;
-             for (const Tensor& t : self.parameters(recurse)) out.append(wrap_parameter(t));
-             return py::iter(out);
-           },
-           "recurse"_a = true)
-      .def("named_parameters",
-           [](const nn::Module& self, const std::string& prefix, bool recurse) {
-             py::list out;
-             for (auto& [n, t] : self.named_parameters(recurse))
-               out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, wrap_parameter(t)));
-             return py::iter(out);
-           },
-           "prefix"_a = "", "recurse"_a = true)
-      .def("buffers",
-           [](const nn::Module& self, bool recurse) { return py::iter(py::cast(self.buffers(recurse))); },
-           "recurse"_a = true)
-      .def("named_buffers",
-           [](const nn::Module& self, const std::string& prefix, bool recurse) {
-             py::list out;
-             for (auto& [n, t] : self.named_buffers(recurse))
-               out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, t));
-             return py::iter(out);
-           },
-           "prefix"_a = "", "recurse"_a = true)
+      .def(
+          "register_parameter",
+          [](nn::Module& self, const std::string& name, py::handle param) {
+            if (Tensor* slot = self.parameter_slot(name)) {
+              *slot = param.is_none() ? Tensor() : as_tensor(param);
+              return;
+            }
+            Tensor t = param.is_none() ? Tensor() : as_tensor(param);
+            self.register_parameter(name, t, t.defined() && t.requires_grad());
+          },
+          "name"_a, "param"_a)
+      .def(
+          "register_buffer",
+          [](nn::Module& self, const std::string& name, py::handle tensor, bool persistent) {
+            EMBER_CHECK(persistent,
+                        "[register_buffer] non-persistent buffers are not supported: every buffer "
+                        "is saved in the state dict");
+            Tensor t = tensor.is_none() ? Tensor() : as_tensor(tensor);
+            if (Tensor* slot = self.buffer_slot(name))
+              *slot = t;
+            else
+              self.register_buffer(name, t);
+          },
+          "name"_a, "tensor"_a, "persistent"_a = true)
+      .def(
+          "add_module",
+          [](nn::Module& self, const std::string& name, py::handle module) {
+            std::shared_ptr<nn::Module> child = module_ptr(module);
+            if (self.named_child(name))
+              self.replace_module(name, child);
+            else
+              self.register_module(name, child);
+          },
+          "name"_a, "module"_a)
+      .def(
+          "register_module",
+          [](nn::Module& self, const std::string& name, py::handle module) {
+            std::shared_ptr<nn::Module> child = module_ptr(module);
+            if (self.named_child(name))
+              self.replace_module(name, child);
+            else
+              self.register_module(name, child);
+          },
+          "name"_a, "module"_a)
+      .def(
+          "parameters",
+          [](const nn::Module& self, bool recurse) {
+            py::list out;
+            for (const Tensor& t : self.parameters(recurse)) out.append(wrap_parameter(t));
+            return py::iter(out);
+          },
+          "recurse"_a = true)
+      .def(
+          "named_parameters",
+          [](const nn::Module& self, const std::string& prefix, bool recurse) {
+            py::list out;
+            for (auto& [n, t] : self.named_parameters(recurse))
+              out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, wrap_parameter(t)));
+            return py::iter(out);
+          },
+          "prefix"_a = "", "recurse"_a = true)
+      .def(
+          "buffers",
+          [](const nn::Module& self, bool recurse) {
+            return py::iter(py::cast(self.buffers(recurse)));
+          },
+          "recurse"_a = true)
+      .def(
+          "named_buffers",
+          [](const nn::Module& self, const std::string& prefix, bool recurse) {
+            py::list out;
+            for (auto& [n, t] : self.named_buffers(recurse))
+              out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, t));
+            return py::iter(out);
+          },
+          "prefix"_a = "", "recurse"_a = true)
       .def("children",
            [](const nn::Module& self) {
              py::list out;
@@ -337,47 +361,50 @@ void bind_nn(py::module_& m) {
            })
       .def("named_modules",
            [](nn::Module& self) { return py::iter(named_list(self.named_modules())); })
-      .def("get_submodule",
-           [](py::handle self, const std::string& target) -> py::object {
-             py::object cur = py::reinterpret_borrow<py::object>(self);
-             if (target.empty()) return cur;
-             size_t start = 0;
-             while (start <= target.size()) {
-               size_t dot = target.find('.', start);
-               std::string part = target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-               std::shared_ptr<nn::Module> c = module_of(cur)->named_child(part);
-               if (!c)
-                 throw py::attribute_error(type_name(cur) + " has no attribute `" + part + "`");
-               cur = module_object(c);
-               if (dot == std::string::npos) break;
-               start = dot + 1;
-             }
-             return cur;
-           },
-           "target"_a)
-      .def("apply",
-           [](py::handle self, py::function fn) {
-             module_of(self)->apply([&](nn::Module& mm) {
-               fn(py::cast(&mm, py::return_value_policy::reference));
-             });
-             return self;
-           },
-           "fn"_a)
+      .def(
+          "get_submodule",
+          [](py::handle self, const std::string& target) -> py::object {
+            py::object cur = py::reinterpret_borrow<py::object>(self);
+            if (target.empty()) return cur;
+            size_t start = 0;
+            while (start <= target.size()) {
+              size_t dot = target.find('.', start);
+              std::string part =
+                  target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+              std::shared_ptr<nn::Module> c = module_of(cur)->named_child(part);
+              if (!c)
+                throw py::attribute_error(type_name(cur) + " has no attribute `" + part + "`");
+              cur = module_object(c);
+              if (dot == std::string::npos) break;
+              start = dot + 1;
+            }
+            return cur;
+          },
+          "target"_a)
+      .def(
+          "apply",
+          [](py::handle self, py::function fn) {
+            module_of(self)->apply(
+                [&](nn::Module& mm) { fn(py::cast(&mm, py::return_value_policy::reference)); });
+            return self;
+          },
+          "fn"_a)
       .def("to",
            [](py::handle self, py::args args, py::kwargs kwargs) {
              module_to(*module_of(self), args, kwargs);
              return self;
            })
-      .def("cuda",
-           [](py::handle self, py::handle device) {
-             Device d = device.is_none() ? Device(kCUDA) : to_device(device);
-             EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
-             nn::Module* mm = module_of(self);
-             py::gil_scoped_release no_gil;
-             mm->to(d);
-             return self;
-           },
-           "device"_a = py::none())
+      .def(
+          "cuda",
+          [](py::handle self, py::handle device) {
+            Device d = device.is_none() ? Device(kCUDA) : to_device(device);
+            EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
+            nn::Module* mm = module_of(self);
+            py::gil_scoped_release no_gil;
+            mm->to(d);
+            return self;
+          },
+          "device"_a = py::none())
       .def("cpu",
            [](py::handle self) {
              nn::Module* mm = module_of(self);
@@ -385,16 +412,33 @@ void bind_nn(py::module_& m) {
              mm->to(Device(kCPU, 0));
              return self;
            })
-      .def("float", [](py::handle self) { module_of(self)->to(kFloat32); return self; })
-      .def("double", [](py::handle self) { module_of(self)->to(kFloat64); return self; })
-      .def("half", [](py::handle self) { module_of(self)->to(kFloat16); return self; })
-      .def("bfloat16", [](py::handle self) { module_of(self)->to(kBFloat16); return self; })
-      .def("train",
-           [](py::handle self, bool on) {
-             module_of(self)->train(on);
+      .def("float",
+           [](py::handle self) {
+             module_of(self)->to(kFloat32);
              return self;
-           },
-           "mode"_a = true)
+           })
+      .def("double",
+           [](py::handle self) {
+             module_of(self)->to(kFloat64);
+             return self;
+           })
+      .def("half",
+           [](py::handle self) {
+             module_of(self)->to(kFloat16);
+             return self;
+           })
+      .def("bfloat16",
+           [](py::handle self) {
+             module_of(self)->to(kBFloat16);
+             return self;
+           })
+      .def(
+          "train",
+          [](py::handle self, bool on) {
+            module_of(self)->train(on);
+            return self;
+          },
+          "mode"_a = true)
       .def("eval",
            [](py::handle self) {
              module_of(self)->eval();
@@ -411,12 +455,13 @@ void bind_nn(py::module_& m) {
             self.train(on);
             for (auto& [c, t] : below) c->train(t);
           })
-      .def("requires_grad_",
-           [](py::handle self, bool on) {
-             for (Tensor& t : module_of(self)->parameters()) t.requires_grad_(on);
-             return self;
-           },
-           "requires_grad"_a = true)
+      .def(
+          "requires_grad_",
+          [](py::handle self, bool on) {
+            for (Tensor& t : module_of(self)->parameters()) t.requires_grad_(on);
+            return self;
+          },
+          "requires_grad"_a = true)
       .def("zero_grad", &nn::Module::zero_grad, "set_to_none"_a = true)
       .def("share_memory",
            [](py::handle self) {
@@ -426,13 +471,14 @@ void bind_nn(py::module_& m) {
              return self;
            })
       .def("state_dict", [](const nn::Module& self) { return state_to_dict(self.state_dict()); })
-      .def("load_state_dict",
-           [](nn::Module& self, py::handle state, bool strict) {
-             auto s = state_from_dict(state);
-             py::gil_scoped_release no_gil;
-             self.load_state_dict(s, strict);
-           },
-           "state_dict"_a, "strict"_a = true)
+      .def(
+          "load_state_dict",
+          [](nn::Module& self, py::handle state, bool strict) {
+            auto s = state_from_dict(state);
+            py::gil_scoped_release no_gil;
+            self.load_state_dict(s, strict);
+          },
+          "state_dict"_a, "strict"_a = true)
       .def("extra_repr", &nn::Module::extra_repr)
       .def("_get_name", &nn::Module::name)
       .def("__repr__", [](const nn::Module& self) { return self.repr(); });
@@ -456,9 +502,15 @@ void bind_nn(py::module_& m) {
            }),
            "in_channels"_a, "out_channels"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = 0,
            "dilation"_a = 1, "groups"_a = 1, "bias"_a = true)
-      .def_property_readonly("in_channels", [](const nn::Conv2d& c) { return c.options.in_channels; })
-      .def_property_readonly("out_channels", [](const nn::Conv2d& c) { return c.options.out_channels; })
-      .def_property_readonly("kernel_size", [](const nn::Conv2d& c) { return py::make_tuple(c.options.kernel_size[0], c.options.kernel_size[1]); })
+      .def_property_readonly("in_channels",
+                             [](const nn::Conv2d& c) { return c.options.in_channels; })
+      .def_property_readonly("out_channels",
+                             [](const nn::Conv2d& c) { return c.options.out_channels; })
+      .def_property_readonly("kernel_size",
+                             [](const nn::Conv2d& c) {
+                               return py::make_tuple(c.options.kernel_size[0],
+                                                     c.options.kernel_size[1]);
+                             })
       .def("reset_parameters", &nn::Conv2d::reset_parameters);
   layer<nn::MaxPool2d>(nn, "MaxPool2d", "2-D max pooling")
       .def(py::init([](py::handle k, py::handle stride, py::handle padding, py::handle dilation,
@@ -476,9 +528,8 @@ void bind_nn(py::module_& m) {
                        bool count_include_pad) {
              std::optional<Pair> s;
              if (!stride.is_none()) s = pair(stride, "stride");
-             return std::make_shared<nn::AvgPool2d>(pair(k, "kernel_size"), s,
-                                                    pair(padding, "padding"), ceil_mode,
-                                                    count_include_pad);
+             return std::make_shared<nn::AvgPool2d>(
+                 pair(k, "kernel_size"), s, pair(padding, "padding"), ceil_mode, count_include_pad);
            }),
            "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,
            "count_include_pad"_a = true);
@@ -489,8 +540,7 @@ void bind_nn(py::module_& m) {
   layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))").def(py::init<>());
   layer<nn::Tanh>(nn, "Tanh", "tanh(x)").def(py::init<>());
   layer<nn::Softmax>(nn, "Softmax", "softmax over dim").def(py::init<int64_t>(), "dim"_a);
-  layer<nn::LogSoftmax>(nn, "LogSoftmax", "log_softmax over dim")
-      .def(py::init<int64_t>(), "dim"_a);
+  layer<nn::LogSoftmax>(nn, "LogSoftmax", "log_softmax over dim").def(py::init<int64_t>(), "dim"_a);
   layer<nn::Flatten>(nn, "Flatten", "flattens dims start_dim..end_dim")
       .def(py::init<int64_t, int64_t>(), "start_dim"_a = 1, "end_dim"_a = -1);
   layer<nn::Dropout>(nn, "Dropout", "zeroes elements with probability p in training")
@@ -522,7 +572,8 @@ void bind_nn(py::module_& m) {
            [](const nn::Sequential& s, int64_t i) {
              auto n = static_cast<int64_t>(s.size());
              if (i < 0) i += n;
-             if (i < 0 || i >= n) throw py::index_error("index " + std::to_string(i) + " is out of range");
+             if (i < 0 || i >= n)
+               throw py::index_error("index " + std::to_string(i) + " is out of range");
              return module_object(s[static_cast<size_t>(i)]);
            })
       .def("__iter__",
@@ -550,39 +601,61 @@ void bind_nn(py::module_& m) {
     });
   };
   inplace_init("uniform_", [](Tensor& t, py::args a, py::kwargs k) {
-    nn::init::uniform_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("a") ? k["a"].cast<double>() : 0.0,
-                       a.size() > 1 ? a[1].cast<double>() : k.contains("b") ? k["b"].cast<double>() : 1.0);
+    nn::init::uniform_(t,
+                       a.size() > 0      ? a[0].cast<double>()
+                       : k.contains("a") ? k["a"].cast<double>()
+                                         : 0.0,
+                       a.size() > 1      ? a[1].cast<double>()
+                       : k.contains("b") ? k["b"].cast<double>()
+                                         : 1.0);
   });
   inplace_init("normal_", [](Tensor& t, py::args a, py::kwargs k) {
-    nn::init::normal_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("mean") ? k["mean"].cast<double>() : 0.0,
-                      a.size() > 1 ? a[1].cast<double>() : k.contains("std") ? k["std"].cast<double>() : 1.0);
+    nn::init::normal_(t,
+                      a.size() > 0         ? a[0].cast<double>()
+                      : k.contains("mean") ? k["mean"].cast<double>()
+                                           : 0.0,
+                      a.size() > 1        ? a[1].cast<double>()
+                      : k.contains("std") ? k["std"].cast<double>()
+                                          : 1.0);
   });
   inplace_init("constant_", [](Tensor& t, py::args a, py::kwargs k) {
-    nn::init::constant_(t, to_scalar(a.size() > 0 ? py::object(a[0]) : py::object(k["val"]), "constant_"));
+    nn::init::constant_(
+        t, to_scalar(a.size() > 0 ? py::object(a[0]) : py::object(k["val"]), "constant_"));
   });
   inplace_init("zeros_", [](Tensor& t, py::args, py::kwargs) { nn::init::zeros_(t); });
   inplace_init("ones_", [](Tensor& t, py::args, py::kwargs) { nn::init::ones_(t); });
   inplace_init("xavier_uniform_", [](Tensor& t, py::args a, py::kwargs k) {
-    nn::init::xavier_uniform_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("gain") ? k["gain"].cast<double>() : 1.0);
+    nn::init::xavier_uniform_(t, a.size() > 0         ? a[0].cast<double>()
+                                 : k.contains("gain") ? k["gain"].cast<double>()
+                                                      : 1.0);
   });
   inplace_init("xavier_normal_", [](Tensor& t, py::args a, py::kwargs k) {
-    nn::init::xavier_normal_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("gain") ? k["gain"].cast<double>() : 1.0);
+    nn::init::xavier_normal_(t, a.size() > 0         ? a[0].cast<double>()
+                                : k.contains("gain") ? k["gain"].cast<double>()
+                                                     : 1.0);
   });
   auto kaiming = [](bool uniform) {
     return [uniform](Tensor& t, py::args a, py::kwargs k) {
-      double slope = a.size() > 0 ? a[0].cast<double>() : k.contains("a") ? k["a"].cast<double>() : 0.0;
+      double slope = a.size() > 0      ? a[0].cast<double>()
+                     : k.contains("a") ? k["a"].cast<double>()
+                                       : 0.0;
       std::string mode = k.contains("mode") ? k["mode"].cast<std::string>() : "fan_in";
-      std::string nl = k.contains("nonlinearity") ? k["nonlinearity"].cast<std::string>() : "leaky_relu";
-      EMBER_CHECK_VALUE(mode == "fan_in" || mode == "fan_out", "[kaiming] mode must be fan_in or fan_out, got ", mode);
-      nn::init::Nonlinearity n = nl == "relu" ? nn::init::Nonlinearity::ReLU
+      std::string nl =
+          k.contains("nonlinearity") ? k["nonlinearity"].cast<std::string>() : "leaky_relu";
+      EMBER_CHECK_VALUE(mode == "fan_in" || mode == "fan_out",
+                        "[kaiming] mode must be fan_in or fan_out, got ", mode);
+      nn::init::Nonlinearity n = nl == "relu"         ? nn::init::Nonlinearity::ReLU
                                  : nl == "leaky_relu" ? nn::init::Nonlinearity::LeakyReLU
-                                 : nl == "tanh" ? nn::init::Nonlinearity::Tanh
-                                 : nl == "sigmoid" ? nn::init::Nonlinearity::Sigmoid
-                                 : nl == "linear" ? nn::init::Nonlinearity::Linear
-                                 : throw ValueError("[kaiming] unknown nonlinearity " + nl);
+                                 : nl == "tanh"       ? nn::init::Nonlinearity::Tanh
+                                 : nl == "sigmoid"    ? nn::init::Nonlinearity::Sigmoid
+                                 : nl == "linear"
+                                     ? nn::init::Nonlinearity::Linear
+                                     : throw ValueError("[kaiming] unknown nonlinearity " + nl);
       auto fan = mode == "fan_in" ? nn::init::FanMode::FanIn : nn::init::FanMode::FanOut;
-      if (uniform) nn::init::kaiming_uniform_(t, slope, fan, n);
-      else nn::init::kaiming_normal_(t, slope, fan, n);
+      if (uniform)
+        nn::init::kaiming_uniform_(t, slope, fan, n);
+      else
+        nn::init::kaiming_normal_(t, slope, fan, n);
     };
   };
   inplace_init("kaiming_uniform_", kaiming(true));

@@ -33,8 +33,8 @@ void group_set(const GroupView& g, const std::string& key, py::handle value) {
     pg.options["beta2"] = b.second;
     return;
   }
-  pg.options[key] = PyBool_Check(value.ptr()) ? (value.ptr() == Py_True ? 1.0 : 0.0)
-                                              : value.cast<double>();
+  pg.options[key] =
+      PyBool_Check(value.ptr()) ? (value.ptr() == Py_True ? 1.0 : 0.0) : value.cast<double>();
 }
 
 // Options in a group dict as the C++ optimizer names them.
@@ -49,7 +49,7 @@ std::map<std::string, double> group_options(py::dict d) {
       out["beta2"] = b.second;
     } else {
       out[k] = PyBool_Check(item.second.ptr()) ? (item.second.ptr() == Py_True ? 1.0 : 0.0)
-                                              : item.second.cast<double>();
+                                               : item.second.cast<double>();
     }
   }
   return out;
@@ -103,15 +103,16 @@ void bind_optim(py::module_& m) {
              return k == "params" || g.group().options.count(k) > 0 ||
                     (k == "betas" && g.group().options.count("beta1") > 0);
            })
-      .def("get",
-           [](const GroupView& g, const std::string& k, py::object dflt) {
-             try {
-               return group_get(g, k);
-             } catch (const py::key_error&) {
-               return dflt;
-             }
-           },
-           "key"_a, "default"_a = py::none())
+      .def(
+          "get",
+          [](const GroupView& g, const std::string& k, py::object dflt) {
+            try {
+              return group_get(g, k);
+            } catch (const py::key_error&) {
+              return dflt;
+            }
+          },
+          "key"_a, "default"_a = py::none())
       .def("keys",
            [](const GroupView& g) {
              py::list keys;
@@ -128,21 +129,23 @@ void bind_optim(py::module_& m) {
       });
 
   py::class_<optim::Optimizer, std::shared_ptr<optim::Optimizer>>(o, "Optimizer")
-      .def("step",
-           [](optim::Optimizer& self, py::handle closure) -> py::object {
-             py::object loss = py::none();
-             if (!closure.is_none()) loss = closure();
-             py::gil_scoped_release no_gil;
-             self.step();
-             return loss;
-           },
-           "closure"_a = py::none())
-      .def("zero_grad",
-           [](optim::Optimizer& self, bool set_to_none) {
-             py::gil_scoped_release no_gil;
-             self.zero_grad(set_to_none);
-           },
-           "set_to_none"_a = true)
+      .def(
+          "step",
+          [](optim::Optimizer& self, py::handle closure) -> py::object {
+            py::object loss = py::none();
+            if (!closure.is_none()) loss = closure();
+            py::gil_scoped_release no_gil;
+            self.step();
+            return loss;
+          },
+          "closure"_a = py::none())
+      .def(
+          "zero_grad",
+          [](optim::Optimizer& self, bool set_to_none) {
+            py::gil_scoped_release no_gil;
+            self.zero_grad(set_to_none);
+          },
+          "set_to_none"_a = true)
       .def_property_readonly("param_groups",
                              [](const std::shared_ptr<optim::Optimizer>& self) {
                                py::list out;
@@ -154,21 +157,22 @@ void bind_optim(py::module_& m) {
            [](optim::Optimizer& self, py::dict group) {
              self.add_param_group({tensors(group["params"]), group_options(group)});
            })
-      .def("state_dict", [](const optim::Optimizer& self) { return state_to_dict(self.state_dict()); })
+      .def("state_dict",
+           [](const optim::Optimizer& self) { return state_to_dict(self.state_dict()); })
       .def("load_state_dict", [](optim::Optimizer& self, py::handle state) {
         self.load_state_dict(state_from_dict(state));
       });
 
-  py::class_<optim::SGD, optim::Optimizer, std::shared_ptr<optim::SGD>>(o, "SGD")
-      .def(py::init([](py::handle params, double lr, double momentum, double dampening,
-                       double weight_decay, bool nesterov) {
-             optim::SGDOptions opt(lr);
-             opt.with_momentum(momentum).with_dampening(dampening).with_weight_decay(weight_decay);
-             opt.with_nesterov(nesterov);
-             return std::make_shared<optim::SGD>(param_groups(params), opt);
-           }),
-           "params"_a, "lr"_a, "momentum"_a = 0.0, "dampening"_a = 0.0, "weight_decay"_a = 0.0,
-           "nesterov"_a = false);
+  py::class_<optim::SGD, optim::Optimizer, std::shared_ptr<optim::SGD>>(o, "SGD").def(
+      py::init([](py::handle params, double lr, double momentum, double dampening,
+                  double weight_decay, bool nesterov) {
+        optim::SGDOptions opt(lr);
+        opt.with_momentum(momentum).with_dampening(dampening).with_weight_decay(weight_decay);
+        opt.with_nesterov(nesterov);
+        return std::make_shared<optim::SGD>(param_groups(params), opt);
+      }),
+      "params"_a, "lr"_a, "momentum"_a = 0.0, "dampening"_a = 0.0, "weight_decay"_a = 0.0,
+      "nesterov"_a = false);
   auto adam_options = [](double lr, std::pair<double, double> betas, double eps,
                          double weight_decay, bool amsgrad) {
     optim::AdamOptions opt(lr);
@@ -176,14 +180,14 @@ void bind_optim(py::module_& m) {
     opt.with_amsgrad(amsgrad);
     return opt;
   };
-  py::class_<optim::Adam, optim::Optimizer, std::shared_ptr<optim::Adam>>(o, "Adam")
-      .def(py::init([adam_options](py::handle params, double lr, std::pair<double, double> betas,
-                                   double eps, double weight_decay, bool amsgrad) {
-             return std::make_shared<optim::Adam>(
-                 param_groups(params), adam_options(lr, betas, eps, weight_decay, amsgrad));
-           }),
-           "params"_a, "lr"_a = 1e-3, "betas"_a = std::make_pair(0.9, 0.999), "eps"_a = 1e-8,
-           "weight_decay"_a = 0.0, "amsgrad"_a = false);
+  py::class_<optim::Adam, optim::Optimizer, std::shared_ptr<optim::Adam>>(o, "Adam").def(
+      py::init([adam_options](py::handle params, double lr, std::pair<double, double> betas,
+                              double eps, double weight_decay, bool amsgrad) {
+        return std::make_shared<optim::Adam>(param_groups(params),
+                                             adam_options(lr, betas, eps, weight_decay, amsgrad));
+      }),
+      "params"_a, "lr"_a = 1e-3, "betas"_a = std::make_pair(0.9, 0.999), "eps"_a = 1e-8,
+      "weight_decay"_a = 0.0, "amsgrad"_a = false);
   py::class_<optim::AdamW, optim::Adam, std::shared_ptr<optim::AdamW>>(o, "AdamW")
       .def(py::init([adam_options](py::handle params, double lr, std::pair<double, double> betas,
                                    double eps, double weight_decay, bool amsgrad) {
@@ -204,8 +208,8 @@ void bind_optim(py::module_& m) {
       });
   // keep_alive: a scheduler holds its optimizer by reference.
   py::class_<optim::StepLR, optim::LRScheduler>(o, "StepLR")
-      .def(py::init<optim::Optimizer&, int64_t, double, int64_t>(), "optimizer"_a,
-           "step_size"_a, "gamma"_a = 0.1, "last_epoch"_a = -1, py::keep_alive<1, 2>());
+      .def(py::init<optim::Optimizer&, int64_t, double, int64_t>(), "optimizer"_a, "step_size"_a,
+           "gamma"_a = 0.1, "last_epoch"_a = -1, py::keep_alive<1, 2>());
   py::class_<optim::CosineAnnealingLR, optim::LRScheduler>(o, "CosineAnnealingLR")
       .def(py::init<optim::Optimizer&, int64_t, double, int64_t>(), "optimizer"_a, "T_max"_a,
            "eta_min"_a = 0.0, "last_epoch"_a = -1, py::keep_alive<1, 2>());

@@ -101,7 +101,8 @@ py::object gather_outputs(const std::vector<py::object>& outs, Device device, in
     py::tuple out(n);
     for (size_t k = 0; k < n; ++k) {
       std::vector<py::object> column;
-      for (const py::object& o : outs) column.push_back(py::reinterpret_borrow<py::object>(o[py::int_(k)]));
+      for (const py::object& o : outs)
+        column.push_back(py::reinterpret_borrow<py::object>(o[py::int_(k)]));
       out[k] = gather_outputs(column, device, dim);
     }
     return out;
@@ -141,84 +142,92 @@ py::object data_parallel_call(py::handle module, const py::tuple& inputs,
 
 void bind_parallel(py::module_& m) {
   py::module_ p = m.def_submodule("_parallel", "ember.nn.parallel's C++ part");
-  p.def("replicate",
-        [](py::handle module, py::handle devices) {
-          return replicas_of(module, devices_of(devices));
-        },
-        "network"_a, "devices"_a);
-  p.def("scatter",
-        [](py::handle inputs, py::handle target_gpus, int64_t dim) {
-          std::vector<Device> devices = devices_of(target_gpus);
-          py::tuple args = is_tensor(inputs) ? py::make_tuple(inputs)
-                                              : py::tuple(py::reinterpret_borrow<py::object>(inputs));
-          size_t used = 0;
-          std::vector<py::tuple> pieces = scatter_args(args, devices, dim, &used);
-          py::tuple out(pieces.size());
-          for (size_t i = 0; i < pieces.size(); ++i)
-            out[i] = is_tensor(inputs) ? pieces[i][0] : py::object(pieces[i]);
-          return out;
-        },
-        "inputs"_a, "target_gpus"_a, "dim"_a = 0);
-  p.def("gather",
-        [](py::handle outputs, py::handle target_device, int64_t dim) {
-          std::vector<py::object> outs;
-          for (py::handle o : outputs) outs.push_back(py::reinterpret_borrow<py::object>(o));
-          return gather_outputs(outs, resolve_device(to_device(target_device)), dim);
-        },
-        "outputs"_a, "target_device"_a, "dim"_a = 0);
-  p.def("parallel_apply",
-        [](py::handle modules, py::handle inputs, py::handle devices) {
-          std::vector<py::object> mods, outs;
-          std::vector<py::tuple> ins;
-          std::vector<Device> devs;
-          for (py::handle mm : modules) mods.push_back(py::reinterpret_borrow<py::object>(mm));
-          for (py::handle x : inputs)
-            ins.push_back(is_tensor(x) ? py::make_tuple(x) : py::tuple(py::reinterpret_borrow<py::object>(x)));
-          if (devices.is_none()) {
-            // Each replica runs on the device of its first tensor argument.
-            for (const py::tuple& t : ins) {
-              Device d(kCPU, 0);
-              for (py::handle a : t)
-                if (is_tensor(a)) {
-                  d = as_tensor(a).device();
-                  break;
-                }
-              devs.push_back(d);
-            }
-          } else {
-            devs = devices_of(devices);
+  p.def(
+      "replicate",
+      [](py::handle module, py::handle devices) {
+        return replicas_of(module, devices_of(devices));
+      },
+      "network"_a, "devices"_a);
+  p.def(
+      "scatter",
+      [](py::handle inputs, py::handle target_gpus, int64_t dim) {
+        std::vector<Device> devices = devices_of(target_gpus);
+        py::tuple args = is_tensor(inputs) ? py::make_tuple(inputs)
+                                           : py::tuple(py::reinterpret_borrow<py::object>(inputs));
+        size_t used = 0;
+        std::vector<py::tuple> pieces = scatter_args(args, devices, dim, &used);
+        py::tuple out(pieces.size());
+        for (size_t i = 0; i < pieces.size(); ++i)
+          out[i] = is_tensor(inputs) ? pieces[i][0] : py::object(pieces[i]);
+        return out;
+      },
+      "inputs"_a, "target_gpus"_a, "dim"_a = 0);
+  p.def(
+      "gather",
+      [](py::handle outputs, py::handle target_device, int64_t dim) {
+        std::vector<py::object> outs;
+        for (py::handle o : outputs) outs.push_back(py::reinterpret_borrow<py::object>(o));
+        return gather_outputs(outs, resolve_device(to_device(target_device)), dim);
+      },
+      "outputs"_a, "target_device"_a, "dim"_a = 0);
+  p.def(
+      "parallel_apply",
+      [](py::handle modules, py::handle inputs, py::handle devices) {
+        std::vector<py::object> mods, outs;
+        std::vector<py::tuple> ins;
+        std::vector<Device> devs;
+        for (py::handle mm : modules) mods.push_back(py::reinterpret_borrow<py::object>(mm));
+        for (py::handle x : inputs)
+          ins.push_back(is_tensor(x) ? py::make_tuple(x)
+                                     : py::tuple(py::reinterpret_borrow<py::object>(x)));
+        if (devices.is_none()) {
+          // Each replica runs on the device of its first tensor argument.
+          for (const py::tuple& t : ins) {
+            Device d(kCPU, 0);
+            for (py::handle a : t)
+              if (is_tensor(a)) {
+                d = as_tensor(a).device();
+                break;
+              }
+            devs.push_back(d);
           }
-          outs = apply_all(mods, ins, devs);
-          py::list out;
-          for (auto& o : outs) out.append(o);
-          return out;
-        },
-        "modules"_a, "inputs"_a, "devices"_a = py::none());
-  p.def("data_parallel",
-        [](py::handle module, py::handle inputs, py::handle device_ids, py::handle output_device,
-           int64_t dim) {
-          std::vector<Device> devices = device_ids.is_none() ? default_devices() : devices_of(device_ids);
-          Device out = output_device.is_none() ? devices[0] : resolve_device(to_device(output_device));
-          py::tuple args = is_tensor(inputs) ? py::make_tuple(inputs)
-                                              : py::tuple(py::reinterpret_borrow<py::object>(inputs));
-          return data_parallel_call(module, args, devices, out, dim);
-        },
-        "module"_a, "inputs"_a, "device_ids"_a = py::none(), "output_device"_a = py::none(),
-        "dim"_a = 0);
+        } else {
+          devs = devices_of(devices);
+        }
+        outs = apply_all(mods, ins, devs);
+        py::list out;
+        for (auto& o : outs) out.append(o);
+        return out;
+      },
+      "modules"_a, "inputs"_a, "devices"_a = py::none());
+  p.def(
+      "data_parallel",
+      [](py::handle module, py::handle inputs, py::handle device_ids, py::handle output_device,
+         int64_t dim) {
+        std::vector<Device> devices =
+            device_ids.is_none() ? default_devices() : devices_of(device_ids);
+        Device out =
+            output_device.is_none() ? devices[0] : resolve_device(to_device(output_device));
+        py::tuple args = is_tensor(inputs) ? py::make_tuple(inputs)
+                                           : py::tuple(py::reinterpret_borrow<py::object>(inputs));
+        return data_parallel_call(module, args, devices, out, dim);
+      },
+      "module"_a, "inputs"_a, "device_ids"_a = py::none(), "output_device"_a = py::none(),
+      "dim"_a = 0);
 
   // DataParallel is the C++ module (so it nests, saves and moves like one); a call with other
   // than one tensor goes through data_parallel_call.
   py::class_<nn::DataParallel, nn::Module, std::shared_ptr<nn::DataParallel>>(
       p, "DataParallel", py::dynamic_attr(),
       "Splits each batch across devices and runs a replica of the module on each")
-      .def(py::init([](py::handle module, py::handle device_ids, py::handle output_device,
-                       int64_t dim) {
-             std::vector<Device> devices =
-                 device_ids.is_none() ? default_devices() : devices_of(device_ids);
-             std::optional<Device> out;
-             if (!output_device.is_none()) out = to_device(output_device);
-             return std::make_shared<nn::DataParallel>(module_ptr(module), devices, out, dim);
-           }),
+      .def(py::init(
+               [](py::handle module, py::handle device_ids, py::handle output_device, int64_t dim) {
+                 std::vector<Device> devices =
+                     device_ids.is_none() ? default_devices() : devices_of(device_ids);
+                 std::optional<Device> out;
+                 if (!output_device.is_none()) out = to_device(output_device);
+                 return std::make_shared<nn::DataParallel>(module_ptr(module), devices, out, dim);
+               }),
            "module"_a, "device_ids"_a = py::none(), "output_device"_a = py::none(), "dim"_a = 0)
       .def_property_readonly("module",
                              [](const nn::DataParallel& dp) { return module_object(dp.module()); })
@@ -239,8 +248,7 @@ void bind_parallel(py::module_& m) {
              if (!kwargs.empty())
                throw py::type_error("DataParallel: keyword arguments to forward are not supported");
              dp.check_module_device();
-             return data_parallel_call(module, args, dp.device_ids(),
-                                       dp.output_device(), dp.dim());
+             return data_parallel_call(module, args, dp.device_ids(), dp.output_device(), dp.dim());
            })
       .def("__call__", [](py::handle self, py::args args, py::kwargs kwargs) {
         return self.attr("forward")(*args, **kwargs);

@@ -164,10 +164,6 @@ std::vector<TensorIndex> to_indices(py::handle h, Device device) {
 Dims dims_arg(py::handle dim) { return to_dims(dim, "dim"); }
 
 py::object max_min(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
-  static auto* max_type = new py::object(
-      py::module_::import("collections").attr("namedtuple")("max", "values indices"));
-  static auto* min_type = new py::object(
-      py::module_::import("collections").attr("namedtuple")("min", "values indices"));
   if (dim.is_none()) return py::cast(nogil([&] { return is_max ? t.max() : t.min(); }));
   if (is_tensor(dim)) {  // x.max(other): the elementwise maximum
     const Tensor& o = as_tensor(dim);
@@ -179,7 +175,8 @@ py::object max_min(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
     py::gil_scoped_release no_gil;
     r = is_max ? t.max(d, keepdim) : t.min(d, keepdim);
   }
-  return (is_max ? *max_type : *min_type)(std::get<0>(r), std::get<1>(r));
+  return python_object(is_max ? "return_types.max" : "return_types.min")(std::get<0>(r),
+                                                                         std::get<1>(r));
 }
 
 std::optional<DType> opt_dtype(py::handle h) {
@@ -202,8 +199,7 @@ void bind_tensor(py::module_& m) {
   py::class_<RemovableHandle>(m, "RemovableHandle").def("remove", &RemovableHandle::remove);
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A function in the autograd graph.")
       .def("name", &Node::name)
-      .def("__repr__",
-           [](const Node& n) { return "<" + n.name() + " object>"; });
+      .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
   py::class_<Tensor> t(m, "Tensor", py::dynamic_attr(), "A multi-dimensional array on a device.");
   t.def(py::init<>())
@@ -214,22 +210,24 @@ void bind_tensor(py::module_& m) {
            "data"_a)
       // --- metadata ---
       .def_property_readonly("shape", [](const Tensor& x) { return to_size(x.sizes()); })
-      .def("size",
-           [](const Tensor& x, py::handle dim) -> py::object {
-             if (dim.is_none()) return to_size(x.sizes());
-             return py::int_(x.size(dim.cast<int64_t>()));
-           },
-           "dim"_a = py::none())
-      .def("stride",
-           [](const Tensor& x, py::handle dim) -> py::object {
-             if (dim.is_none()) {
-               py::tuple s(x.strides().size());
-               for (size_t i = 0; i < x.strides().size(); ++i) s[i] = py::int_(x.strides()[i]);
-               return s;
-             }
-             return py::int_(x.stride(dim.cast<int64_t>()));
-           },
-           "dim"_a = py::none())
+      .def(
+          "size",
+          [](const Tensor& x, py::handle dim) -> py::object {
+            if (dim.is_none()) return to_size(x.sizes());
+            return py::int_(x.size(dim.cast<int64_t>()));
+          },
+          "dim"_a = py::none())
+      .def(
+          "stride",
+          [](const Tensor& x, py::handle dim) -> py::object {
+            if (dim.is_none()) {
+              py::tuple s(x.strides().size());
+              for (size_t i = 0; i < x.strides().size(); ++i) s[i] = py::int_(x.strides()[i]);
+              return s;
+            }
+            return py::int_(x.stride(dim.cast<int64_t>()));
+          },
+          "dim"_a = py::none())
       .def_property_readonly("dtype", [](const Tensor& x) { return dtype_object(x.dtype()); })
       // cpu:0 shows as `cpu`, as PyTorch's CPU tensors (the two compare equal).
       .def_property_readonly("device",
@@ -267,18 +265,15 @@ void bind_tensor(py::module_& m) {
            })
       .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
       // --- autograd ---
-      .def_property(
-          "requires_grad", &Tensor::requires_grad,
-          [](Tensor& x, bool on) { x.requires_grad_(on); })
+      .def_property("requires_grad", &Tensor::requires_grad,
+                    [](Tensor& x, bool on) { x.requires_grad_(on); })
       .def_property(
           "grad",
           [](const Tensor& x) -> py::object {
             if (!x.grad().defined()) return py::none();
             return py::cast(x.grad());
           },
-          [](const Tensor& x, py::handle g) {
-            x.set_grad(g.is_none() ? Tensor() : as_tensor(g));
-          })
+          [](const Tensor& x, py::handle g) { x.set_grad(g.is_none() ? Tensor() : as_tensor(g)); })
       .def_property_readonly("grad_fn",
                              [](const Tensor& x) -> py::object {
                                if (!x.grad_fn()) return py::none();
@@ -288,27 +283,30 @@ void bind_tensor(py::module_& m) {
       .def_property(
           "data", [](const Tensor& x) { return x.detach(); },
           [](const Tensor& x, const Tensor& d) { x.set_data(d); })
-      .def("requires_grad_",
-           [](py::object self, bool on) {
-             self.cast<Tensor&>().requires_grad_(on);
-             return self;
-           },
-           "requires_grad"_a = true)
+      .def(
+          "requires_grad_",
+          [](py::object self, bool on) {
+            self.cast<Tensor&>().requires_grad_(on);
+            return self;
+          },
+          "requires_grad"_a = true)
       .def("retain_grad", &Tensor::retain_grad)
       .def_property_readonly("retains_grad", &Tensor::retains_grad)
       .def("detach", &Tensor::detach)
-      .def("detach_", [](py::object self) {
-        self.cast<Tensor&>().detach_();
-        return self;
-      })
-      .def("backward",
-           [](const Tensor& x, py::handle gradient, py::handle retain_graph, bool create_graph) {
-             Tensor g = gradient.is_none() ? Tensor() : as_tensor(gradient);
-             bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
-             py::gil_scoped_release no_gil;
-             x.backward(g, retain, create_graph);
-           },
-           "gradient"_a = py::none(), "retain_graph"_a = py::none(), "create_graph"_a = false)
+      .def("detach_",
+           [](py::object self) {
+             self.cast<Tensor&>().detach_();
+             return self;
+           })
+      .def(
+          "backward",
+          [](const Tensor& x, py::handle gradient, py::handle retain_graph, bool create_graph) {
+            Tensor g = gradient.is_none() ? Tensor() : as_tensor(gradient);
+            bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+            py::gil_scoped_release no_gil;
+            x.backward(g, retain, create_graph);
+          },
+          "gradient"_a = py::none(), "retain_graph"_a = py::none(), "create_graph"_a = false)
       .def("register_hook",
            [](const Tensor& x, py::function fn) {
              // The hook runs on the thread backward runs on, which holds no GIL.
@@ -321,17 +319,18 @@ void bind_tensor(py::module_& m) {
            })
       // --- conversions and copies ---
       .def("to", &to_call)
-      .def("cuda",
-           [](const Tensor& x, py::handle device, bool non_blocking) {
-             int index = -1;
-             if (!device.is_none()) {
-               Device d = to_device(device);
-               EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
-               index = d.index();
-             }
-             return nogil([&] { return x.cuda(index, non_blocking); });
-           },
-           "device"_a = py::none(), "non_blocking"_a = false)
+      .def(
+          "cuda",
+          [](const Tensor& x, py::handle device, bool non_blocking) {
+            int index = -1;
+            if (!device.is_none()) {
+              Device d = to_device(device);
+              EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
+              index = d.index();
+            }
+            return nogil([&] { return x.cuda(index, non_blocking); });
+          },
+          "device"_a = py::none(), "non_blocking"_a = false)
       .def("cpu", [](const Tensor& x) { return nogil([&] { return x.cpu(); }); })
       .def("float", [](const Tensor& x) { return nogil([&] { return x.to(kFloat32); }); })
       .def("double", [](const Tensor& x) { return nogil([&] { return x.to(kFloat64); }); })
@@ -345,11 +344,12 @@ void bind_tensor(py::module_& m) {
            [](const Tensor& x, const Tensor& o) { return nogil([&] { return x.to(o.dtype()); }); })
       .def("clone", [](const Tensor& x) { return nogil([&] { return x.clone(); }); })
       .def("contiguous", [](const Tensor& x) { return nogil([&] { return x.contiguous(); }); })
-      .def("copy_",
-           [](py::object self, const Tensor& src, bool non_blocking) {
-             return inplace(self, [&](Tensor& x) { x.copy_(src, non_blocking); });
-           },
-           "src"_a, "non_blocking"_a = false)
+      .def(
+          "copy_",
+          [](py::object self, const Tensor& src, bool non_blocking) {
+            return inplace(self, [&](Tensor& x) { x.copy_(src, non_blocking); });
+          },
+          "src"_a, "non_blocking"_a = false)
       .def("fill_",
            [](py::object self, py::handle v) {
              Scalar s = to_scalar(v, "fill_");
@@ -399,49 +399,54 @@ void bind_tensor(py::module_& m) {
              x.record_stream(stream.attr("cuda_stream").cast<uintptr_t>());
            })
       // --- new tensors like this one ---
-      .def("new_zeros",
-           [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-             TensorOptions o = like(x, dtype, device, rg);
-             Shape s = to_shape(size, "new_zeros");
-             return nogil([&] { return zeros(s, o); });
-           },
-           "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-           "requires_grad"_a = false)
-      .def("new_ones",
-           [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-             TensorOptions o = like(x, dtype, device, rg);
-             Shape s = to_shape(size, "new_ones");
-             return nogil([&] { return ones(s, o); });
-           },
-           "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-           "requires_grad"_a = false)
-      .def("new_empty",
-           [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-             TensorOptions o = like(x, dtype, device, rg);
-             Shape s = to_shape(size, "new_empty");
-             return nogil([&] { return empty(s, o); });
-           },
-           "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-           "requires_grad"_a = false)
-      .def("new_full",
-           [](const Tensor& x, py::handle size, py::handle value, py::handle dtype,
-              py::handle device, bool rg) {
-             TensorOptions o = like(x, dtype, device, rg);
-             Shape s = to_shape(size, "new_full");
-             Scalar v = to_scalar(value, "new_full");
-             return nogil([&] { return full(s, v, o); });
-           },
-           "size"_a, "fill_value"_a, py::kw_only(), "dtype"_a = py::none(),
-           "device"_a = py::none(), "requires_grad"_a = false)
-      .def("new_tensor",
-           [](const Tensor& x, py::handle data, py::handle dtype, py::handle device, bool rg) {
-             TensorOptions o = like(x, dtype, device, rg);
-             Tensor r = tensor_from_data(data, o.dtype, o.device);
-             if (rg) r.requires_grad_(true);
-             return r;
-           },
-           "data"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-           "requires_grad"_a = false)
+      .def(
+          "new_zeros",
+          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
+            TensorOptions o = like(x, dtype, device, rg);
+            Shape s = to_shape(size, "new_zeros");
+            return nogil([&] { return zeros(s, o); });
+          },
+          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+          "requires_grad"_a = false)
+      .def(
+          "new_ones",
+          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
+            TensorOptions o = like(x, dtype, device, rg);
+            Shape s = to_shape(size, "new_ones");
+            return nogil([&] { return ones(s, o); });
+          },
+          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+          "requires_grad"_a = false)
+      .def(
+          "new_empty",
+          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
+            TensorOptions o = like(x, dtype, device, rg);
+            Shape s = to_shape(size, "new_empty");
+            return nogil([&] { return empty(s, o); });
+          },
+          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+          "requires_grad"_a = false)
+      .def(
+          "new_full",
+          [](const Tensor& x, py::handle size, py::handle value, py::handle dtype,
+             py::handle device, bool rg) {
+            TensorOptions o = like(x, dtype, device, rg);
+            Shape s = to_shape(size, "new_full");
+            Scalar v = to_scalar(value, "new_full");
+            return nogil([&] { return full(s, v, o); });
+          },
+          "size"_a, "fill_value"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+          "requires_grad"_a = false)
+      .def(
+          "new_tensor",
+          [](const Tensor& x, py::handle data, py::handle dtype, py::handle device, bool rg) {
+            TensorOptions o = like(x, dtype, device, rg);
+            Tensor r = tensor_from_data(data, o.dtype, o.device);
+            if (rg) r.requires_grad_(true);
+            return r;
+          },
+          "data"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+          "requires_grad"_a = false)
       // --- views ---
       .def("view",
            [](const Tensor& x, py::args shape) {
@@ -456,9 +461,8 @@ void bind_tensor(py::module_& m) {
              Shape s = to_shape(shape, "reshape");
              return nogil([&] { return x.reshape(s); });
            })
-      .def("reshape_as", [](const Tensor& x, const Tensor& o) {
-        return nogil([&] { return x.reshape_as(o); });
-      })
+      .def("reshape_as",
+           [](const Tensor& x, const Tensor& o) { return nogil([&] { return x.reshape_as(o); }); })
       .def("transpose", &Tensor::transpose, "dim0"_a, "dim1"_a)
       .def("t", &Tensor::t)
       .def_property_readonly("T",
@@ -471,27 +475,30 @@ void bind_tensor(py::module_& m) {
            [](const Tensor& x, py::args dims) { return x.permute(to_shape(dims, "permute")); })
       .def("narrow", &Tensor::narrow, "dim"_a, "start"_a, "length"_a)
       .def("select", &Tensor::select, "dim"_a, "index"_a)
-      .def("squeeze",
-           [](const Tensor& x, py::handle dim) {
-             return dim.is_none() ? x.squeeze() : x.squeeze(dim.cast<int64_t>());
-           },
-           "dim"_a = py::none())
+      .def(
+          "squeeze",
+          [](const Tensor& x, py::handle dim) {
+            return dim.is_none() ? x.squeeze() : x.squeeze(dim.cast<int64_t>());
+          },
+          "dim"_a = py::none())
       .def("unsqueeze", &Tensor::unsqueeze, "dim"_a)
       .def("expand",
            [](const Tensor& x, py::args sizes) { return x.expand(to_shape(sizes, "expand")); })
       .def("expand_as", &Tensor::expand_as)
       .def("flatten", &Tensor::flatten, "start_dim"_a = 0, "end_dim"_a = -1)
-      .def("unflatten",
-           [](const Tensor& x, int64_t dim, py::handle sizes) {
-             return x.unflatten(dim, to_shape(sizes, "unflatten"));
-           },
-           "dim"_a, "sizes"_a)
-      .def("split",
-           [](const Tensor& x, py::handle size, int64_t dim) {
-             if (PyLong_Check(size.ptr())) return x.split(size.cast<int64_t>(), dim);
-             return x.split(to_shape(size, "split"), dim);
-           },
-           "split_size_or_sections"_a, "dim"_a = 0)
+      .def(
+          "unflatten",
+          [](const Tensor& x, int64_t dim, py::handle sizes) {
+            return x.unflatten(dim, to_shape(sizes, "unflatten"));
+          },
+          "dim"_a, "sizes"_a)
+      .def(
+          "split",
+          [](const Tensor& x, py::handle size, int64_t dim) {
+            if (PyLong_Check(size.ptr())) return x.split(size.cast<int64_t>(), dim);
+            return x.split(to_shape(size, "split"), dim);
+          },
+          "split_size_or_sections"_a, "dim"_a = 0)
       .def("chunk", &Tensor::chunk, "chunks"_a, "dim"_a = 0)
       .def("unbind", &Tensor::unbind, "dim"_a = 0)
       .def("__iter__",
@@ -525,172 +532,198 @@ void bind_tensor(py::module_& m) {
              }
            })
       // --- reductions ---
-      .def("sum",
-           [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
-             Dims d = dims_arg(dim);
-             std::optional<DType> dt = opt_dtype(dtype);
-             return nogil([&] { return dim.is_none() ? x.sum(dt) : x.sum(d, keepdim, dt); });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
-      .def("mean",
-           [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
-             Dims d = dims_arg(dim);
-             std::optional<DType> dt = opt_dtype(dtype);
-             return nogil([&] {
-               Tensor in = dt ? x.to(*dt) : x;
-               return dim.is_none() ? in.mean() : in.mean(d, keepdim);
-             });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
-      .def("prod",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             return nogil([&] {
-               return dim.is_none() ? x.prod() : x.prod(dim.cast<int64_t>(), keepdim);
-             });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("max",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             return max_min(x, dim, keepdim, true);
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("min",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             return max_min(x, dim, keepdim, false);
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("amax",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             Dims d = dims_arg(dim);
-             return nogil([&] { return x.amax(d, keepdim); });
-           },
-           "dim"_a = py::tuple(), "keepdim"_a = false)
-      .def("amin",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             Dims d = dims_arg(dim);
-             return nogil([&] { return x.amin(d, keepdim); });
-           },
-           "dim"_a = py::tuple(), "keepdim"_a = false)
-      .def("argmax",
-           [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-             return nogil([&] { return x.argmax(dim, keepdim); });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("argmin",
-           [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-             return nogil([&] { return x.argmin(dim, keepdim); });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("var",
-           [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
-             Dims d = dims_arg(dim);
-             return nogil([&] { return x.var(d, unbiased, keepdim); });
-           },
-           "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
-      .def("std",
-           [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
-             Dims d = dims_arg(dim);
-             return nogil([&] { return x.std(d, unbiased, keepdim); });
-           },
-           "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
-      .def("all",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             return nogil([&] {
-               return dim.is_none() ? all(x) : all(x, dim.cast<int64_t>(), keepdim);
-             });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("any",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             return nogil([&] {
-               return dim.is_none() ? any(x) : any(x, dim.cast<int64_t>(), keepdim);
-             });
-           },
-           "dim"_a = py::none(), "keepdim"_a = false)
-      .def("norm",
-           [](const Tensor& x, py::handle p) {
-             Scalar s = to_scalar(p, "norm");
-             return nogil([&] { return x.norm(s); });
-           },
-           "p"_a = 2)
-      .def("logsumexp",
-           [](const Tensor& x, py::handle dim, bool keepdim) {
-             Dims d = dims_arg(dim);
-             return nogil([&] { return x.logsumexp(d, keepdim); });
-           },
-           "dim"_a, "keepdim"_a = false)
+      .def(
+          "sum",
+          [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+            Dims d = dims_arg(dim);
+            std::optional<DType> dt = opt_dtype(dtype);
+            return nogil([&] { return dim.is_none() ? x.sum(dt) : x.sum(d, keepdim, dt); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
+      .def(
+          "mean",
+          [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
+            Dims d = dims_arg(dim);
+            std::optional<DType> dt = opt_dtype(dtype);
+            return nogil([&] {
+              Tensor in = dt ? x.to(*dt) : x;
+              return dim.is_none() ? in.mean() : in.mean(d, keepdim);
+            });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
+      .def(
+          "prod",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            return nogil(
+                [&] { return dim.is_none() ? x.prod() : x.prod(dim.cast<int64_t>(), keepdim); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "max",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            return max_min(x, dim, keepdim, true);
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "min",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            return max_min(x, dim, keepdim, false);
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "amax",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            Dims d = dims_arg(dim);
+            return nogil([&] { return x.amax(d, keepdim); });
+          },
+          "dim"_a = py::tuple(), "keepdim"_a = false)
+      .def(
+          "amin",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            Dims d = dims_arg(dim);
+            return nogil([&] { return x.amin(d, keepdim); });
+          },
+          "dim"_a = py::tuple(), "keepdim"_a = false)
+      .def(
+          "argmax",
+          [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+            return nogil([&] { return x.argmax(dim, keepdim); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "argmin",
+          [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+            return nogil([&] { return x.argmin(dim, keepdim); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "var",
+          [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
+            Dims d = dims_arg(dim);
+            return nogil([&] { return x.var(d, unbiased, keepdim); });
+          },
+          "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
+      .def(
+          "std",
+          [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
+            Dims d = dims_arg(dim);
+            return nogil([&] { return x.std(d, unbiased, keepdim); });
+          },
+          "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
+      .def(
+          "all",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            return nogil(
+                [&] { return dim.is_none() ? all(x) : all(x, dim.cast<int64_t>(), keepdim); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "any",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            return nogil(
+                [&] { return dim.is_none() ? any(x) : any(x, dim.cast<int64_t>(), keepdim); });
+          },
+          "dim"_a = py::none(), "keepdim"_a = false)
+      .def(
+          "norm",
+          [](const Tensor& x, py::handle p) {
+            Scalar s = to_scalar(p, "norm");
+            return nogil([&] { return x.norm(s); });
+          },
+          "p"_a = 2)
+      .def(
+          "logsumexp",
+          [](const Tensor& x, py::handle dim, bool keepdim) {
+            Dims d = dims_arg(dim);
+            return nogil([&] { return x.logsumexp(d, keepdim); });
+          },
+          "dim"_a, "keepdim"_a = false)
       // --- linear algebra, softmax, indexing ---
-      .def("matmul", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.matmul(b); }); })
+      .def("matmul",
+           [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.matmul(b); }); })
       .def("mm", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.mm(b); }); })
       .def("bmm", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.bmm(b); }); })
-      .def("softmax",
-           [](const Tensor& x, int64_t dim) { return nogil([&] { return x.softmax(dim); }); },
-           "dim"_a)
-      .def("log_softmax",
-           [](const Tensor& x, int64_t dim) { return nogil([&] { return x.log_softmax(dim); }); },
-           "dim"_a)
-      .def("gather",
-           [](const Tensor& x, int64_t dim, const Tensor& i) {
-             return nogil([&] { return x.gather(dim, i); });
-           },
-           "dim"_a, "index"_a)
-      .def("scatter",
-           [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
-             return nogil([&] { return x.scatter(dim, i, src); });
-           },
-           "dim"_a, "index"_a, "src"_a)
-      .def("scatter_",
-           [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
-             return inplace(self, [&](Tensor& x) { x.scatter_(dim, i, src); });
-           },
-           "dim"_a, "index"_a, "src"_a)
-      .def("scatter_add",
-           [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
-             return nogil([&] { return x.scatter_add(dim, i, src); });
-           },
-           "dim"_a, "index"_a, "src"_a)
-      .def("scatter_add_",
-           [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
-             return inplace(self, [&](Tensor& x) { x.scatter_add_(dim, i, src); });
-           },
-           "dim"_a, "index"_a, "src"_a)
-      .def("index_select",
-           [](const Tensor& x, int64_t dim, const Tensor& i) {
-             return nogil([&] { return x.index_select(dim, i); });
-           },
-           "dim"_a, "index"_a)
-      .def("masked_fill",
-           [](const Tensor& x, const Tensor& mask, py::handle v) {
-             Scalar s = to_scalar(v, "masked_fill");
-             return nogil([&] { return x.masked_fill(mask, s); });
-           },
-           "mask"_a, "value"_a)
-      .def("masked_fill_",
-           [](py::object self, const Tensor& mask, py::handle v) {
-             Scalar s = to_scalar(v, "masked_fill_");
-             return inplace(self, [&](Tensor& x) { x.masked_fill_(mask, s); });
-           },
-           "mask"_a, "value"_a)
-      .def("masked_select",
-           [](const Tensor& x, const Tensor& mask) {
-             return nogil([&] { return masked_select(x, mask); });
-           },
-           "mask"_a)
+      .def(
+          "softmax",
+          [](const Tensor& x, int64_t dim) { return nogil([&] { return x.softmax(dim); }); },
+          "dim"_a)
+      .def(
+          "log_softmax",
+          [](const Tensor& x, int64_t dim) { return nogil([&] { return x.log_softmax(dim); }); },
+          "dim"_a)
+      .def(
+          "gather",
+          [](const Tensor& x, int64_t dim, const Tensor& i) {
+            return nogil([&] { return x.gather(dim, i); });
+          },
+          "dim"_a, "index"_a)
+      .def(
+          "scatter",
+          [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
+            return nogil([&] { return x.scatter(dim, i, src); });
+          },
+          "dim"_a, "index"_a, "src"_a)
+      .def(
+          "scatter_",
+          [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
+            return inplace(self, [&](Tensor& x) { x.scatter_(dim, i, src); });
+          },
+          "dim"_a, "index"_a, "src"_a)
+      .def(
+          "scatter_add",
+          [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
+            return nogil([&] { return x.scatter_add(dim, i, src); });
+          },
+          "dim"_a, "index"_a, "src"_a)
+      .def(
+          "scatter_add_",
+          [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
+            return inplace(self, [&](Tensor& x) { x.scatter_add_(dim, i, src); });
+          },
+          "dim"_a, "index"_a, "src"_a)
+      .def(
+          "index_select",
+          [](const Tensor& x, int64_t dim, const Tensor& i) {
+            return nogil([&] { return x.index_select(dim, i); });
+          },
+          "dim"_a, "index"_a)
+      .def(
+          "masked_fill",
+          [](const Tensor& x, const Tensor& mask, py::handle v) {
+            Scalar s = to_scalar(v, "masked_fill");
+            return nogil([&] { return x.masked_fill(mask, s); });
+          },
+          "mask"_a, "value"_a)
+      .def(
+          "masked_fill_",
+          [](py::object self, const Tensor& mask, py::handle v) {
+            Scalar s = to_scalar(v, "masked_fill_");
+            return inplace(self, [&](Tensor& x) { x.masked_fill_(mask, s); });
+          },
+          "mask"_a, "value"_a)
+      .def(
+          "masked_select",
+          [](const Tensor& x, const Tensor& mask) {
+            return nogil([&] { return masked_select(x, mask); });
+          },
+          "mask"_a)
       .def("nonzero", [](const Tensor& x) { return nogil([&] { return nonzero(x); }); })
-      .def("equal", [](const Tensor& a, const Tensor& b) {
-        py::gil_scoped_release no_gil;
-        return a.equal(b);
-      })
-      .def("allclose",
-           [](const Tensor& a, const Tensor& b, double rtol, double atol) {
+      .def("equal",
+           [](const Tensor& a, const Tensor& b) {
              py::gil_scoped_release no_gil;
-             return a.allclose(b, rtol, atol);
-           },
-           "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
+             return a.equal(b);
+           })
+      .def(
+          "allclose",
+          [](const Tensor& a, const Tensor& b, double rtol, double atol) {
+            py::gil_scoped_release no_gil;
+            return a.allclose(b, rtol, atol);
+          },
+          "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
 
   // --- elementwise math: x.op(...), x.op_(...) ---
-#define EMBER_PY_UNARY(name)                                                                \
-  t.def(#name, [](const Tensor& x) { return nogil([&] { return x.name(); }); });            \
+#define EMBER_PY_UNARY(name)                                                     \
+  t.def(#name, [](const Tensor& x) { return nogil([&] { return x.name(); }); }); \
   t.def(#name "_", [](py::object self) { return inplace(self, [](Tensor& x) { x.name##_(); }); });
   EMBER_PY_UNARY(neg)
   EMBER_PY_UNARY(abs)
@@ -716,40 +749,42 @@ void bind_tensor(py::module_& m) {
   t.def("negative", [](const Tensor& x) { return nogil([&] { return x.neg(); }); });
 
   // Binary methods taking a tensor or a number (add/sub with alpha=).
-#define EMBER_PY_ALPHA(name)                                                                    \
-  t.def(#name,                                                                                  \
-        [](const Tensor& a, py::handle b, py::handle alpha) {                                   \
-          Scalar al = to_scalar(alpha, #name);                                                  \
-          py::object r = binary(                                                                \
-              a, b, [&](const Tensor& x, const Tensor& y) { return x.name(y, al); },            \
-              [&](const Tensor& x, Scalar y) { return x.name(y, al); });                        \
-          if (r.ptr() == Py_NotImplemented)                                                     \
-            throw py::type_error(#name "(): expected a tensor or a number for 'other'");        \
-          return r;                                                                             \
-        },                                                                                      \
-        "other"_a, py::kw_only(), "alpha"_a = 1);                                               \
-  t.def(#name "_",                                                                              \
-        [](py::object self, py::handle b, py::handle alpha) {                                   \
-          Scalar al = to_scalar(alpha, #name "_");                                              \
-          py::object r = binary_inplace(                                                        \
-              self, b, [&](Tensor& x, const Tensor& y) { x.name##_(y, al); },                   \
-              [&](Tensor& x, Scalar y) { x.name##_(y, al); });                                  \
-          if (r.ptr() == Py_NotImplemented)                                                     \
-            throw py::type_error(#name "_(): expected a tensor or a number for 'other'");       \
-          return r;                                                                             \
-        },                                                                                      \
-        "other"_a, py::kw_only(), "alpha"_a = 1);
+#define EMBER_PY_ALPHA(name)                                                            \
+  t.def(                                                                                \
+      #name,                                                                            \
+      [](const Tensor& a, py::handle b, py::handle alpha) {                             \
+        Scalar al = to_scalar(alpha, #name);                                            \
+        py::object r = binary(                                                          \
+            a, b, [&](const Tensor& x, const Tensor& y) { return x.name(y, al); },      \
+            [&](const Tensor& x, Scalar y) { return x.name(y, al); });                  \
+        if (r.ptr() == Py_NotImplemented)                                               \
+          throw py::type_error(#name "(): expected a tensor or a number for 'other'");  \
+        return r;                                                                       \
+      },                                                                                \
+      "other"_a, py::kw_only(), "alpha"_a = 1);                                         \
+  t.def(                                                                                \
+      #name "_",                                                                        \
+      [](py::object self, py::handle b, py::handle alpha) {                             \
+        Scalar al = to_scalar(alpha, #name "_");                                        \
+        py::object r = binary_inplace(                                                  \
+            self, b, [&](Tensor& x, const Tensor& y) { x.name##_(y, al); },             \
+            [&](Tensor& x, Scalar y) { x.name##_(y, al); });                            \
+        if (r.ptr() == Py_NotImplemented)                                               \
+          throw py::type_error(#name "_(): expected a tensor or a number for 'other'"); \
+        return r;                                                                       \
+      },                                                                                \
+      "other"_a, py::kw_only(), "alpha"_a = 1);
   EMBER_PY_ALPHA(add)
   EMBER_PY_ALPHA(sub)
 #undef EMBER_PY_ALPHA
-#define EMBER_PY_BINARY(name, method)                                                           \
-  t.def(#name, [](const Tensor& a, py::handle b) {                                              \
-    py::object r = binary(                                                                      \
-        a, b, [](const Tensor& x, const Tensor& y) { return x.method(y); },                     \
-        [](const Tensor& x, Scalar y) { return x.method(y); });                                 \
-    if (r.ptr() == Py_NotImplemented)                                                           \
-      throw py::type_error(#name "(): expected a tensor or a number for 'other'");              \
-    return r;                                                                                   \
+#define EMBER_PY_BINARY(name, method)                                              \
+  t.def(#name, [](const Tensor& a, py::handle b) {                                 \
+    py::object r = binary(                                                         \
+        a, b, [](const Tensor& x, const Tensor& y) { return x.method(y); },        \
+        [](const Tensor& x, Scalar y) { return x.method(y); });                    \
+    if (r.ptr() == Py_NotImplemented)                                              \
+      throw py::type_error(#name "(): expected a tensor or a number for 'other'"); \
+    return r;                                                                      \
   });
   EMBER_PY_BINARY(mul, mul)
   EMBER_PY_BINARY(multiply, mul)
@@ -764,83 +799,96 @@ void bind_tensor(py::module_& m) {
   EMBER_PY_BINARY(gt, gt)
   EMBER_PY_BINARY(ge, ge)
 #undef EMBER_PY_BINARY
-#define EMBER_PY_BINARY_INPLACE(name, method)                                                   \
-  t.def(#name, [](py::object self, py::handle b) {                                              \
-    py::object r = binary_inplace(                                                              \
-        self, b, [](Tensor& x, const Tensor& y) { x.method(y); },                               \
-        [](Tensor& x, Scalar y) { x.method(y); });                                              \
-    if (r.ptr() == Py_NotImplemented)                                                           \
-      throw py::type_error(#name "(): expected a tensor or a number for 'other'");              \
-    return r;                                                                                   \
+#define EMBER_PY_BINARY_INPLACE(name, method)                                      \
+  t.def(#name, [](py::object self, py::handle b) {                                 \
+    py::object r = binary_inplace(                                                 \
+        self, b, [](Tensor& x, const Tensor& y) { x.method(y); },                  \
+        [](Tensor& x, Scalar y) { x.method(y); });                                 \
+    if (r.ptr() == Py_NotImplemented)                                              \
+      throw py::type_error(#name "(): expected a tensor or a number for 'other'"); \
+    return r;                                                                      \
   });
   EMBER_PY_BINARY_INPLACE(mul_, mul_)
   EMBER_PY_BINARY_INPLACE(div_, div_)
   EMBER_PY_BINARY_INPLACE(pow_, pow_)
 #undef EMBER_PY_BINARY_INPLACE
-  t.def("maximum", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.maximum(b); }); })
-      .def("minimum", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.minimum(b); }); })
-      .def("logical_and", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.logical_and(b); }); })
-      .def("logical_or", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.logical_or(b); }); })
-      .def("addcmul",
-           [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v) {
-             Scalar s = to_scalar(v, "addcmul");
-             return nogil([&] { return x.addcmul(a, b, s); });
-           },
-           "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
-      .def("addcmul_",
-           [](py::object self, const Tensor& a, const Tensor& b, py::handle v) {
-             Scalar s = to_scalar(v, "addcmul_");
-             return inplace(self, [&](Tensor& x) { x.addcmul_(a, b, s); });
-           },
-           "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
-      .def("addcdiv",
-           [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v) {
-             Scalar s = to_scalar(v, "addcdiv");
-             return nogil([&] { return x.addcdiv(a, b, s); });
-           },
-           "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
-      .def("addcdiv_",
-           [](py::object self, const Tensor& a, const Tensor& b, py::handle v) {
-             Scalar s = to_scalar(v, "addcdiv_");
-             return inplace(self, [&](Tensor& x) { x.addcdiv_(a, b, s); });
-           },
-           "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
-      .def("lerp",
-           [](const Tensor& x, const Tensor& end, py::handle w) {
-             Scalar s = to_scalar(w, "lerp");
-             return nogil([&] { return x.lerp(end, s); });
-           },
-           "end"_a, "weight"_a)
-      .def("lerp_",
-           [](py::object self, const Tensor& end, py::handle w) {
-             Scalar s = to_scalar(w, "lerp_");
-             return inplace(self, [&](Tensor& x) { x.lerp_(end, s); });
-           },
-           "end"_a, "weight"_a)
-      .def("clamp",
-           [](const Tensor& x, py::handle min, py::handle max) {
-             std::optional<Scalar> lo, hi;
-             if (!min.is_none()) lo = to_scalar(min, "clamp");
-             if (!max.is_none()) hi = to_scalar(max, "clamp");
-             return nogil([&] { return x.clamp(lo, hi); });
-           },
-           "min"_a = py::none(), "max"_a = py::none())
-      .def("clip",
-           [](const Tensor& x, py::handle min, py::handle max) {
-             std::optional<Scalar> lo, hi;
-             if (!min.is_none()) lo = to_scalar(min, "clip");
-             if (!max.is_none()) hi = to_scalar(max, "clip");
-             return nogil([&] { return x.clamp(lo, hi); });
-           },
-           "min"_a = py::none(), "max"_a = py::none())
-      .def("clamp_",
-           [](py::object self, py::handle min, py::handle max) {
-             std::optional<Scalar> lo, hi;
-             if (!min.is_none()) lo = to_scalar(min, "clamp_");
-             if (!max.is_none()) hi = to_scalar(max, "clamp_");
-             return inplace(self, [&](Tensor& x) { x.clamp_(lo, hi); });
-           },
-           "min"_a = py::none(), "max"_a = py::none())
+  t.def("maximum",
+        [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.maximum(b); }); })
+      .def("minimum",
+           [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.minimum(b); }); })
+      .def("logical_and",
+           [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.logical_and(b); }); })
+      .def("logical_or",
+           [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.logical_or(b); }); })
+      .def(
+          "addcmul",
+          [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v) {
+            Scalar s = to_scalar(v, "addcmul");
+            return nogil([&] { return x.addcmul(a, b, s); });
+          },
+          "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
+      .def(
+          "addcmul_",
+          [](py::object self, const Tensor& a, const Tensor& b, py::handle v) {
+            Scalar s = to_scalar(v, "addcmul_");
+            return inplace(self, [&](Tensor& x) { x.addcmul_(a, b, s); });
+          },
+          "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
+      .def(
+          "addcdiv",
+          [](const Tensor& x, const Tensor& a, const Tensor& b, py::handle v) {
+            Scalar s = to_scalar(v, "addcdiv");
+            return nogil([&] { return x.addcdiv(a, b, s); });
+          },
+          "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
+      .def(
+          "addcdiv_",
+          [](py::object self, const Tensor& a, const Tensor& b, py::handle v) {
+            Scalar s = to_scalar(v, "addcdiv_");
+            return inplace(self, [&](Tensor& x) { x.addcdiv_(a, b, s); });
+          },
+          "tensor1"_a, "tensor2"_a, py::kw_only(), "value"_a = 1)
+      .def(
+          "lerp",
+          [](const Tensor& x, const Tensor& end, py::handle w) {
+            Scalar s = to_scalar(w, "lerp");
+            return nogil([&] { return x.lerp(end, s); });
+          },
+          "end"_a, "weight"_a)
+      .def(
+          "lerp_",
+          [](py::object self, const Tensor& end, py::handle w) {
+            Scalar s = to_scalar(w, "lerp_");
+            return inplace(self, [&](Tensor& x) { x.lerp_(end, s); });
+          },
+          "end"_a, "weight"_a)
+      .def(
+          "clamp",
+          [](const Tensor& x, py::handle min, py::handle max) {
+            std::optional<Scalar> lo, hi;
+            if (!min.is_none()) lo = to_scalar(min, "clamp");
+            if (!max.is_none()) hi = to_scalar(max, "clamp");
+            return nogil([&] { return x.clamp(lo, hi); });
+          },
+          "min"_a = py::none(), "max"_a = py::none())
+      .def(
+          "clip",
+          [](const Tensor& x, py::handle min, py::handle max) {
+            std::optional<Scalar> lo, hi;
+            if (!min.is_none()) lo = to_scalar(min, "clip");
+            if (!max.is_none()) hi = to_scalar(max, "clip");
+            return nogil([&] { return x.clamp(lo, hi); });
+          },
+          "min"_a = py::none(), "max"_a = py::none())
+      .def(
+          "clamp_",
+          [](py::object self, py::handle min, py::handle max) {
+            std::optional<Scalar> lo, hi;
+            if (!min.is_none()) lo = to_scalar(min, "clamp_");
+            if (!max.is_none()) hi = to_scalar(max, "clamp_");
+            return inplace(self, [&](Tensor& x) { x.clamp_(lo, hi); });
+          },
+          "min"_a = py::none(), "max"_a = py::none())
       .def("clamp_min",
            [](const Tensor& x, py::handle v) {
              Scalar s = to_scalar(v, "clamp_min");
@@ -853,64 +901,79 @@ void bind_tensor(py::module_& m) {
 
   // --- operators ---
   t.def("__add__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return x + y; },
-                  [](const Tensor& x, Scalar y) { return x + y; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return x + y; },
+        [](const Tensor& x, Scalar y) { return x + y; });
   });
   t.def("__radd__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return y + x; },
-                  [](const Tensor& x, Scalar y) { return y + x; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return y + x; },
+        [](const Tensor& x, Scalar y) { return y + x; });
   });
   t.def("__iadd__", [](py::object self, py::handle b) {
-    return binary_inplace(self, b, [](Tensor& x, const Tensor& y) { x.add_(y); },
-                          [](Tensor& x, Scalar y) { x.add_(y); });
+    return binary_inplace(
+        self, b, [](Tensor& x, const Tensor& y) { x.add_(y); },
+        [](Tensor& x, Scalar y) { x.add_(y); });
   });
   t.def("__sub__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return x - y; },
-                  [](const Tensor& x, Scalar y) { return x - y; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return x - y; },
+        [](const Tensor& x, Scalar y) { return x - y; });
   });
   t.def("__rsub__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return y - x; },
-                  [](const Tensor& x, Scalar y) { return y - x; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return y - x; },
+        [](const Tensor& x, Scalar y) { return y - x; });
   });
   t.def("__isub__", [](py::object self, py::handle b) {
-    return binary_inplace(self, b, [](Tensor& x, const Tensor& y) { x.sub_(y); },
-                          [](Tensor& x, Scalar y) { x.sub_(y); });
+    return binary_inplace(
+        self, b, [](Tensor& x, const Tensor& y) { x.sub_(y); },
+        [](Tensor& x, Scalar y) { x.sub_(y); });
   });
   t.def("__mul__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return x * y; },
-                  [](const Tensor& x, Scalar y) { return x * y; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return x * y; },
+        [](const Tensor& x, Scalar y) { return x * y; });
   });
   t.def("__rmul__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return y * x; },
-                  [](const Tensor& x, Scalar y) { return y * x; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return y * x; },
+        [](const Tensor& x, Scalar y) { return y * x; });
   });
   t.def("__imul__", [](py::object self, py::handle b) {
-    return binary_inplace(self, b, [](Tensor& x, const Tensor& y) { x.mul_(y); },
-                          [](Tensor& x, Scalar y) { x.mul_(y); });
+    return binary_inplace(
+        self, b, [](Tensor& x, const Tensor& y) { x.mul_(y); },
+        [](Tensor& x, Scalar y) { x.mul_(y); });
   });
   t.def("__truediv__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return x / y; },
-                  [](const Tensor& x, Scalar y) { return x / y; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return x / y; },
+        [](const Tensor& x, Scalar y) { return x / y; });
   });
   t.def("__rtruediv__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return y / x; },
-                  [](const Tensor& x, Scalar y) { return y / x; });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return y / x; },
+        [](const Tensor& x, Scalar y) { return y / x; });
   });
   t.def("__itruediv__", [](py::object self, py::handle b) {
-    return binary_inplace(self, b, [](Tensor& x, const Tensor& y) { x.div_(y); },
-                          [](Tensor& x, Scalar y) { x.div_(y); });
+    return binary_inplace(
+        self, b, [](Tensor& x, const Tensor& y) { x.div_(y); },
+        [](Tensor& x, Scalar y) { x.div_(y); });
   });
   t.def("__pow__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return pow(x, y); },
-                  [](const Tensor& x, Scalar y) { return pow(x, y); });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return pow(x, y); },
+        [](const Tensor& x, Scalar y) { return pow(x, y); });
   });
   t.def("__rpow__", [](const Tensor& a, py::handle b) {
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return pow(y, x); },
-                  [](const Tensor& x, Scalar y) { return pow(y, x); });
+    return binary(
+        a, b, [](const Tensor& x, const Tensor& y) { return pow(y, x); },
+        [](const Tensor& x, Scalar y) { return pow(y, x); });
   });
   t.def("__ipow__", [](py::object self, py::handle b) {
-    return binary_inplace(self, b, [](Tensor& x, const Tensor& y) { x.pow_(y); },
-                          [](Tensor& x, Scalar y) { x.pow_(y); });
+    return binary_inplace(
+        self, b, [](Tensor& x, const Tensor& y) { x.pow_(y); },
+        [](Tensor& x, Scalar y) { x.pow_(y); });
   });
   t.def("__matmul__", [](const Tensor& a, py::handle b) -> py::object {
     if (!is_tensor(b)) return not_implemented();
@@ -934,10 +997,11 @@ void bind_tensor(py::module_& m) {
                 "[__or__] | is defined for bool tensors, got ", a.dtype(), " and ", b.dtype());
     return nogil([&] { return logical_or(a, b); });
   });
-#define EMBER_PY_COMPARE(dunder, fn)                                                            \
-  t.def(dunder, [](const Tensor& a, py::handle b) {                                             \
-    return binary(a, b, [](const Tensor& x, const Tensor& y) { return fn(x, y); },              \
-                  [](const Tensor& x, Scalar y) { return fn(x, y); });                          \
+#define EMBER_PY_COMPARE(dunder, fn)                                     \
+  t.def(dunder, [](const Tensor& a, py::handle b) {                      \
+    return binary(                                                       \
+        a, b, [](const Tensor& x, const Tensor& y) { return fn(x, y); }, \
+        [](const Tensor& x, Scalar y) { return fn(x, y); });             \
   });
   EMBER_PY_COMPARE("__eq__", eq)
   EMBER_PY_COMPARE("__ne__", ne)

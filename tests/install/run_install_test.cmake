@@ -5,8 +5,10 @@
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 string(REPLACE "|" ";" prefix_path "${prefix};${PREFIX_PATH}")
+# The C++ library only: the Python package (component python) goes to the interpreter's own
+# site-packages, which no staging prefix moves.
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BINARY_DIR} --prefix ${prefix}
-  RESULT_VARIABLE rc OUTPUT_QUIET)
+  --component Unspecified RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed: ${rc}")
 endif()

@@ -152,6 +152,57 @@ TEST(Module, CloneIsADeepCopy) {
   for (const Tensor& p : b->parameters()) EXPECT_TRUE(p.requires_grad() && p.is_leaf());
 }
 
+// A module whose structure is registered at run time, as a Python subclass's is: its copy for a
+// replica comes from clone_registered_into.
+class Dynamic : public nn::Module {
+ public:
+  std::string name() const override { return "Dynamic"; }
+  Tensor forward(const Tensor& x) override {
+    Tensor y = named_child("fc")->forward(x);
+    return y * *parameter_slot("scale");
+  }
+
+ protected:
+  std::shared_ptr<Module> clone_impl() const override {
+    auto copy = std::make_shared<Dynamic>();
+    clone_registered_into(*copy);
+    return copy;
+  }
+};
+
+TEST(Module, AccessByNameReplaceAndRemove) {
+  auto m = nn::make<Dynamic>();
+  m->register_module("fc", nn::make<nn::Linear>(3, 2));
+  m->register_parameter("scale", ones({1}));
+  m->register_buffer("count", zeros({1}));
+  ASSERT_NE(m->parameter_slot("scale"), nullptr);
+  EXPECT_EQ(m->parameter_slot("nothing"), nullptr);
+  EXPECT_EQ(m->buffer_slot("count")->sizes(), (Shape{1}));
+  EXPECT_EQ(m->named_child("fc")->name(), "Linear");
+  m->replace_module("fc", nn::make<nn::Linear>(3, 4));
+  EXPECT_EQ(m->forward(ones({1, 3})).sizes(), (Shape{1, 4}));
+  EXPECT_THROW(m->replace_module("missing", nn::make<nn::ReLU>()), Error);
+  *m->parameter_slot("scale") = Tensor();  // as `module.scale = None`
+  EXPECT_EQ(m->parameters().size(), 2u);
+  *m->parameter_slot("scale") = full({1}, 2.0).requires_grad_();
+  EXPECT_TRUE(m->remove_module("fc"));
+  EXPECT_FALSE(m->remove_module("fc"));
+  EXPECT_EQ(m->named_child("fc"), nullptr);
+}
+
+TEST(Module, ClonesARunTimeStructure) {
+  auto m = nn::make<Dynamic>();
+  m->register_module("fc", nn::make<nn::Linear>(3, 2));
+  m->register_parameter("scale", full({1}, 2.0));
+  m->register_buffer("count", full({1}, 7.0));
+  std::shared_ptr<nn::Module> c = m->clone();
+  EXPECT_EQ(c->name(), "Dynamic");
+  EXPECT_TRUE(all_close(c->forward(ones({2, 3})), m->forward(ones({2, 3}))));
+  EXPECT_EQ(values(*c->buffer_slot("count")), (std::vector<double>{7}));
+  EXPECT_FALSE(c->parameter_slot("scale")->is_alias_of(*m->parameter_slot("scale")));
+  EXPECT_TRUE(c->parameter_slot("scale")->requires_grad());
+}
+
 TEST(Layers, ShapesAndBehaviour) {
   Tensor img = randn({2, 3, 8, 8});
   EXPECT_EQ(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).with_padding(1)).forward(img).sizes(),

@@ -1,5 +1,6 @@
-// CPU gather and scatter (assigning or adding): an iteration over the index tensor, with the indexed operand's
-// stride along `dim` taken out of its geometry and added back from each index value.
+// CPU gather and scatter (assigning or adding): an iteration over the index tensor, with the
+// indexed operand's stride along `dim` taken out of its geometry and added back from each index
+// value.
 #include <cstring>
 #include <type_traits>
 
@@ -11,9 +12,8 @@ namespace ember {
 namespace {
 
 [[noreturn]] void out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
-  detail::throw_index_error(detail::str_cat("[", op, "] index ", idx,
-                                             " is out of bounds for dimension ", dim,
-                                             " with size ", size));
+  detail::throw_index_error(detail::str_cat(
+      "[", op, "] index ", idx, " is out of bounds for dimension ", dim, " with size ", size));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// CUDA gather and scatter (assigning, or adding atomically): a thread per index element; the indexed operand's stride along
-// `dim` is taken out of its geometry and added back from the index value. Out-of-range indices
-// are recorded (kernel_errors.h) and skipped.
+// CUDA gather and scatter (assigning, or adding atomically): a thread per index element; the
+// indexed operand's stride along `dim` is taken out of its geometry and added back from the index
+// value. Out-of-range indices are recorded (kernel_errors.h) and skipped.
 #include <cuda_runtime.h>
 
 #include "ember/backend/cuda/atomics.cuh"
@@ -74,8 +74,9 @@ void launch(const IndexIteration& g, int64_t dim, int device) {
 void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
   if (out.numel() == 0) return;
   IndexIteration g = gather_iteration(self, dim, index, out);
-  dispatch_all(self.dtype(), "gather",
-               [&](auto tag) { launch<EMBER_TYPE(tag), Mode::Gather>(g, dim, self.device().index()); });
+  dispatch_all(self.dtype(), "gather", [&](auto tag) {
+    launch<EMBER_TYPE(tag), Mode::Gather>(g, dim, self.device().index());
+  });
 }
 
 void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
@@ -84,9 +85,8 @@ void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Ten
   IndexIteration g = scatter_iteration(out, dim, index, src);
   int device = out.device().index();
   if (accumulate) {
-    dispatch_numeric(out.dtype(), "scatter_add", [&](auto tag) {
-      launch<EMBER_TYPE(tag), Mode::ScatterAdd>(g, dim, device);
-    });
+    dispatch_numeric(out.dtype(), "scatter_add",
+                     [&](auto tag) { launch<EMBER_TYPE(tag), Mode::ScatterAdd>(g, dim, device); });
   } else {
     dispatch_all(out.dtype(), "scatter",
                  [&](auto tag) { launch<EMBER_TYPE(tag), Mode::Scatter>(g, dim, device); });
