@@ -200,8 +200,10 @@ int Rendezvous::join(int round, Clock::time_point deadline) {
         close(round);
       } else if (joined >= options_.min_nodes) {
         if (!min_reached) min_reached = Clock::now();
+        // At a restart the agents are known: the round need not wait for any other. At the
+        // job's start they are not (nodes start at different times): it waits the last call.
         if (Clock::now() - *min_reached >= options_.last_call_timeout ||
-            every_live_agent_joined(round, joined))
+            (round > 0 && every_live_agent_joined(round, joined)))
           close(round);
       } else if (Clock::now() > deadline) {
         EMBER_FAIL("[rendezvous] only ", joined, " of the at least ", options_.min_nodes,

@@ -1,7 +1,8 @@
 // The elastic agents' rendezvous, over ember's TCPStore (torchrun's c10d rendezvous, simplified).
 // Note [Elastic rendezvous]: the agents of a job meet in numbered rounds under
 // "rdzv/<run id>/". A round admits nodes until max_nodes have joined; once min_nodes have, it
-// also closes when every agent still alive has joined or last_call_timeout has passed. An agent
+// also closes when last_call_timeout has passed or, at a restart, when every agent still alive
+// has joined (so a restart does not wait for nodes that are gone). An agent
 // that comes after a round closed waits; the agents of the running round see it and restart the
 // group (if there is room), so it is admitted in the next round. A failure, a dead agent or a
 // waiting node ends the round for every agent; the job's failures and its restart count live in

@@ -91,7 +91,7 @@ std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace,
   } catch (const std::exception&) {
     std::string server = rank_name(0, global_ranks);
     return (server.empty() ? "global rank 0" : server) +
-           ", which serves the rendezvous store, died; ";
+           ", which serves the rendezvous store, died or cannot be reached; ";
   }
 }
 

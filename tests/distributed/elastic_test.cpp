@@ -58,15 +58,25 @@ TEST(Rendezvous, ARoundClosesAtMaxNodesWithNodesInTheOrderTheyStarted) {
   EXPECT_EQ(a.restart_count, 0);
 }
 
-// Two of at most three agents: the round closes once both joined, not after the 20 s last call.
-TEST(Rendezvous, ARoundClosesWhenEveryLiveAgentJoined) {
+// At a restart, two agents left of at most three: the round closes once both joined, not after
+// the 20 s last call (at the job's start it waits for more; here the first round is full).
+TEST(Rendezvous, ARestartClosesWhenEveryLiveAgentJoined) {
   int port = next_port();
   Rendezvous first(options(port, 1, 3)), second(options(port, 1, 3));
-  auto t0 = std::chrono::steady_clock::now();
+  auto third = std::make_unique<Rendezvous>(options(port, 1, 3));
   auto other = std::async(std::launch::async, [&] { return second.next_rendezvous(); });
+  auto another = std::async(std::launch::async, [&] { return third->next_rendezvous(); });
+  EXPECT_EQ(first.next_rendezvous().nodes.size(), 3u);
+  other.get();
+  another.get();
+  third.reset();  // its agent leaves
+  first.request_restart();
+  auto t0 = std::chrono::steady_clock::now();
+  other = std::async(std::launch::async, [&] { return second.next_rendezvous(); });
   RendezvousInfo a = first.next_rendezvous();
   EXPECT_EQ(other.get().nodes.size(), 2u);
   EXPECT_EQ(a.nodes.size(), 2u);
+  EXPECT_EQ(a.round, 1);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
 }
 
@@ -74,7 +84,9 @@ TEST(Rendezvous, ARoundClosesWhenEveryLiveAgentJoined) {
 // the next round has both. A failure recorded in a round makes the next one a restart.
 TEST(Rendezvous, ALateAgentWaitsForTheNextRound) {
   int port = next_port();
-  Rendezvous first(options(port, 1, 2));
+  RendezvousOptions o = options(port, 1, 2);
+  o.last_call_timeout = 500ms;  // the first round, alone
+  Rendezvous first(o);
   RendezvousInfo alone = first.next_rendezvous();
   EXPECT_EQ(alone.nodes.size(), 1u);
   EXPECT_EQ(first.check_round().kind, RoundEnd::kNone);
@@ -172,7 +184,8 @@ TEST(ElasticLaunch, TwoAgentsRestartTogether) {
 // restart the running group makes for it, without using up a restart.
 TEST(ElasticLaunch, ALateAgentIsAdmittedAtARestart) {
   int port = next_port();
-  std::string agent = elastic(port, "grow", "--nnodes 1:2 --nproc-per-node 1");
+  std::string agent =
+      elastic(port, "grow", "--nnodes 1:2 --nproc-per-node 1 --rdzv-conf last_call_timeout=1");
   BackgroundCommand first(agent + kProgram + " loop 4 20000");
   ASSERT_TRUE(ember::testing::wait_until(
       [&] { return first.output().find("rank 0 looping") != std::string::npos; }, 20s))

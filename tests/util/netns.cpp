@@ -70,8 +70,9 @@ TwoNodes::TwoNodes() {
   name_[1] = "embert" + id + "1";
   // The addresses exist inside the namespaces only: other tests' pairs may use the same ones.
   subnet_ = detail::str_cat("10.", 100 + ::getpid() % 100, ".", made++ % 250, ".");
-  veth0_ = "ev" + id + "0";  // link names: at most 15 characters
-  std::string veth0 = veth0_, veth1 = "ev" + id + "1";
+  veth_[0] = "ev" + id + "0";  // link names: at most 15 characters
+  veth_[1] = "ev" + id + "1";
+  const std::string &veth0 = veth_[0], &veth1 = veth_[1];
   const std::string steps[] = {"ip netns add " + name_[0],
                                "ip netns add " + name_[1],
                                "ip link add " + veth0 + " netns " + name_[0] +
@@ -102,6 +103,9 @@ std::string TwoNodes::on(int node) const { return "ip netns exec " + name_[node]
 
 void TwoNodes::kill_node(int node) const { kill_processes_in(name_[node]); }
 
-void TwoNodes::cut_link() const { sh("ip -n " + name_[0] + " link delete " + veth0_); }
+void TwoNodes::take_link_down() const {
+  sh("ip -n " + name_[0] + " link set " + veth_[0] + " down");
+  sh("ip -n " + name_[1] + " link set " + veth_[1] + " down");
+}
 
 }  // namespace ember::testing

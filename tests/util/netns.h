@@ -24,13 +24,14 @@ class TwoNodes {
   std::string on(int node) const;
   /// SIGKILLs every process of the node: the machine dies.
   void kill_node(int node) const;
-  /// Removes the link between the two: each vanishes for the other, without a word.
-  void cut_link() const;
+  /// Takes the link down at both ends: each node vanishes for the other without a word (no
+  /// connection is reset; what is sent is lost), while each keeps its own address.
+  void take_link_down() const;
 
  private:
   std::string name_[2];
-  std::string subnet_;  // "10.A.B."
-  std::string veth0_;   // node 0's end of the link
+  std::string subnet_;   // "10.A.B."
+  std::string veth_[2];  // each node's end of the link
 };
 
 }  // namespace ember::testing
