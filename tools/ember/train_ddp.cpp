@@ -29,6 +29,7 @@ namespace {
 namespace dist = ember::distributed;
 
 int worker(const TrainConfig& cfg) {
+  double started = wall_time();
   dist::init_process_group("gloo", "env://");
   int rank = dist::get_rank(), world = dist::get_world_size();
   // Like torchrun's OMP_NUM_THREADS=1 for one rank per core: the ranks share the cores.
@@ -45,7 +46,7 @@ int worker(const TrainConfig& cfg) {
               << sets.train->size() << " training and " << sets.test->size()
               << " test images, batch " << cfg.batch_size << " per rank, SGD lr " << cfg.lr
               << " momentum " << cfg.momentum << "\n";
-  ResumableRun run(cfg, *model.module(), opt);
+  ResumableRun run(cfg, *model.module(), opt, started);
   double train_seconds = 0;
   int64_t epochs_run = 0;
   Evaluation last{};

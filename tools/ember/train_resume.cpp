@@ -22,11 +22,13 @@ EventLog::~EventLog() {
   if (file_) std::fclose(file_);
 }
 
+double wall_time() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 void EventLog::write(const std::string& event, const std::string& fields) {
   if (!file_) return;
-  double t =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::fprintf(file_, "{\"time\":%.6f,\"event\":\"%s\"%s%s}\n", t, event.c_str(),
+  std::fprintf(file_, "{\"time\":%.6f,\"event\":\"%s\"%s%s}\n", wall_time(), event.c_str(),
                fields.empty() ? "" : ",", fields.c_str());
   std::fflush(file_);
 }
@@ -44,9 +46,11 @@ int restart_count() {
   return c ? std::atoi(c) : 0;
 }
 
-ResumableRun::ResumableRun(const TrainConfig& cfg, nn::Module& model, optim::Optimizer& optimizer)
+ResumableRun::ResumableRun(const TrainConfig& cfg, nn::Module& model, optim::Optimizer& optimizer,
+                           double started)
     : cfg_(cfg), rank_(dist::get_rank()), events_(rank_ == 0 ? cfg.events : "") {
   bool resumed = false;
+  double load_started = wall_time();
   if (cfg.resume) {
     std::string path = (std::filesystem::path(cfg.out) / "checkpoint.safetensors").string();
     checkpoint_ = std::make_unique<dist::TrainingCheckpoint>(path, model, optimizer);
@@ -62,7 +66,9 @@ ResumableRun::ResumableRun(const TrainConfig& cfg, nn::Module& model, optim::Opt
   epoch_step0_ = position_.step;
   events_.write("start", detail::str_cat("\"restart\":", restart_count(),
                                          ",\"world_size\":", dist::get_world_size(),
-                                         ",\"resumed\":", resumed ? "true" : "false", ",",
+                                         ",\"resumed\":", resumed ? "true" : "false",
+                                         ",\"started\":", std::to_string(started),
+                                         ",\"load_seconds\":", wall_time() - load_started, ",",
                                          position_fields(position_)));
 }
 

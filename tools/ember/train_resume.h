@@ -15,6 +15,9 @@ namespace ember::cli {
 /// TORCHELASTIC_RESTART_COUNT: the restarts of an elastic job so far (0 outside one).
 int restart_count();
 
+/// Wall-clock seconds since 1970 (what --events logs; other processes can compare them).
+double wall_time();
+
 /// One JSON line per event, with the wall-clock time, appended and flushed at once (a rank killed
 /// the next moment leaves every line it wrote). Does nothing without a path.
 class EventLog {
@@ -33,8 +36,10 @@ class EventLog {
 class ResumableRun {
  public:
   /// Every rank: with cfg.resume, loads --out/checkpoint.safetensors if it is there. Rank 0
-  /// logs to cfg.events.
-  ResumableRun(const TrainConfig& cfg, nn::Module& model, optim::Optimizer& optimizer);
+  /// logs to cfg.events, with `started` (wall-clock seconds: when the rank began) in the start
+  /// event, so that a restart's time can be split into launch, start-up and the checkpoint's load.
+  ResumableRun(const TrainConfig& cfg, nn::Module& model, optim::Optimizer& optimizer,
+               double started);
   int64_t first_epoch() const { return position_.epoch; }
   /// Sets the sampler to `epoch`, resuming part-way in the checkpoint's epoch.
   void begin_epoch(distributed::DistributedSampler& sampler, int64_t epoch);
