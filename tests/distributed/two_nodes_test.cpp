@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <regex>
 #include <string>
 
@@ -73,6 +74,20 @@ void wait_for_first_agent(BackgroundCommand& a) {
       << a.output();
 }
 
+// An elastic job's two agents, node 1's started once node 0's has the first id (so node 0 is
+// group rank 0, with rank 0).
+struct TwoAgents {
+  TwoAgents(const TwoNodes& nodes, const std::string& nnodes, const std::string& name)
+      : dir(fresh_dir(name)), port(next_port()), a(agent(nodes, 0, port, nnodes, dir)) {
+    wait_for_first_agent(a);
+    b = std::make_unique<BackgroundCommand>(agent(nodes, 1, port, nnodes, dir));
+  }
+  std::string dir;
+  int port;
+  BackgroundCommand a;
+  std::unique_ptr<BackgroundCommand> b;
+};
+
 // Both agents, to their end; expects both to succeed.
 void expect_both_end_well(BackgroundCommand& a, BackgroundCommand& b) {
   std::optional<int> code_a = a.wait(90s), code_b = b.wait(30s);
@@ -96,22 +111,17 @@ TEST(TwoNodes, ARankKilledMidEpochRestartsAndEndsWithinAPointOfAnUndisturbedRun)
   TwoNodes nodes;
   double undisturbed = 0;
   {
-    std::string dir = fresh_dir("undisturbed");
-    int port = next_port();
-    BackgroundCommand a(agent(nodes, 0, port, "2", dir));
-    wait_for_first_agent(a);
-    BackgroundCommand b(agent(nodes, 1, port, "2", dir));
-    expect_both_end_well(a, b);
-    undisturbed = result_field(a.output(), "test_accuracy");
-    EXPECT_GT(undisturbed, 0.7) << a.output();
-    EXPECT_EQ(result_field(a.output(), "nproc"), 2) << "one rank on each node";
+    TwoAgents job(nodes, "2", "undisturbed");
+    ASSERT_TRUE(job.b);
+    expect_both_end_well(job.a, *job.b);
+    undisturbed = result_field(job.a.output(), "test_accuracy");
+    EXPECT_GT(undisturbed, 0.7) << job.a.output();
+    EXPECT_EQ(result_field(job.a.output(), "nproc"), 2) << "one rank on each node";
   }
-  std::string dir = fresh_dir("killed");
-  int port = next_port();
-  BackgroundCommand a(agent(nodes, 0, port, "2", dir));
-  wait_for_first_agent(a);
-  BackgroundCommand b(agent(nodes, 1, port, "2", dir));
-  wait_mid_epoch(dir, a);
+  TwoAgents job(nodes, "2", "killed");
+  ASSERT_TRUE(job.b);
+  BackgroundCommand &a = job.a, &b = *job.b;
+  wait_mid_epoch(job.dir, a);
   std::vector<pid_t> rank = children_of(b.pid());
   ASSERT_EQ(rank.size(), 1u) << b.output();
   ::kill(rank[0], SIGKILL);
@@ -132,12 +142,10 @@ TEST(TwoNodes, ARankKilledMidEpochRestartsAndEndsWithinAPointOfAnUndisturbedRun)
 TEST(TwoNodes, AWholeNodeKilledLeavesTheOtherToFinishAlone) {
   SKIP_WITHOUT_NAMESPACES();
   TwoNodes nodes;
-  std::string dir = fresh_dir("node_killed");
-  int port = next_port();
-  BackgroundCommand a(agent(nodes, 0, port, "1:2", dir));
-  wait_for_first_agent(a);
-  BackgroundCommand b(agent(nodes, 1, port, "1:2", dir));
-  wait_mid_epoch(dir, a);
+  TwoAgents job(nodes, "1:2", "node_killed");
+  ASSERT_TRUE(job.b);
+  BackgroundCommand& a = job.a;
+  wait_mid_epoch(job.dir, a);
   nodes.kill_node(1);
   ASSERT_EQ(a.wait(90s), std::optional<int>(0)) << a.output();
   EXPECT_NE(a.output().find("round 1: node 0 of 1 (" + nodes.address(0) + "), ranks 0-0 of 1"),
@@ -234,12 +242,10 @@ TEST(TwoNodes, APeerWhoseHostVanishesIsNamedWithinTheGroupTimeout) {
 TEST(TwoNodes, AnElasticJobGoesOnAloneWhenANodeVanishes) {
   SKIP_WITHOUT_NAMESPACES();
   TwoNodes nodes;
-  std::string dir = fresh_dir("vanished");
-  int port = next_port();
-  BackgroundCommand a(agent(nodes, 0, port, "1:2", dir));
-  wait_for_first_agent(a);
-  BackgroundCommand b(agent(nodes, 1, port, "1:2", dir));
-  wait_mid_epoch(dir, a);
+  TwoAgents job(nodes, "1:2", "vanished");
+  ASSERT_TRUE(job.b);
+  BackgroundCommand &a = job.a, &b = *job.b;
+  wait_mid_epoch(job.dir, a);
   nodes.take_link_down();
   std::optional<int> code_b = b.wait(30s);
   EXPECT_TRUE(code_b.has_value() && *code_b != 0) << b.output();
