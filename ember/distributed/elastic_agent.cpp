@@ -140,8 +140,32 @@ Next end_round(Rendezvous& rdzv, WorkerGroup& group, const WatchResult& result, 
   return Next::kRestart;
 }
 
-int run_rounds(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::string>& command,
-               const SignalForwarding& signals) {
+// One round's ranks, from their start to the end of the round.
+Next run_round(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::string>& command,
+               const RendezvousInfo& info, const ErrorFiles& errors, int& signal) {
+  // Signals are passed to the ranks while they run; between rounds (in the rendezvous) their
+  // default action ends the agent, which has nothing to stop then.
+  SignalForwarding signals;
+  WorkerGroup group(command, elastic_specs(o, info, errors), o.prefix_output);
+  RoundEnd end;
+  WatchResult result = watch(
+      group, signals,
+      [&] {
+        end = rdzv.check_round();
+        return end.kind != RoundEnd::kNone;
+      },
+      o.monitor_interval);
+  signal = result.signal;
+  return end_round(rdzv, group, result, end, info, errors, o);
+}
+
+int fail_after_restarts(Rendezvous& rdzv, const LaunchOptions& o, int restarts) {
+  return fail_job(rdzv, o,
+                  detail::str_cat("its ranks failed ", restarts,
+                                  " times, more than --max-restarts ", o.max_restarts));
+}
+
+int run_rounds(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::string>& command) {
   ErrorFiles errors;
   for (;;) {
     RendezvousInfo info;
@@ -155,29 +179,17 @@ int run_rounds(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::
       return fail_job(rdzv, o, e.what());
     }
     if (info.restart_count > o.max_restarts)
-      return fail_job(rdzv, o,
-                      detail::str_cat("its ranks failed ", info.restart_count,
-                                      " times, more than --max-restarts ", o.max_restarts));
+      return fail_after_restarts(rdzv, o, info.restart_count);
     report_line(detail::str_cat("ember launch: round ", info.round, ": node ", info.group_rank,
                                 " of ", info.nodes.size(), " (", rdzv.address(), "), ranks ",
                                 info.rank_offset(), "-", info.rank_offset() + o.nproc_per_node - 1,
                                 " of ", info.world_size(), ", restart ", info.restart_count));
-    WorkerGroup group(command, elastic_specs(o, info, errors), o.prefix_output);
-    RoundEnd end;
-    WatchResult result = watch(
-        group, signals,
-        [&] {
-          end = rdzv.check_round();
-          return end.kind != RoundEnd::kNone;
-        },
-        o.monitor_interval);
-    Next next = end_round(rdzv, group, result, end, info, errors, o);
+    int signal = 0;
+    Next next = run_round(rdzv, o, command, info, errors, signal);
     if (next == Next::kSucceeded) return 0;
-    if (next == Next::kSignaled) return 128 + result.signal;
+    if (next == Next::kSignaled) return 128 + signal;
     if (int restarts = rdzv.restart_count(); restarts > o.max_restarts)
-      return fail_job(rdzv, o,
-                      detail::str_cat("its ranks failed ", restarts,
-                                      " times, more than --max-restarts ", o.max_restarts));
+      return fail_after_restarts(rdzv, o, restarts);
   }
 }
 
@@ -224,7 +236,6 @@ int run_elastic_agent(const LaunchOptions& o, const std::vector<std::string>& co
   ro.local_world_size = o.nproc_per_node;
   ro.join_timeout = o.join_timeout;
   ro.last_call_timeout = o.last_call_timeout;
-  SignalForwarding signals;
   Rendezvous rdzv(ro);
   report_line(detail::str_cat("ember launch: agent ", rdzv.agent_id(), " of job '", o.rdzv_id,
                               "' at ", rdzv.address(),
@@ -232,12 +243,12 @@ int run_elastic_agent(const LaunchOptions& o, const std::vector<std::string>& co
                               rdzv.serves_store() ? std::to_string(ro.port) : ""));
   int code = 0;
   try {
-    code = run_rounds(rdzv, o, command, signals);
+    code = run_rounds(rdzv, o, command);
   } catch (const Error& e) {
     report_line(std::string("ember launch: ") + e.what());
     code = 1;
   }
-  if (rdzv.serves_store()) rdzv.wait_for_other_agents([&] { return signals.received() != 0; });
+  if (rdzv.serves_store()) rdzv.wait_for_other_agents();
   return code;
 }
 

@@ -136,11 +136,11 @@ Rendezvous::~Rendezvous() {
   }
 }
 
-void Rendezvous::wait_for_other_agents(const std::function<bool()>& give_up) {
+void Rendezvous::wait_for_other_agents() {
   try {
     for (;;) {
       std::vector<int> live = live_agents();
-      if (live.empty() || live == std::vector<int>{agent_} || give_up()) return;
+      if (live.empty() || live == std::vector<int>{agent_}) return;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   } catch (...) {

@@ -213,6 +213,26 @@ TEST(ElasticLaunch, BelowMinNodesTheJobFails) {
       << r.output;
 }
 
+// SIGTERM to an elastic agent (a scheduler stopping the job) reaches its ranks; the agent ends
+// with 128 + SIGTERM instead of restarting them.
+TEST(ElasticLaunch, PassesSignalsToItsRanksAndEnds) {
+  BackgroundCommand job("exec " +
+                        elastic(next_port(), "stopped", "--nproc-per-node 2 --max-restarts 3") +
+                        "sleep 60");
+  std::vector<pid_t> ranks;
+  ASSERT_TRUE(ember::testing::wait_until(
+      [&] { return (ranks = ember::testing::children_of(job.pid())).size() == 2; }, 20s))
+      << job.output();
+  ::kill(job.pid(), SIGTERM);
+  std::optional<int> code = job.wait(15s);
+  ASSERT_TRUE(code.has_value()) << job.output();
+  EXPECT_EQ(*code, 128 + SIGTERM) << job.output();
+  EXPECT_NE(job.output().find("got signal 15 (Terminated), passed it to 2 local rank(s)"),
+            std::string::npos)
+      << job.output();
+  for (pid_t rank : ranks) EXPECT_NE(::kill(rank, 0), 0) << "rank pid " << rank << " still runs";
+}
+
 TEST(ElasticLaunch, NodeRankIsForFixedJobs) {
   auto r = run_command(elastic(next_port(), "x", "--node-rank 1") + kProgram);
   EXPECT_NE(r.output.find("--node-rank is for a fixed --nnodes"), std::string::npos) << r.output;
