@@ -17,6 +17,17 @@ class Generator {
     offset_ = 0;
   }
   uint64_t initial_seed() const { return seed_; }
+  /// Everything its future draws depend on, (seed, offset): saved with a checkpoint and put back
+  /// with set_state, the generator draws what it would have drawn (torch's get_state).
+  std::pair<uint64_t, uint64_t> get_state() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return {seed_, offset_};
+  }
+  void set_state(std::pair<uint64_t, uint64_t> state) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    seed_ = state.first;
+    offset_ = state.second;
+  }
   /// (seed, offset) for the next random tensor; `n` offsets are reserved.
   std::pair<uint64_t, uint64_t> next(uint64_t n = 1) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -1,5 +1,8 @@
 #include "ember/distributed/distributed.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,13 +62,41 @@ std::string env_str(const char* name) {
   return v ? v : "";
 }
 
-// The address the other ranks reach this rank at.
+// The address the other ranks reach this rank at: loopback for a job on one machine, else the
+// address of this machine's route towards MASTER_ADDR (a UDP socket "connected" there, which
+// sends nothing). The host name would do on a machine whose name resolves to its network address,
+// but not where it resolves to loopback (Debian's /etc/hosts, containers, network namespaces).
 std::string own_hostname(const std::string& master_addr) {
   std::string forced = env_str("EMBER_GLOO_HOSTNAME");
   if (!forced.empty()) return forced;
   if (master_addr.empty() || master_addr == "127.0.0.1" || master_addr == "localhost" ||
       master_addr == "::1")
     return "127.0.0.1";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  std::string found;
+  if (::getaddrinfo(master_addr.c_str(), "9", &hints, &res) == 0) {
+    for (addrinfo* a = res; a && found.empty(); a = a->ai_next) {
+      int fd = ::socket(a->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      if (fd < 0) continue;
+      sockaddr_storage local{};
+      socklen_t len = sizeof(local);
+      char text[INET6_ADDRSTRLEN] = {};
+      if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+        const void* ip =
+            local.ss_family == AF_INET
+                ? static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr)
+                : &reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr;
+        if (::inet_ntop(local.ss_family, ip, text, sizeof(text))) found = text;
+      }
+      ::close(fd);
+    }
+    ::freeaddrinfo(res);
+  }
+  if (!found.empty()) return found;
   char name[256] = {};
   ::gethostname(name, sizeof(name) - 1);
   return name;

@@ -1,9 +1,11 @@
 #include "ember/distributed/store.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -89,7 +91,7 @@ std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace,
   } catch (const std::exception&) {
     std::string server = rank_name(0, global_ranks);
     return (server.empty() ? "global rank 0" : server) +
-           ", which serves the rendezvous store, died; ";
+           ", which serves the rendezvous store, died or cannot be reached; ";
   }
 }
 
@@ -299,6 +301,56 @@ bool recv_bytes(int fd, std::string& s) {
   return recv_all(fd, s.data(), n);
 }
 
+// Note [Store connections notice a vanished host]: a peer that dies closes its connections and
+// the other side sees it at once, but one whose machine vanishes (powered off, unplugged, its
+// network namespace gone) sends nothing more, and an idle TCP connection would stay open for
+// hours. Keepalive probes after 2 s of silence, every second, 3 unanswered: the connection fails
+// about 5 s after the host went, so the server counts that rank as dead and a client's next
+// request fails instead of waiting for ever. The kernel answers probes, so a rank that is busy
+// or stopped is not mistaken for a dead one.
+constexpr int kKeepaliveIdleSeconds = 2, kKeepaliveIntervalSeconds = 1, kKeepaliveProbes = 3;
+
+void configure_socket(int fd) {
+  int one = 1, idle = kKeepaliveIdleSeconds, interval = kKeepaliveIntervalSeconds,
+      probes = kKeepaliveProbes;
+  unsigned user_timeout_ms = 1000u * (idle + interval * probes);
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+  // Also bounds how long sent data may stay unacknowledged before the connection fails.
+  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout_ms, sizeof(user_timeout_ms));
+}
+
+// Connects within `timeout` (a blocking connect to a host that drops packets would wait about
+// two minutes); returns the socket, or -1 with `error` set.
+int connect_within(const addrinfo& a, std::chrono::milliseconds timeout, std::string& error) {
+  int fd = ::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a.ai_protocol);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return -1;
+  }
+  int rc = ::connect(fd, a.ai_addr, a.ai_addrlen);
+  if (rc != 0 && errno == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    int ready = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(1, timeout.count())));
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (ready == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+      rc = 0;
+    else
+      errno = ready == 0 ? ETIMEDOUT : (err ? err : errno);
+  }
+  if (rc != 0) {
+    error = std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 }  // namespace
 
 class TCPStore::Server {
@@ -357,8 +409,7 @@ class TCPStore::Server {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         return;
       }
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+      configure_socket(fd);
       std::lock_guard<std::mutex> lock(mutex_);
       if (stop_) {
         ::close(fd);
@@ -468,14 +519,12 @@ TCPStore::TCPStore(const std::string& host, int port, bool is_server,
     int rc = ::getaddrinfo(host.c_str(), std::to_string(port_).c_str(), &hints, &res);
     EMBER_CHECK(rc == 0, "[TCPStore] cannot resolve '", host, "': ", ::gai_strerror(rc));
     for (addrinfo* a = res; a && socket_ < 0; a = a->ai_next) {
-      int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-      if (fd < 0) continue;
-      if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-        socket_ = fd;
-      } else {
-        last_error = std::strerror(errno);
-        ::close(fd);
-      }
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      socket_ =
+          connect_within(*a,
+                         std::min<std::chrono::milliseconds>(
+                             std::max(left, std::chrono::milliseconds(1)), std::chrono::seconds(1)),
+                         last_error);
     }
     ::freeaddrinfo(res);
     if (socket_ >= 0) break;
@@ -484,12 +533,25 @@ TCPStore::TCPStore(const std::string& host, int port, bool is_server,
                 " (is rank 0 running, with the same MASTER_ADDR and MASTER_PORT?)");
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  int one = 1;
-  ::setsockopt(socket_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  configure_socket(socket_);
 }
 
 TCPStore::~TCPStore() {
   if (socket_ >= 0) ::close(socket_);
+}
+
+std::string TCPStore::local_address() const {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  char text[INET6_ADDRSTRLEN] = {};
+  EMBER_CHECK(::getsockname(socket_, reinterpret_cast<sockaddr*>(&addr), &len) == 0,
+              "[TCPStore] getsockname: ", std::strerror(errno));
+  if (addr.ss_family == AF_INET)
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&addr)->sin_addr, text, sizeof(text));
+  else
+    ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&addr)->sin6_addr, text, sizeof(text));
+  std::string s = text;
+  return s.rfind("::ffff:", 0) == 0 ? s.substr(7) : s;  // an IPv4 peer of a dual-stack socket
 }
 
 void TCPStore::register_rank(int rank) {

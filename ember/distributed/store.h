@@ -117,7 +117,9 @@ class FileStore final : public Store {
 };
 
 /// A TCP key-value server (started by the rank with is_server) and a client in every rank.
-/// Clients retry connecting until the timeout, so ranks may start in any order.
+/// Clients retry connecting until the timeout, so ranks may start in any order. Connections use
+/// TCP keepalive (Note [Store connections notice a vanished host] in store.cpp): a host that
+/// vanishes is a dead rank to the server, and a lost server an error to a client, within about 5 s.
 class TCPStore final : public Store {
  public:
   TCPStore(const std::string& host, int port, bool is_server, std::chrono::milliseconds timeout);
@@ -134,6 +136,9 @@ class TCPStore final : public Store {
   void register_rank(int rank) override;
   /// The port the server listens on (the one asked for, or the one the system chose for 0).
   int port() const { return port_; }
+  /// This machine's address on the connection to the server: where the server's host (and
+  /// likely every other host of the job) reaches this one.
+  std::string local_address() const;
 
  private:
   class Server;

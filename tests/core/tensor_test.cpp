@@ -107,6 +107,18 @@ TEST(Tensor, RandomIsSeededAndDistributed) {
   EXPECT_TRUE(g1.equal(rand({5}, {}, &g)));
 }
 
+// A generator's state put back draws the same numbers again (what a resumed job relies on).
+TEST(Tensor, GeneratorStateRoundTrips) {
+  Generator g(7);
+  rand({3}, {}, &g);
+  std::pair<uint64_t, uint64_t> state = g.get_state();
+  Tensor first = rand({5}, {}, &g);
+  Generator other(99);
+  other.set_state(state);
+  EXPECT_TRUE(first.equal(rand({5}, {}, &other)));
+  EXPECT_FALSE(first.equal(rand({5}, {}, &g))) << "the original has moved on";
+}
+
 TEST(Tensor, ItemAndToList) {
   EXPECT_EQ(tensor({3.5}).item<double>(), 3.5);
   EXPECT_EQ(scalar_tensor(7, kInt64).item<int64_t>(), 7);

@@ -1,11 +1,11 @@
 // DistributedDataParallel with ranks as threads over Gloo: N ranks with batch B/N end where one
 // process with batch B ends; no_sync accumulates; unused parameters are named or handled.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <mutex>
+#include <set>
 
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
@@ -276,6 +276,46 @@ TEST(DistributedSampler, EveryRankGetsTheSameCountAndTogetherEverySample) {
   DistributedSampler a(10, 2, 0, true, 5), b(10, 2, 0, true, 5);
   b.set_epoch(1);
   EXPECT_NE(a.indices(), b.indices());  // a new permutation each epoch
+}
+
+// Three ranks take 2 batches of 2, the job restarts with two ranks: they split what is left of
+// the epoch, and no sample is trained on twice but the one that pads the two shards to one count.
+TEST(DistributedSampler, ResumesAnEpochWithAnotherWorldSize) {
+  const size_t n = 23, batch = 2, batches = 2;
+  std::multiset<size_t> seen;
+  size_t position = 0;
+  for (int rank = 0; rank < 3; ++rank) {
+    DistributedSampler s(n, 3, rank, /*shuffle=*/true, /*seed=*/5);
+    s.set_epoch(4);
+    std::vector<size_t> mine = s.indices();
+    seen.insert(mine.begin(), mine.begin() + batch * batches);
+    position = s.position_after(batches, batch);
+  }
+  EXPECT_EQ(position, 12u);
+  std::set<size_t> before(seen.begin(), seen.end());
+  EXPECT_EQ(before.size(), 12u);
+  size_t count = 0;
+  for (int rank = 0; rank < 2; ++rank) {
+    DistributedSampler s(n, 2, rank, true, 5);
+    s.set_epoch(4);
+    s.set_start(position);
+    std::vector<size_t> mine = s.indices();
+    EXPECT_EQ(mine.size(), 6u) << "11 samples left, padded to 6 each";
+    EXPECT_EQ(s.size(), 6u);
+    count += mine.size();
+    for (size_t i : mine) EXPECT_FALSE(before.count(i)) << "sample " << i << " seen twice";
+    seen.insert(mine.begin(), mine.end());
+  }
+  EXPECT_EQ(count, 12u);
+  EXPECT_EQ(std::set<size_t>(seen.begin(), seen.end()).size(), n) << "every sample is trained on";
+  // Resuming at position 0 is the epoch from its start; set_epoch resets the start.
+  DistributedSampler fresh(n, 2, 1, true, 5), resumed(n, 2, 1, true, 5);
+  fresh.set_epoch(4);
+  resumed.set_epoch(4);
+  resumed.set_start(7);
+  resumed.set_epoch(4);
+  EXPECT_EQ(fresh.indices(), resumed.indices());
+  EXPECT_THROW_WITH(resumed.set_start(24), "past the end of the data set of 23 samples");
 }
 
 }  // namespace

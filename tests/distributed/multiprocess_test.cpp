@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/util/processes.h"
 #include "tests/util/test_util.h"
 
 namespace {
@@ -21,28 +22,10 @@ namespace {
 const std::string kEmber = EMBER_BINARY_DIR "/tools/ember";
 const std::string kProgram = EMBER_BINARY_DIR "/tests/distributed_rank_program";
 
-// A port per call, spread by pid so that parallel test processes do not collide, and below
-// Linux's ephemeral range (32768 and up), where another test's gloo sockets take their ports
-// ("cannot listen on port 37570: Address already in use" when it reached up there).
-int next_port() {
-  static int n = 0;
-  return 20000 + static_cast<int>(::getpid() % 1200) * 10 + (n++ % 10);
-}
+using ember::testing::next_port;
+using Result = ember::testing::CommandResult;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run(const std::string& command) {
-  std::string log = ::testing::TempDir() + "/mp_" + std::to_string(::getpid()) + ".log";
-  int status = std::system(("timeout 60 sh -c '" + command + "' > " + log + " 2>&1").c_str());
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::remove(log.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ss.str()};
-}
+Result run(const std::string& command) { return ember::testing::run_command(command); }
 
 // A job of n ranks that ended well: exit 0, and each rank's "rank k of n ok" line.
 void expect_every_rank_ok(const Result& r, int n) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/error_file.h"
 #include "ember/ember.h"
 
 namespace dist = ember::distributed;
@@ -35,9 +36,10 @@ int main(int argc, char** argv) {
   int bad = argc > 2 ? std::atoi(argv[2]) : -1;
   int rank = -1;
   try {
-    // "hang BAD MS": the group's timeout is MS milliseconds (2 s by default).
+    // "hang BAD MS" and "loop SECONDS MS": the group's timeout is MS milliseconds (2 s by default).
     std::chrono::milliseconds timeout = std::chrono::seconds(60);
-    if (mode == "hang") timeout = std::chrono::milliseconds(argc > 3 ? std::atoi(argv[3]) : 2000);
+    if (mode == "hang" || mode == "loop")
+      timeout = std::chrono::milliseconds(argc > 3 ? std::atoi(argv[3]) : 2000);
     const char* backend = std::getenv("EMBER_TEST_BACKEND");
     const char* init_method = std::getenv("EMBER_TEST_INIT_METHOD");
     dist::init_process_group(backend ? backend : "gloo", init_method ? init_method : "env://", -1,
@@ -47,7 +49,35 @@ int main(int argc, char** argv) {
     if (rank == bad && mode == "fail") return 3;
     if (rank == bad && mode == "kill") ::raise(SIGKILL);
     if (rank == bad && mode == "hang") std::this_thread::sleep_for(std::chrono::seconds(60));
-    if (mode == "collectives") {
+    // Under the elastic agent: "elastic_fail RESTARTS BAD kill|throw": while fewer than RESTARTS
+    // restarts happened, rank BAD dies (SIGKILL) or throws (its message recorded for the agent)
+    // after a first all-reduce, and the others fail in their next one.
+    const char* restart_env = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    int restart = restart_env ? std::atoi(restart_env) : 0;
+    if (mode == "elastic_fail") {
+      dist::all_reduce(ember::ones({4}));
+      if (rank == (argc > 3 ? std::atoi(argv[3]) : 1) && restart < bad) {
+        if (argc > 4 && std::string(argv[4]) == "throw")
+          throw std::runtime_error("rank " + std::to_string(rank) + " gave up at restart " +
+                                   std::to_string(restart));
+        ::raise(SIGKILL);
+      }
+      dist::all_reduce(ember::ones({4}));
+      say(1, "rank " + std::to_string(rank) + " of " + std::to_string(world) + " ok at restart " +
+                 std::to_string(restart));
+    }
+    if (mode == "loop") {
+      // All-reduces for `bad` seconds (a peer may vanish meanwhile); every rank stops at the same
+      // step, once one's time is up (a MIN of the ranks' "go on" flags).
+      auto end = std::chrono::steady_clock::now() + std::chrono::seconds(bad);
+      for (int i = 0;; ++i) {
+        ember::Tensor go = ember::full({1}, std::chrono::steady_clock::now() < end ? 1.0 : 0.0);
+        dist::all_reduce(go, dist::ReduceOp::MIN);
+        if (i == 0) say(1, "rank " + std::to_string(rank) + " looping");
+        if (go.item<double>() == 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    } else if (mode == "collectives") {
       // Sums and maxima of small integers are exact in every dtype; bool sums are "or".
       for (ember::DType dt : {ember::kBool, ember::kUInt8, ember::kInt32, ember::kInt64,
                               ember::kFloat16, ember::kBFloat16, ember::kFloat32}) {
@@ -145,6 +175,7 @@ int main(int argc, char** argv) {
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {
+    dist::record_error(e.what());  // for the elastic agent's report
     say(2, "rank " + std::to_string(rank) + ": " + e.what());
     return 1;
   }

@@ -177,5 +177,47 @@ TEST(Checkpoint, ModelAndOptimizerComeBack) {
   fs::remove_all(dir);
 }
 
+// The scheduler's state and extra tensors (a generator's state) travel with model and optimizer;
+// a checkpoint that does not fit leaves the scheduler as it was too.
+TEST(Checkpoint, SchedulerAndExtraTensorsComeBack) {
+  fs::path dir = fs::temp_directory_path() / ("ember_ckpt_sched_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::string path = (dir / "ckpt.safetensors").string();
+  auto model = nn::make<models::MLP>(std::vector<int64_t>{4, 8, 2});
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1).with_momentum(0.9));
+  optim::StepLR sched(opt, /*step_size=*/2, /*gamma=*/0.5);
+  for (int i = 0; i < 3; ++i) sched.step();  // epoch 3: lr 0.1 * 0.5
+  Tensor generator = tensor({5.0, 9.0}).to(kInt64);
+  io::save_checkpoint(path, *model, opt, {{"epoch", "3"}}, {&sched, {{"generator.0", generator}}});
+
+  auto model2 = nn::make<models::MLP>(std::vector<int64_t>{4, 8, 2});
+  optim::SGD opt2(model2->parameters(), optim::SGDOptions(0.1).with_momentum(0.9));
+  optim::StepLR sched2(opt2, 2, 0.5);
+  io::LoadedCheckpoint loaded = io::load_checkpoint(path, *model2, opt2, &sched2);
+  EXPECT_EQ(loaded.metadata.at("epoch"), "3");
+  EXPECT_EQ(sched2.last_epoch(), 3);
+  EXPECT_DOUBLE_EQ(opt2.lr(), 0.05);
+  ASSERT_EQ(loaded.extra.size(), 1u);
+  EXPECT_EQ(loaded.extra[0].first, "generator.0");
+  EXPECT_TRUE(loaded.extra[0].second.equal(generator));
+  sched2.step();
+  EXPECT_DOUBLE_EQ(opt2.lr(), 0.025) << "the schedule goes on from where it was";
+
+  // Without the scheduler it holds, or with one it lacks: clear errors.
+  EXPECT_THROW_WITH(io::load_checkpoint(path, *model2, opt2), "pass the scheduler");
+  io::save_checkpoint(path, *model, opt);
+  EXPECT_THROW_WITH(io::load_checkpoint(path, *model2, opt2, &sched2),
+                    "holds no learning-rate scheduler's state");
+  // Another model's checkpoint changes neither the scheduler nor the rates.
+  auto other = nn::make<models::MLP>(std::vector<int64_t>{4, 3, 2});
+  optim::SGD other_opt(other->parameters(), optim::SGDOptions(0.3));
+  optim::StepLR other_sched(other_opt, 1, 0.1);
+  io::save_checkpoint(path, *other, other_opt, {}, {&other_sched, {}});
+  EXPECT_THROW_WITH(io::load_checkpoint(path, *model2, opt2, &sched2), "size mismatch");
+  EXPECT_EQ(sched2.last_epoch(), 4);
+  EXPECT_DOUBLE_EQ(opt2.lr(), 0.025);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ember

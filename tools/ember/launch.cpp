@@ -1,4 +1,5 @@
-// `ember launch`: starts this node's ranks of a distributed job, like torchrun.
+// `ember launch`: starts this node's ranks of a distributed job, like torchrun; with a range of
+// nodes, restarts or a rendezvous endpoint, as its elastic agent.
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -24,13 +25,91 @@ options:
   --master-addr A      the address of node 0, where rank 0 serves rendezvous (default 127.0.0.1)
   --master-port P      its port (default 29500)
   --prefix-output      prefix every output line with "[rank R] "
+
+elastic jobs (torchrun's elastic agent): one `ember launch` per machine, all with the same
+--rdzv-endpoint and --rdzv-id; when a rank fails, every machine stops its ranks and the group
+restarts with the machines that are left (or a machine that joined), with new RANK/WORLD_SIZE
+and TORCHELASTIC_RESTART_COUNT. The program resumes from its own checkpoint.
+  --nnodes MIN:MAX     at least MIN machines (the job fails below), at most MAX
+  --max-restarts N     restarts after failures before the job fails (default 0)
+  --rdzv-endpoint H:P  the rendezvous store: served by the agent on host H, reached by the
+                       others (default --master-addr:--master-port)
+  --rdzv-id ID         the job's id (default none)
+  --rdzv-backend c10d  accepted for torchrun's command lines (the store is ember's TCPStore)
+  --rdzv-conf join_timeout=S,last_call_timeout=S
+                       seconds to wait for MIN machines (default 600), and after MIN joined,
+                       for more (default 30; a round closes at once when every live agent joined)
+  --monitor-interval S seconds between the agent's checks of the store (default 0.1)
 )";
 
-int to_int(const std::string& name, const char* value) {
+int to_int(const std::string& name, const std::string& value) {
   char* end = nullptr;
-  long v = std::strtol(value, &end, 10);
-  EMBER_CHECK(end && *end == '\0', "[launch] ", name, " expects an integer, got '", value, "'");
+  long v = std::strtol(value.c_str(), &end, 10);
+  EMBER_CHECK(!value.empty() && end && *end == '\0', "[launch] ", name,
+              " expects an integer, got '", value, "'");
   return static_cast<int>(v);
+}
+
+std::chrono::milliseconds to_duration(const std::string& name, const std::string& value) {
+  char* end = nullptr;
+  double seconds = std::strtod(value.c_str(), &end);
+  EMBER_CHECK(!value.empty() && end && *end == '\0' && seconds >= 0, "[launch] ", name,
+              " expects seconds, got '", value, "'");
+  return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+}
+
+// "M" or "MIN:MAX".
+void parse_nnodes(distributed::LaunchOptions& o, const std::string& value) {
+  size_t colon = value.find(':');
+  o.nnodes = to_int("--nnodes", value.substr(0, colon));
+  o.max_nnodes = colon == std::string::npos ? 0 : to_int("--nnodes", value.substr(colon + 1));
+}
+
+// "join_timeout=600,last_call_timeout=30".
+void parse_rdzv_conf(distributed::LaunchOptions& o, const std::string& value) {
+  size_t begin = 0;
+  while (begin < value.size()) {
+    size_t end = value.find(',', begin);
+    std::string item = value.substr(begin, end - begin);
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq), v = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "join_timeout")
+      o.join_timeout = to_duration("--rdzv-conf join_timeout", v);
+    else if (key == "last_call_timeout")
+      o.last_call_timeout = to_duration("--rdzv-conf last_call_timeout", v);
+    else
+      EMBER_FAIL("[launch] unknown --rdzv-conf key '", key,
+                 "' (expected join_timeout or last_call_timeout)");
+    begin = end == std::string::npos ? value.size() : end + 1;
+  }
+}
+
+void set_option(distributed::LaunchOptions& o, const std::string& name, const std::string& value) {
+  if (name == "--nproc-per-node")
+    o.nproc_per_node = to_int(name, value);
+  else if (name == "--nnodes")
+    parse_nnodes(o, value);
+  else if (name == "--node-rank")
+    o.node_rank = to_int(name, value);
+  else if (name == "--master-addr")
+    o.master_addr = value;
+  else if (name == "--master-port")
+    o.master_port = to_int(name, value);
+  else if (name == "--max-restarts")
+    o.max_restarts = to_int(name, value);
+  else if (name == "--rdzv-endpoint")
+    o.rdzv_endpoint = value;
+  else if (name == "--rdzv-id")
+    o.rdzv_id = value;
+  else if (name == "--rdzv-backend")
+    EMBER_CHECK(value == "c10d", "[launch] --rdzv-backend: only c10d (ember's TCPStore), got '",
+                value, "'");
+  else if (name == "--rdzv-conf")
+    parse_rdzv_conf(o, value);
+  else if (name == "--monitor-interval")
+    o.monitor_interval = to_duration(name, value);
+  else
+    EMBER_FAIL("[launch] unknown option ", name, "\n", kLaunchUsage);
 }
 
 }  // namespace
@@ -48,20 +127,12 @@ int launch(int argc, char** argv) {
       o.prefix_output = true;
       continue;
     }
+    if (size_t eq = name.find('='); eq != std::string::npos) {  // --name=value, as torchrun takes
+      set_option(o, name.substr(0, eq), name.substr(eq + 1));
+      continue;
+    }
     EMBER_CHECK(i + 1 < argc, "[launch] ", name, " expects a value");
-    const char* value = argv[++i];
-    if (name == "--nproc-per-node")
-      o.nproc_per_node = to_int(name, value);
-    else if (name == "--nnodes")
-      o.nnodes = to_int(name, value);
-    else if (name == "--node-rank")
-      o.node_rank = to_int(name, value);
-    else if (name == "--master-addr")
-      o.master_addr = value;
-    else if (name == "--master-port")
-      o.master_port = to_int(name, value);
-    else
-      EMBER_FAIL("[launch] unknown option ", name, "\n", kLaunchUsage);
+    set_option(o, name, argv[++i]);
   }
   if (i >= argc) {
     std::cerr << kLaunchUsage;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ember/core/error.h"
+#include "ember/distributed/error_file.h"
 #include "tools/ember/commands.h"
 
 namespace {
@@ -35,9 +36,11 @@ int main(int argc, char** argv) {
     std::cerr << "ember: unknown command '" << cmd << "'\n\n" << kUsage;
     return 2;
   } catch (const ember::Error& e) {
+    ember::distributed::record_error(e.what());  // for an elastic agent's report
     std::cerr << "ember " << cmd << ": " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
+    ember::distributed::record_error(e.what());
     std::cerr << "ember " << cmd << ": unexpected error: " << e.what() << "\n";
     return 1;
   }

@@ -37,6 +37,12 @@ const char* kHelp = R"(usage: ember train [options]
   --nproc N               DistributedDataParallel over N local processes (Gloo on the CPU), each
                           with threads/N threads unless --threads
   --master-port P         with --nproc: the rendezvous port (default: a random one in 20000-31999)
+  --resume                with --nproc: resume from DIR/checkpoint.safetensors when it is there
+                          (with any number of ranks), and keep it current; for restarts by
+                          `ember launch --max-restarts` (elastic), run as its PROGRAM
+  --checkpoint-every N    with --resume: optimizer steps between checkpoints (default 100; also
+                          at each epoch's end)
+  --events FILE           with --nproc: rank 0 appends a JSON line per step, checkpoint and start
   --threads N             CPU threads (default: all cores)
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
                           with threads/N threads (CPU only)
@@ -192,8 +198,9 @@ void write_run_report(const TrainConfig& cfg, const std::string& model_name, Dev
 TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices", "hogwild", "nproc", "master-port"},
-            {"help"});
+             "workers", "out", "devices", "hogwild", "nproc", "master-port", "checkpoint-every",
+             "events"},
+            {"help", "resume"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
@@ -210,6 +217,12 @@ TrainConfig parse_train_args(int argc, char** argv) {
   cfg.hogwild = static_cast<int>(args.integer("hogwild", 0, 1, 1024));
   cfg.nproc = static_cast<int>(args.integer("nproc", 0, 1, 1024));
   cfg.master_port = static_cast<int>(args.integer("master-port", 0, 1, 65535));
+  cfg.resume = args.flag("resume");
+  cfg.checkpoint_every = args.integer("checkpoint-every", 100, 1, int64_t{1} << 40);
+  cfg.events = args.str("events", "");
+  EMBER_CHECK(
+      cfg.nproc > 0 || (!cfg.resume && !args.has("checkpoint-every") && !args.has("events")),
+      "--resume, --checkpoint-every and --events are for --nproc N (DDP)");
   if (cfg.nproc > 0) {
     EMBER_CHECK(
         cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),

@@ -21,6 +21,7 @@
 #include "ember/distributed/distributed_sampler.h"
 #include "ember/distributed/launch.h"
 #include "ember/ember.h"
+#include "tools/ember/train_resume.h"
 
 namespace ember::cli {
 namespace {
@@ -28,6 +29,7 @@ namespace {
 namespace dist = ember::distributed;
 
 int worker(const TrainConfig& cfg) {
+  double started = wall_time();
   dist::init_process_group("gloo", "env://");
   int rank = dist::get_rank(), world = dist::get_world_size();
   // Like torchrun's OMP_NUM_THREADS=1 for one rank per core: the ranks share the cores.
@@ -44,10 +46,12 @@ int worker(const TrainConfig& cfg) {
               << sets.train->size() << " training and " << sets.test->size()
               << " test images, batch " << cfg.batch_size << " per rank, SGD lr " << cfg.lr
               << " momentum " << cfg.momentum << "\n";
+  ResumableRun run(cfg, *model.module(), opt, started);
   double train_seconds = 0;
+  int64_t epochs_run = 0;
   Evaluation last{};
-  for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    sampler.set_epoch(static_cast<uint64_t>(epoch - 1));
+  for (int64_t epoch = run.first_epoch(); epoch < cfg.epochs; ++epoch, ++epochs_run) {
+    run.begin_epoch(sampler, epoch);
     auto shard = std::make_shared<dist::SubsetDataset>(sets.train, sampler.indices());
     data::DataLoader loader(shard, data::DataLoaderOptions()
                                        .with_batch_size(static_cast<size_t>(cfg.batch_size))
@@ -55,6 +59,7 @@ int worker(const TrainConfig& cfg) {
     model.train();
     double t0 = now(), loss_sum = 0;
     int64_t seen = 0;
+    size_t batches = 0;
     for (const data::Example& b : loader) {
       Tensor loss = nn::functional::cross_entropy(model.forward(b.data), b.target);
       opt.zero_grad();
@@ -62,7 +67,9 @@ int worker(const TrainConfig& cfg) {
       opt.step();
       loss_sum += loss.item<double>() * static_cast<double>(b.target.size(0));
       seen += b.target.size(0);
+      run.after_step(sampler, ++batches);
     }
+    run.end_epoch(epoch);
     dist::barrier();
     double seconds = now() - t0;
     train_seconds += seconds;
@@ -71,11 +78,15 @@ int worker(const TrainConfig& cfg) {
       std::printf(
           "epoch %lld: train loss %.4f (rank 0), test loss %.4f, test accuracy %.2f%%, %.2f s, "
           "%.0f samples/s\n",
-          static_cast<long long>(epoch), loss_sum / static_cast<double>(seen), last.loss,
+          static_cast<long long>(epoch + 1),
+          loss_sum / static_cast<double>(std::max<int64_t>(1, seen)), last.loss,
           100 * last.accuracy, seconds, static_cast<double>(seen * world) / seconds);
       std::fflush(stdout);
     }
   }
+  if (rank == 0 && run.first_epoch() >= cfg.epochs)  // resumed after the last epoch
+    last = evaluate(*model.module(), *sets.test, Device(kCPU), 512);
+  run.finish(last.accuracy);
   if (rank == 0) {
     std::filesystem::create_directories(cfg.out);
     io::save(*model.module(), (std::filesystem::path(cfg.out) / "model.safetensors").string(),
@@ -87,9 +98,10 @@ int worker(const TrainConfig& cfg) {
         {"nproc", world},
         {"epochs", cfg.epochs},
         {"train_seconds", train_seconds},
-        {"epoch_seconds", train_seconds / static_cast<double>(cfg.epochs)},
+        {"epoch_seconds", train_seconds / static_cast<double>(std::max<int64_t>(1, epochs_run))},
         {"samples_per_second",
-         static_cast<double>(sets.train->size()) * static_cast<double>(cfg.epochs) / train_seconds},
+         static_cast<double>(sets.train->size()) * static_cast<double>(epochs_run) / train_seconds},
+        {"restart_count", restart_count()},
         {"test_accuracy", last.accuracy}};
     std::cout << result.dump() << std::endl;
   }

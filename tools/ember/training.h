@@ -28,6 +28,12 @@ struct TrainConfig {
   int hogwild = 0;              // --hogwild N: N processes train one shared model
   int nproc = 0;                // --nproc N: DistributedDataParallel over N processes
   int master_port = 0;          // with --nproc: the rendezvous port (0: a random one)
+
+  // With --nproc (train_resume.h).
+  bool resume = false;             // resume from and keep out/checkpoint.safetensors
+  int64_t checkpoint_every = 100;  // with --resume: steps between checkpoints
+  std::string events;              // rank 0's JSON lines of steps, checkpoints and restarts
+
   bool help = false;
 };
 

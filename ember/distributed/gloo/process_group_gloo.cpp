@@ -324,7 +324,14 @@ class ProcessGroupGloo final : public ProcessGroup {
                    bool io) const {
     bool timed_out =
         what.find("Timed out") != std::string::npos || what.find("timed out") != std::string::npos;
-    if (timed_out) return collective_error(op, sequence, timed_out_text() + ": " + what);
+    // A peer whose host vanished sends nothing more: the collective times out, and the store's
+    // server has meanwhile seen that rank's connection fail (Note [Store connections notice a
+    // vanished host]), or the store itself is gone; either names the rank.
+    if (timed_out)
+      return collective_error(
+          op, sequence,
+          timed_out_text() + ": " +
+              describe_dead_ranks(*store_, std::chrono::milliseconds(0), global_ranks_) + what);
     std::string dead =
         io ? describe_dead_ranks(*store_, std::chrono::seconds(2), global_ranks_) : std::string();
     return collective_error(op, sequence, "failed: " + dead + what);

@@ -1,0 +1,24 @@
+// How a rank tells its elastic agent why it failed: the exception's message in the file named by
+// TORCHELASTIC_ERROR_FILE, in torch.distributed.elastic's format, so that the agent's report of the
+// job's failures can quote it (torchrun reads ember's files, ember's agent reads PyTorch's).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace ember::distributed {
+
+/// Writes `message` to the file TORCHELASTIC_ERROR_FILE names (nothing when it is unset). Never
+/// throws: it runs while a rank is failing.
+void record_error(const std::string& message);
+
+/// Runs a rank's main function `fn`; if it throws, records the exception's message
+/// (record_error), writes it to stderr and returns 1 (torch.distributed.elastic's @record).
+int record(const std::function<int()>& fn);
+
+/// The message of an error file (ember's or PyTorch's), or nothing when the file is missing or
+/// unreadable.
+std::optional<std::string> read_error_file(const std::string& path);
+
+}  // namespace ember::distributed
