@@ -69,6 +69,12 @@ Tensor* Module::buffer_slot(const std::string& name) {
   return nullptr;
 }
 
+std::vector<std::string> Module::registered_names(bool parameters) const {
+  std::vector<std::string> out;
+  for (const Slot& s : parameters ? parameters_ : buffers_) out.push_back(s.name);
+  return out;
+}
+
 std::shared_ptr<Module> Module::named_child(const std::string& name) const {
   for (auto& [n, c] : children_)
     if (n == name) return c;

@@ -93,6 +93,9 @@ class Module : public std::enable_shared_from_this<Module> {
   /// the tensor in it may be undefined, as a bias=false layer's bias).
   Tensor* parameter_slot(const std::string& name);
   Tensor* buffer_slot(const std::string& name);
+  /// The names of this module's own parameter (or buffer) slots in registration order, slots
+  /// holding an undefined tensor included.
+  std::vector<std::string> registered_names(bool parameters) const;
   /// The child registered as `name` (null if none).
   std::shared_ptr<Module> named_child(const std::string& name) const;
   /// Puts `m` in place of the child `name`, keeping its position (PyTorch's setattr of a module

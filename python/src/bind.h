@@ -40,6 +40,20 @@ void bind_distributed(py::module_& m);
 void bind_multiprocessing(py::module_& m);
 void bind_interop(py::module_& m);
 
+// --- calling ember ---
+/// Runs fn (a computation returning a tensor) without the GIL.
+template <typename F>
+Tensor nogil(F&& fn) {
+  py::gil_scoped_release no_gil;
+  return fn();
+}
+/// An in-place method: runs fn on self's tensor without the GIL and returns self itself, as
+/// PyTorch does (x.add_(y) is x).
+template <typename F>
+py::object inplace(py::object self, F&& fn);
+/// The tensor methods of elementwise math and the operators (tensor_math.cpp).
+void bind_tensor_math(py::class_<Tensor>& t);
+
 // --- conversions (convert.cpp) ---
 /// Python bool, int or float (and NumPy scalars) as a Scalar; nullopt for anything else.
 std::optional<Scalar> as_scalar(py::handle h);
@@ -47,6 +61,8 @@ Scalar to_scalar(py::handle h, const char* what);
 /// A tensor argument, or a number made into a 0-dim tensor (like PyTorch's wrapped numbers).
 bool is_tensor(py::handle h);
 const Tensor& as_tensor(py::handle h);
+/// Records ember.Tensor's type object for is_tensor (bind_tensor calls it once).
+void set_tensor_type(py::handle type);
 /// Sizes given as f(2, 3), f((2, 3)) or f([2, 3]).
 Shape to_shape(const py::args& args, const char* what);
 Shape to_shape(py::handle h, const char* what);
@@ -62,6 +78,8 @@ TensorOptions to_options(py::handle dtype, py::handle device, bool requires_grad
 /// torch.tensor(data): nested lists or tuples of numbers, a NumPy array, a number or a tensor
 /// (copied); the dtype inferred from the data unless given.
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device device);
+/// kernel_size=3 or (3, 5), as the pooling and convolution arguments take it.
+Pair to_pair(py::handle h, const char* what);
 /// Sizes as a Python tuple of ember.Size.
 py::object to_size(const Shape& s);
 
@@ -81,5 +99,15 @@ py::object module_object(const std::shared_ptr<nn::Module>& m);
 /// Whether a module object is one of ember's C++ layers as such (not a Python subclass): its
 /// forward(x) needs no Python.
 bool is_native(py::handle module);
+
+template <typename F>
+py::object inplace(py::object self, F&& fn) {
+  auto& t = const_cast<Tensor&>(as_tensor(self));
+  {
+    py::gil_scoped_release no_gil;
+    fn(t);
+  }
+  return self;
+}
 
 }  // namespace ember::python

@@ -48,9 +48,26 @@ Scalar to_scalar(py::handle h, const char* what) {
   throw py::type_error(std::string(what) + ": expected a number, got " + type_name(h));
 }
 
-bool is_tensor(py::handle h) { return py::isinstance<Tensor>(h); }
+namespace {
+PyTypeObject* g_tensor_type = nullptr;  // ember.Tensor, set once by bind_tensor
+}
 
-const Tensor& as_tensor(py::handle h) { return h.cast<const Tensor&>(); }
+void set_tensor_type(py::handle type) {
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+}
+
+// The per-op overhead bar (a + b from Python at most PyTorch's) makes these two the hot path of
+// every binding: a type check against the cached type, and the value read straight from the
+// instance (one C++ base: pybind11's simple layout) instead of a type-registry lookup each.
+bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type) != 0; }
+
+const Tensor& as_tensor(py::handle h) {
+  if (!is_tensor(h))
+    throw py::type_error("expected an ember.Tensor, got " + type_name(h));
+  void* p = reinterpret_cast<py::detail::instance*>(h.ptr())->get_value_and_holder().value_ptr();
+  if (p == nullptr) throw py::type_error("the ember.Tensor was not initialised (__init__ not called)");
+  return *static_cast<const Tensor*>(p);
+}
 
 Shape to_shape(py::handle h, const char* what) {
   if (PyLong_Check(h.ptr()) && !is_python_bool(h)) return Shape{h.cast<int64_t>()};
@@ -206,6 +223,16 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device devi
   if (n.shape.empty() && !n.values.empty()) t = t.reshape({});
   py::gil_scoped_release no_gil;
   return t.to(device, dtype.value_or(natural));
+}
+
+Pair to_pair(py::handle h, const char* what) {
+  if (PyLong_Check(h.ptr())) {
+    int64_t v = h.cast<int64_t>();
+    return {v, v};
+  }
+  Shape s = to_shape(h, what);
+  if (s.size() != 2) throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
+  return {s[0], s[1]};
 }
 
 py::object to_size(const Shape& s) {

@@ -6,23 +6,6 @@ namespace {
 
 namespace F = nn::functional;
 
-template <typename Fn>
-Tensor nogil(Fn&& fn) {
-  py::gil_scoped_release no_gil;
-  return fn();
-}
-
-Pair pair(py::handle h, const char* what) {
-  if (PyLong_Check(h.ptr())) {
-    int64_t v = h.cast<int64_t>();
-    return {v, v};
-  }
-  Shape s = to_shape(h, what);
-  if (s.size() != 2)
-    throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
-  return {s[0], s[1]};
-}
-
 F::Reduction reduction(const std::string& r) {
   if (r == "mean") return F::Reduction::Mean;
   if (r == "sum") return F::Reduction::Sum;
@@ -78,8 +61,8 @@ void bind_functional(py::module_& m) {
       [](const Tensor& x, const Tensor& w, py::handle b, py::handle stride, py::handle padding,
          py::handle dilation, int64_t groups) {
         Tensor bias = optional_tensor(b);
-        Pair s = pair(stride, "stride"), p = pair(padding, "padding"),
-             d = pair(dilation, "dilation");
+        Pair s = to_pair(stride, "stride"), p = to_pair(padding, "padding"),
+             d = to_pair(dilation, "dilation");
         return nogil([&] { return conv2d(x, w, bias, s, p, d, groups); });
       },
       "input"_a, "weight"_a, "bias"_a = py::none(), "stride"_a = 1, "padding"_a = 0,
@@ -89,9 +72,9 @@ void bind_functional(py::module_& m) {
       [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, py::handle dilation,
          bool ceil_mode) {
         std::optional<Pair> s;
-        if (!stride.is_none()) s = pair(stride, "stride");
-        Pair kk = pair(k, "kernel_size"), p = pair(padding, "padding"),
-             d = pair(dilation, "dilation");
+        if (!stride.is_none()) s = to_pair(stride, "stride");
+        Pair kk = to_pair(k, "kernel_size"), p = to_pair(padding, "padding"),
+             d = to_pair(dilation, "dilation");
         return nogil([&] { return max_pool2d(x, kk, s, p, d, ceil_mode); });
       },
       "input"_a, "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "dilation"_a = 1,
@@ -101,8 +84,8 @@ void bind_functional(py::module_& m) {
       [](const Tensor& x, py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
          bool count_include_pad) {
         std::optional<Pair> s;
-        if (!stride.is_none()) s = pair(stride, "stride");
-        Pair kk = pair(k, "kernel_size"), p = pair(padding, "padding");
+        if (!stride.is_none()) s = to_pair(stride, "stride");
+        Pair kk = to_pair(k, "kernel_size"), p = to_pair(padding, "padding");
         return nogil([&] { return avg_pool2d(x, kk, s, p, ceil_mode, count_include_pad); });
       },
       "input"_a, "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,

@@ -7,12 +7,6 @@
 namespace ember::python {
 namespace {
 
-template <typename F>
-Tensor nogil(F&& fn) {
-  py::gil_scoped_release no_gil;
-  return fn();
-}
-
 // f(*size, dtype=None, device=None, requires_grad=False) for zeros, ones, empty, rand, randn.
 template <typename F>
 void def_sized(py::module_& m, const char* name, F make, const char* doc) {

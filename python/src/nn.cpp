@@ -80,16 +80,7 @@ class PyModule : public nn::Module {
   py::object self() const { return py::cast(static_cast<const nn::Module*>(this)); }
 };
 
-Pair pair(py::handle h, const char* what) {
-  if (PyLong_Check(h.ptr())) {
-    int64_t v = h.cast<int64_t>();
-    return {v, v};
-  }
-  Shape s = to_shape(h, what);
-  if (s.size() != 2)
-    throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
-  return {s[0], s[1]};
-}
+py::tuple pair_tuple(const Pair& p) { return py::make_tuple(p[0], p[1]); }
 
 py::object named_list(const std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>& v) {
   py::list out;
@@ -479,6 +470,18 @@ void bind_nn(py::module_& m) {
             self.load_state_dict(s, strict);
           },
           "state_dict"_a, "strict"_a = true)
+      .def("_registered",
+           [](nn::Module& self) {
+             // This module's own slots, undefined ones as None, and its children: what pickling a
+             // Python module rebuilds (ember/multiprocessing/reductions.py).
+             py::list params, buffers;
+             auto slot = [](Tensor* t) { return t->defined() ? py::cast(*t) : py::none(); };
+             for (const std::string& n : self.registered_names(true))
+               params.append(py::make_tuple(n, slot(self.parameter_slot(n))));
+             for (const std::string& n : self.registered_names(false))
+               buffers.append(py::make_tuple(n, slot(self.buffer_slot(n))));
+             return py::make_tuple(params, buffers, named_list(self.named_children()));
+           })
       .def("extra_repr", &nn::Module::extra_repr)
       .def("_get_name", &nn::Module::name)
       .def("__repr__", [](const nn::Module& self) { return self.repr(); });
@@ -488,14 +491,17 @@ void bind_nn(py::module_& m) {
       .def(py::init<int64_t, int64_t, bool>(), "in_features"_a, "out_features"_a, "bias"_a = true)
       .def_readonly("in_features", &nn::Linear::in_features)
       .def_readonly("out_features", &nn::Linear::out_features)
-      .def("reset_parameters", &nn::Linear::reset_parameters);
+      .def("reset_parameters", &nn::Linear::reset_parameters)
+      .def("_ember_args", [](const nn::Linear& l) {
+        return py::make_tuple(l.in_features, l.out_features, l.bias.defined());
+      });
   layer<nn::Conv2d>(nn, "Conv2d", "2-D convolution")
       .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
                        py::handle dilation, int64_t groups, bool bias) {
-             nn::Conv2dOptions o(in, out, pair(k, "kernel_size"));
-             o.stride = pair(stride, "stride");
-             o.padding = pair(padding, "padding");
-             o.dilation = pair(dilation, "dilation");
+             nn::Conv2dOptions o(in, out, to_pair(k, "kernel_size"));
+             o.stride = to_pair(stride, "stride");
+             o.padding = to_pair(padding, "padding");
+             o.dilation = to_pair(dilation, "dilation");
              o.groups = groups;
              o.bias = bias;
              return std::make_shared<nn::Conv2d>(o);
@@ -511,50 +517,80 @@ void bind_nn(py::module_& m) {
                                return py::make_tuple(c.options.kernel_size[0],
                                                      c.options.kernel_size[1]);
                              })
-      .def("reset_parameters", &nn::Conv2d::reset_parameters);
+      .def("reset_parameters", &nn::Conv2d::reset_parameters)
+      .def("_ember_args", [](const nn::Conv2d& c) {
+        const nn::Conv2dOptions& o = c.options;
+        return py::make_tuple(o.in_channels, o.out_channels, pair_tuple(o.kernel_size),
+                              pair_tuple(o.stride), pair_tuple(o.padding), pair_tuple(o.dilation),
+                              o.groups, o.bias);
+      });
   layer<nn::MaxPool2d>(nn, "MaxPool2d", "2-D max pooling")
       .def(py::init([](py::handle k, py::handle stride, py::handle padding, py::handle dilation,
                        bool ceil_mode) {
              std::optional<Pair> s;
-             if (!stride.is_none()) s = pair(stride, "stride");
-             return std::make_shared<nn::MaxPool2d>(pair(k, "kernel_size"), s,
-                                                    pair(padding, "padding"),
-                                                    pair(dilation, "dilation"), ceil_mode);
+             if (!stride.is_none()) s = to_pair(stride, "stride");
+             return std::make_shared<nn::MaxPool2d>(to_pair(k, "kernel_size"), s,
+                                                    to_pair(padding, "padding"),
+                                                    to_pair(dilation, "dilation"), ceil_mode);
            }),
            "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "dilation"_a = 1,
-           "ceil_mode"_a = false);
+           "ceil_mode"_a = false)
+      .def("_ember_args", [](const nn::MaxPool2d& p) {
+        return py::make_tuple(pair_tuple(p.kernel_size), pair_tuple(p.stride),
+                              pair_tuple(p.padding), pair_tuple(p.dilation), p.ceil_mode);
+      });
   layer<nn::AvgPool2d>(nn, "AvgPool2d", "2-D average pooling")
       .def(py::init([](py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
                        bool count_include_pad) {
              std::optional<Pair> s;
-             if (!stride.is_none()) s = pair(stride, "stride");
+             if (!stride.is_none()) s = to_pair(stride, "stride");
              return std::make_shared<nn::AvgPool2d>(
-                 pair(k, "kernel_size"), s, pair(padding, "padding"), ceil_mode, count_include_pad);
+                 to_pair(k, "kernel_size"), s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
            }),
            "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,
-           "count_include_pad"_a = true);
+           "count_include_pad"_a = true)
+      .def("_ember_args", [](const nn::AvgPool2d& p) {
+        return py::make_tuple(pair_tuple(p.kernel_size), pair_tuple(p.stride),
+                              pair_tuple(p.padding), p.ceil_mode, p.count_include_pad);
+      });
   // inplace= is accepted for PyTorch's signatures; ember's activations always return a new
   // tensor (the same values).
+  auto no_args = [](const nn::Module&) { return py::tuple(); };
   layer<nn::ReLU>(nn, "ReLU", "max(x, 0)")
-      .def(py::init([](bool) { return std::make_shared<nn::ReLU>(); }), "inplace"_a = false);
-  layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))").def(py::init<>());
-  layer<nn::Tanh>(nn, "Tanh", "tanh(x)").def(py::init<>());
-  layer<nn::Softmax>(nn, "Softmax", "softmax over dim").def(py::init<int64_t>(), "dim"_a);
-  layer<nn::LogSoftmax>(nn, "LogSoftmax", "log_softmax over dim").def(py::init<int64_t>(), "dim"_a);
+      .def(py::init([](bool) { return std::make_shared<nn::ReLU>(); }), "inplace"_a = false)
+      .def("_ember_args", no_args);
+  layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))").def(py::init<>()).def("_ember_args", no_args);
+  layer<nn::Tanh>(nn, "Tanh", "tanh(x)").def(py::init<>()).def("_ember_args", no_args);
+  layer<nn::Softmax>(nn, "Softmax", "softmax over dim")
+      .def(py::init<int64_t>(), "dim"_a)
+      .def("_ember_args", [](const nn::Softmax& s) { return py::make_tuple(s.dim); });
+  layer<nn::LogSoftmax>(nn, "LogSoftmax", "log_softmax over dim")
+      .def(py::init<int64_t>(), "dim"_a)
+      .def("_ember_args", [](const nn::LogSoftmax& s) { return py::make_tuple(s.dim); });
   layer<nn::Flatten>(nn, "Flatten", "flattens dims start_dim..end_dim")
-      .def(py::init<int64_t, int64_t>(), "start_dim"_a = 1, "end_dim"_a = -1);
+      .def(py::init<int64_t, int64_t>(), "start_dim"_a = 1, "end_dim"_a = -1)
+      .def("_ember_args",
+           [](const nn::Flatten& f) { return py::make_tuple(f.start_dim, f.end_dim); });
   layer<nn::Dropout>(nn, "Dropout", "zeroes elements with probability p in training")
       .def(py::init([](double p, bool) { return std::make_shared<nn::Dropout>(p); }), "p"_a = 0.5,
            "inplace"_a = false)
-      .def_readonly("p", &nn::Dropout::p);
+      .def_readonly("p", &nn::Dropout::p)
+      .def("_ember_args", [](const nn::Dropout& d) { return py::make_tuple(d.p); });
   layer<nn::Embedding>(nn, "Embedding", "a lookup table of vectors")
-      .def(py::init<int64_t, int64_t>(), "num_embeddings"_a, "embedding_dim"_a);
+      .def(py::init<int64_t, int64_t>(), "num_embeddings"_a, "embedding_dim"_a)
+      .def("_ember_args",
+           [](const nn::Embedding& e) { return py::make_tuple(e.weight.size(0), e.weight.size(1)); });
+  auto batch_norm_args = [](const nn::BatchNorm& b) {
+    return py::make_tuple(b.num_features, b.eps, b.momentum, b.affine, b.track_running_stats);
+  };
   layer<nn::BatchNorm1d>(nn, "BatchNorm1d", "batch normalisation over (N, C) or (N, C, L)")
       .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
-           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true);
+           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true)
+      .def("_ember_args", batch_norm_args);
   layer<nn::BatchNorm2d>(nn, "BatchNorm2d", "batch normalisation over (N, C, H, W)")
       .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
-           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true);
+           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true)
+      .def("_ember_args", batch_norm_args);
   layer<nn::Sequential>(nn, "Sequential", "modules applied in order")
       .def(py::init([](py::args modules) {
         std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> named;
@@ -582,16 +618,34 @@ void bind_nn(py::module_& m) {
              for (size_t i = 0; i < s.size(); ++i) out.append(module_object(s[i]));
              return py::iter(out);
            })
-      .def("append", [](py::handle self, py::handle module) {
-        self.cast<nn::Sequential&>().push_back(module_ptr(module));
-        return self;
+      .def("append",
+           [](py::handle self, py::handle module) {
+             self.cast<nn::Sequential&>().push_back(module_ptr(module));
+             return self;
+           })
+      .def_property_readonly_static("_ember_children_in_args", [](py::handle) { return true; })
+      .def("_ember_args", [](const nn::Sequential& s) {
+        py::dict named;  // children by name: they are pickled themselves
+        for (auto& [n, c] : s.named_children()) named[py::str(n)] = module_object(c);
+        return py::make_tuple(named);
       });
 
   py::module_ models = m.def_submodule("_models", "ember.models' C++ part");
   layer<models::LeNet>(models, "LeNet", "LeNet-5 for 1x28x28 images")
-      .def(py::init<int64_t>(), "num_classes"_a = 10);
+      .def(py::init<int64_t>(), "num_classes"_a = 10)
+      .def("_ember_args",
+           [](const models::LeNet& l) { return py::make_tuple(l.fc3->out_features); });
   layer<models::MLP>(models, "MLP", "a multilayer perceptron with ReLU between")
-      .def(py::init<std::vector<int64_t>>(), "sizes"_a = std::vector<int64_t>{784, 256, 256, 10});
+      .def(py::init<std::vector<int64_t>>(), "sizes"_a = std::vector<int64_t>{784, 256, 256, 10})
+      .def("_ember_args", [](const models::MLP& mlp) {
+        std::vector<int64_t> sizes;  // from the weights: (out, in) each
+        for (auto& [n, t] : mlp.named_parameters())
+          if (t.dim() == 2) {
+            if (sizes.empty()) sizes.push_back(t.size(1));
+            sizes.push_back(t.size(0));
+          }
+        return py::make_tuple(sizes);
+      });
 
   py::module_ init = nn.def_submodule("_init", "ember.nn.init's C++ part");
   auto inplace_init = [&](const char* name, auto fn) {

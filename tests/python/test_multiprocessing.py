@@ -72,6 +72,11 @@ def fill_rank(rank, shared):
     shared[rank] = rank + 1
 
 
+def fill_through_view(rank, whole, tail):
+    tail[rank] = 10.0 * (rank + 1)  # a view of whole's memory
+    assert whole[1 + rank].item() == 10.0 * (rank + 1)
+
+
 def raise_in_one(rank):
     if rank == 1:
         raise ValueError("worker 1 failed on purpose")
@@ -88,6 +93,9 @@ def test_spawn_passes_shared_tensors_without_copy():
     shared = ember.zeros(3)
     mp.spawn(fill_rank, args=(shared,), nprocs=3)  # the spawn start method: a fresh interpreter
     assert shared.tolist() == [1.0, 2.0, 3.0]
+    whole = ember.zeros(3)
+    mp.spawn(fill_through_view, args=(whole, whole[1:]), nprocs=2)  # two views, one segment
+    assert whole.tolist() == [0.0, 10.0, 20.0]
     shared2 = ember.zeros(2).share_memory_()  # fork inherits memory: it must be shared first
     mp.spawn(fill_rank, args=(shared2,), nprocs=2, start_method="fork")
     assert shared2.tolist() == [1.0, 2.0]
@@ -100,3 +108,44 @@ def test_spawn_reports_the_failing_process():
     with pytest.raises(mp.ProcessExitedException, match="SIGKILL") as killed:
         mp.spawn(kill_one, nprocs=2, start_method="fork")
     assert killed.value.error_index == 0 and killed.value.signal_name == "SIGKILL"
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 1)
+        self.register_buffer("steps", ember.zeros(1))
+        self.name = "net"
+
+    def forward(self, x):
+        self.steps += 1
+        return self.head(self.body(x))
+
+
+def hogwild_spawned(rank, model):
+    assert type(model) is Net and model.name == "net" and model.training
+    hogwild_worker(model, rank, 100)
+
+
+def test_modules_travel_to_spawned_processes_by_handle():
+    model = Net()
+    nn.init.zeros_(model.head.weight)
+    before = model.head.weight.clone()
+    mp.spawn(hogwild_spawned, args=(model,), nprocs=2)  # the spawn start method: pickled
+    assert not ember.equal(model.head.weight, before)  # trained in the parent's memory
+    # 2 x 100 forwards added to the shared buffer (Hogwild: a racing update may be lost).
+    assert 50 < model.steps.item() <= 200
+    assert model.head.weight.is_shared() and isinstance(model.head.weight, nn.Parameter)
+
+
+def test_a_subclass_of_a_layer_is_refused_clearly():
+    class MyLinear(nn.Linear):
+        pass
+
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    with pytest.raises(TypeError, match="subclass of one of ember's layers"):
+        from multiprocessing.reduction import ForkingPickler
+        ForkingPickler.dumps(MyLinear(2, 2))
+    q.close()
