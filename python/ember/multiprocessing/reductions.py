@@ -26,7 +26,10 @@ def _dup(fd):
     popen = multiprocessing.context.get_spawning_popen()
     if popen is None:
         return DupFd(fd)  # a queue: the receiver fetches a copy of its own from the sender
-    return _dup_for_spawn.setdefault(popen, {}).setdefault(fd, DupFd(fd))
+    handed = _dup_for_spawn.setdefault(popen, {})
+    if fd not in handed:
+        handed[fd] = DupFd(fd)  # registers fd with the process being spawned
+    return handed[fd]
 
 
 def _detach(dup):
