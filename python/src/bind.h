@@ -80,6 +80,15 @@ TensorOptions to_options(py::handle dtype, py::handle device, bool requires_grad
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device device);
 /// kernel_size=3 or (3, 5), as the pooling and convolution arguments take it.
 Pair to_pair(py::handle h, const char* what);
+/// The arguments of Tensor.to and Module.to, as PyTorch takes them: to(device=None, dtype=None,
+/// non_blocking=False, copy=False), to(dtype, ...), to(tensor, ...) (its device and dtype),
+/// positionally or by keyword.
+struct ToArgs {
+  std::optional<Device> device;
+  std::optional<DType> dtype;
+  bool non_blocking = false, copy = false;
+};
+ToArgs to_args(const py::args& args, const py::kwargs& kwargs);
 /// Sizes as a Python tuple of ember.Size.
 py::object to_size(const Shape& s);
 

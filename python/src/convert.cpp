@@ -62,10 +62,10 @@ void set_tensor_type(py::handle type) {
 bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type) != 0; }
 
 const Tensor& as_tensor(py::handle h) {
-  if (!is_tensor(h))
-    throw py::type_error("expected an ember.Tensor, got " + type_name(h));
+  if (!is_tensor(h)) throw py::type_error("expected an ember.Tensor, got " + type_name(h));
   void* p = reinterpret_cast<py::detail::instance*>(h.ptr())->get_value_and_holder().value_ptr();
-  if (p == nullptr) throw py::type_error("the ember.Tensor was not initialised (__init__ not called)");
+  if (p == nullptr)
+    throw py::type_error("the ember.Tensor was not initialised (__init__ not called)");
   return *static_cast<const Tensor*>(p);
 }
 
@@ -225,13 +225,46 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device devi
   return t.to(device, dtype.value_or(natural));
 }
 
+ToArgs to_args(const py::args& args, const py::kwargs& kwargs) {
+  ToArgs r;
+  int flags = 0;  // positional bools: non_blocking, then copy
+  for (py::handle a : args) {
+    if (py::isinstance<DType>(a)) {
+      r.dtype = a.cast<DType>();
+    } else if (is_tensor(a)) {
+      r.device = as_tensor(a).device();
+      r.dtype = as_tensor(a).dtype();
+    } else if (PyBool_Check(a.ptr())) {
+      (flags++ == 0 ? r.non_blocking : r.copy) = a.cast<bool>();
+    } else if (!a.is_none()) {
+      r.device = to_device(a);
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = py::str(k);
+    if (key == "device") {
+      if (!v.is_none()) r.device = to_device(v);
+    } else if (key == "dtype") {
+      if (!v.is_none()) r.dtype = to_dtype(v);
+    } else if (key == "non_blocking") {
+      r.non_blocking = v.cast<bool>();
+    } else if (key == "copy") {
+      r.copy = v.cast<bool>();
+    } else if (key != "memory_format") {
+      throw py::type_error("to() got an unexpected keyword argument '" + key + "'");
+    }
+  }
+  return r;
+}
+
 Pair to_pair(py::handle h, const char* what) {
   if (PyLong_Check(h.ptr())) {
     int64_t v = h.cast<int64_t>();
     return {v, v};
   }
   Shape s = to_shape(h, what);
-  if (s.size() != 2) throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
+  if (s.size() != 2)
+    throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
   return {s[0], s[1]};
 }
 

@@ -101,41 +101,16 @@ py::object state_to_dict(const nn::NamedTensors& state) {
   return od;
 }
 
-// Module.to's arguments: a device, a dtype, or a tensor (both of its), positionally or by keyword.
+// Module.to: in place, the module's floating tensors to dtype (Tensor.to's arguments).
 void module_to(nn::Module& m, const py::args& args, const py::kwargs& kwargs) {
-  std::optional<Device> device;
-  std::optional<DType> dtype;
-  bool non_blocking = false;
-  for (py::handle a : args) {
-    if (py::isinstance<DType>(a)) {
-      dtype = a.cast<DType>();
-    } else if (is_tensor(a)) {
-      device = as_tensor(a).device();
-      dtype = as_tensor(a).dtype();
-    } else if (PyBool_Check(a.ptr())) {
-      non_blocking = a.cast<bool>();
-    } else if (!a.is_none()) {
-      device = to_device(a);
-    }
-  }
-  for (auto [k, v] : kwargs) {
-    std::string key = py::str(k);
-    if (key == "device" && !v.is_none())
-      device = to_device(v);
-    else if (key == "dtype" && !v.is_none())
-      dtype = to_dtype(v);
-    else if (key == "non_blocking")
-      non_blocking = v.cast<bool>();
-    else if (key != "device" && key != "dtype")
-      throw py::type_error("to() got an unexpected keyword argument '" + key + "'");
-  }
+  ToArgs a = to_args(args, kwargs);
   py::gil_scoped_release no_gil;
-  if (device && dtype)
-    m.to(*device, *dtype, non_blocking);
-  else if (device)
-    m.to(*device, non_blocking);
-  else if (dtype)
-    m.to(*dtype);
+  if (a.device && a.dtype)
+    m.to(*a.device, *a.dtype, a.non_blocking);
+  else if (a.device)
+    m.to(*a.device, a.non_blocking);
+  else if (a.dtype)
+    m.to(*a.dtype);
 }
 
 template <typename M>
@@ -173,6 +148,14 @@ void bind_nn(py::module_& m) {
   py::class_<nn::Module, PyModule, std::shared_ptr<nn::Module>> mod(
       nn, "Module", py::dynamic_attr(),
       "The base of every layer and model; subclass it and define forward, as torch.nn.Module.");
+  // PyTorch's add_module and register_module: register, or replace a child of that name.
+  auto add_module = [](nn::Module& self, const std::string& name, py::handle module) {
+    std::shared_ptr<nn::Module> child = module_ptr(module);
+    if (self.named_child(name))
+      self.replace_module(name, child);
+    else
+      self.register_module(name, child);
+  };
   mod.def(py::init_alias<>())
       .def("__call__",
            [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
@@ -284,26 +267,8 @@ void bind_nn(py::module_& m) {
               self.register_buffer(name, t);
           },
           "name"_a, "tensor"_a, "persistent"_a = true)
-      .def(
-          "add_module",
-          [](nn::Module& self, const std::string& name, py::handle module) {
-            std::shared_ptr<nn::Module> child = module_ptr(module);
-            if (self.named_child(name))
-              self.replace_module(name, child);
-            else
-              self.register_module(name, child);
-          },
-          "name"_a, "module"_a)
-      .def(
-          "register_module",
-          [](nn::Module& self, const std::string& name, py::handle module) {
-            std::shared_ptr<nn::Module> child = module_ptr(module);
-            if (self.named_child(name))
-              self.replace_module(name, child);
-            else
-              self.register_module(name, child);
-          },
-          "name"_a, "module"_a)
+      .def("add_module", add_module, "name"_a, "module"_a)
+      .def("register_module", add_module, "name"_a, "module"_a)
       .def(
           "parameters",
           [](const nn::Module& self, bool recurse) {
@@ -544,8 +509,9 @@ void bind_nn(py::module_& m) {
                        bool count_include_pad) {
              std::optional<Pair> s;
              if (!stride.is_none()) s = to_pair(stride, "stride");
-             return std::make_shared<nn::AvgPool2d>(
-                 to_pair(k, "kernel_size"), s, to_pair(padding, "padding"), ceil_mode, count_include_pad);
+             return std::make_shared<nn::AvgPool2d>(to_pair(k, "kernel_size"), s,
+                                                    to_pair(padding, "padding"), ceil_mode,
+                                                    count_include_pad);
            }),
            "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,
            "count_include_pad"_a = true)
@@ -559,7 +525,9 @@ void bind_nn(py::module_& m) {
   layer<nn::ReLU>(nn, "ReLU", "max(x, 0)")
       .def(py::init([](bool) { return std::make_shared<nn::ReLU>(); }), "inplace"_a = false)
       .def("_ember_args", no_args);
-  layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))").def(py::init<>()).def("_ember_args", no_args);
+  layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))")
+      .def(py::init<>())
+      .def("_ember_args", no_args);
   layer<nn::Tanh>(nn, "Tanh", "tanh(x)").def(py::init<>()).def("_ember_args", no_args);
   layer<nn::Softmax>(nn, "Softmax", "softmax over dim")
       .def(py::init<int64_t>(), "dim"_a)
@@ -578,8 +546,9 @@ void bind_nn(py::module_& m) {
       .def("_ember_args", [](const nn::Dropout& d) { return py::make_tuple(d.p); });
   layer<nn::Embedding>(nn, "Embedding", "a lookup table of vectors")
       .def(py::init<int64_t, int64_t>(), "num_embeddings"_a, "embedding_dim"_a)
-      .def("_ember_args",
-           [](const nn::Embedding& e) { return py::make_tuple(e.weight.size(0), e.weight.size(1)); });
+      .def("_ember_args", [](const nn::Embedding& e) {
+        return py::make_tuple(e.weight.size(0), e.weight.size(1));
+      });
   auto batch_norm_args = [](const nn::BatchNorm& b) {
     return py::make_tuple(b.num_features, b.eps, b.momentum, b.affine, b.track_running_stats);
   };

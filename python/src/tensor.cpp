@@ -40,43 +40,10 @@ py::object to_list(const Tensor& t) {
   return convert(std::type_identity<int64_t>{}, [](int64_t v) { return py::int_(v); });
 }
 
-// Tensor.to's arguments, as PyTorch takes them: to(device=None, dtype=None, non_blocking=False,
-// copy=False), to(dtype, ...), to(tensor, ...), positionally or by keyword.
 Tensor to_call(const Tensor& t, const py::args& args, const py::kwargs& kwargs) {
-  std::optional<Device> device;
-  std::optional<DType> dtype;
-  bool non_blocking = false, copy = false;
-  int flags = 0;
-  for (py::handle a : args) {
-    if (py::isinstance<DType>(a)) {
-      dtype = a.cast<DType>();
-    } else if (is_tensor(a)) {
-      device = as_tensor(a).device();
-      dtype = as_tensor(a).dtype();
-    } else if (PyBool_Check(a.ptr())) {
-      (flags++ == 0 ? non_blocking : copy) = a.cast<bool>();
-    } else if (a.is_none()) {
-    } else {
-      device = to_device(a);
-    }
-  }
-  for (auto [k, v] : kwargs) {
-    std::string key = py::str(k);
-    if (key == "device") {
-      if (!v.is_none()) device = to_device(v);
-    } else if (key == "dtype") {
-      if (!v.is_none()) dtype = to_dtype(v);
-    } else if (key == "non_blocking") {
-      non_blocking = v.cast<bool>();
-    } else if (key == "copy") {
-      copy = v.cast<bool>();
-    } else if (key == "memory_format") {
-    } else {
-      throw py::type_error("to() got an unexpected keyword argument '" + key + "'");
-    }
-  }
+  ToArgs a = to_args(args, kwargs);
   py::gil_scoped_release no_gil;
-  return t.to(device.value_or(t.device()), dtype.value_or(t.dtype()), non_blocking, copy);
+  return t.to(a.device.value_or(t.device()), a.dtype.value_or(t.dtype()), a.non_blocking, a.copy);
 }
 
 // A Python subscript (x[0, 1:3, None, ..., idx, mask]) as ember's TensorIndex list.
@@ -356,33 +323,6 @@ void bind_tensor(py::module_& m) {
              x.record_stream(stream.attr("cuda_stream").cast<uintptr_t>());
            })
       // --- new tensors like this one ---
-      .def(
-          "new_zeros",
-          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-            TensorOptions o = like(x, dtype, device, rg);
-            Shape s = to_shape(size, "new_zeros");
-            return nogil([&] { return zeros(s, o); });
-          },
-          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-          "requires_grad"_a = false)
-      .def(
-          "new_ones",
-          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-            TensorOptions o = like(x, dtype, device, rg);
-            Shape s = to_shape(size, "new_ones");
-            return nogil([&] { return ones(s, o); });
-          },
-          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-          "requires_grad"_a = false)
-      .def(
-          "new_empty",
-          [](const Tensor& x, py::handle size, py::handle dtype, py::handle device, bool rg) {
-            TensorOptions o = like(x, dtype, device, rg);
-            Shape s = to_shape(size, "new_empty");
-            return nogil([&] { return empty(s, o); });
-          },
-          "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-          "requires_grad"_a = false)
       .def(
           "new_full",
           [](const Tensor& x, py::handle size, py::handle value, py::handle dtype,
@@ -678,6 +618,22 @@ void bind_tensor(py::module_& m) {
           },
           "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
 
+  // x.new_zeros(size, dtype=None, device=None, requires_grad=False) and friends.
+  auto def_new = [&](const char* name, Tensor (*make)(const Shape&, const TensorOptions&)) {
+    t.def(
+        name,
+        [make, name](const Tensor& x, py::handle size, py::handle dtype, py::handle device,
+                     bool rg) {
+          TensorOptions o = like(x, dtype, device, rg);
+          Shape s = to_shape(size, name);
+          return nogil([&] { return make(s, o); });
+        },
+        "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
+        "requires_grad"_a = false);
+  };
+  def_new("new_zeros", &zeros);
+  def_new("new_ones", &ones);
+  def_new("new_empty", &empty);
   bind_tensor_math(t);
 }
 

@@ -308,11 +308,11 @@ void bind_tensor_math(py::class_<Tensor>& t) {
                 "[__or__] | is defined for bool tensors, got ", a.dtype(), " and ", b.dtype());
     return nogil([&] { return logical_or(a, b); });
   });
-#define EMBER_PY_COMPARE(dunder, fn)                                     \
-  t.def(dunder, [](py::handle a, py::handle b) {                      \
-    return binary(                                                       \
+#define EMBER_PY_COMPARE(dunder, fn)                                                \
+  t.def(dunder, [](py::handle a, py::handle b) {                                    \
+    return binary(                                                                  \
         as_tensor(a), b, [](const Tensor& x, const Tensor& y) { return fn(x, y); }, \
-        [](const Tensor& x, Scalar y) { return fn(x, y); });             \
+        [](const Tensor& x, Scalar y) { return fn(x, y); });                        \
   });
   EMBER_PY_COMPARE("__eq__", eq)
   EMBER_PY_COMPARE("__ne__", ne)
