@@ -171,19 +171,23 @@ TEST(StartupWatch, AnErrorDuringTheStartUpIsPassedOn) {
   EXPECT_TRUE(abandoned);
 }
 
-// A rank that signed in and then died (its FileStore flock released without leave(), as when a
-// process dies) is named within about a second, long before the 60-s timeout.
+// A FileStore of rank `me` in which rank `dead` registered and signed in, then went without
+// leave(): its flock released, as when its process dies.
+std::shared_ptr<FileStore> store_that_saw_a_rank_die(const std::string& dir, int me, int dead) {
+  auto timeout = std::chrono::seconds(60);
+  auto store = std::make_shared<FileStore>(dir, timeout);
+  store->register_rank(me);
+  auto gone = std::make_shared<FileStore>(dir, timeout);
+  gone->register_rank(dead);
+  StartupWatch arrived(gone, kWhat, dead, 2, timeout);
+  return store;
+}
+
+// A rank that died after signing in is named within about a second, long before the timeout.
 TEST(StartupWatch, ARankTheStoreSawDieIsNamedWithinSeconds) {
   TempDir dir;
-  auto timeout = std::chrono::seconds(60);
-  auto store = std::make_shared<FileStore>(dir.path, timeout);
-  store->register_rank(0);
-  {
-    auto gone = std::make_shared<FileStore>(dir.path, timeout);
-    gone->register_rank(1);
-    StartupWatch arrived(gone, kWhat, 1, 2, timeout);
-  }
-  StartupWatch watch(store, kWhat, 0, 2, timeout);
+  StartupWatch watch(store_that_saw_a_rank_die(dir.path, 0, 1), kWhat, 0, 2,
+                     std::chrono::seconds(60));
   EXPECT_TRUE(watch.missing().empty());
   bool abandoned = false;
   auto start = Clock::now();
@@ -198,14 +202,8 @@ TEST(StartupWatch, ARankTheStoreSawDieIsNamedWithinSeconds) {
 // The same while waiting for rank 0's value: rank 0 died before publishing it.
 TEST(StartupWatch, ADeadRankZeroIsNamedWhileTheOthersWaitForItsValue) {
   TempDir dir;
-  auto timeout = std::chrono::seconds(60);
-  auto store = std::make_shared<FileStore>(dir.path, timeout);
-  store->register_rank(1);
-  {
-    auto gone = std::make_shared<FileStore>(dir.path, timeout);
-    gone->register_rank(0);
-  }
-  StartupWatch watch(store, kWhat, 1, 2, timeout);
+  StartupWatch watch(store_that_saw_a_rank_die(dir.path, 1, 0), kWhat, 1, 2,
+                     std::chrono::seconds(60));
   auto start = Clock::now();
   EXPECT_THROW_WITH(watch.share_from_rank0([] { return Bytes(); }),
                     "rank 1 of 2 could not start the NCCL communicator: rank 0 exited or died");
