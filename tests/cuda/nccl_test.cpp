@@ -1,8 +1,12 @@
-// The NCCL backend on one GPU (NCCL refuses two ranks on one GPU: world size 1), and Gloo ranks as
-// threads all-reducing GPU tensors through the host.
+// The NCCL backend on one GPU (NCCL refuses two ranks on one GPU: world size 1, or rank 0 of 2
+// alone, for start-ups that fail), and Gloo ranks as threads all-reducing GPU tensors through the
+// host.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #if EMBER_WITH_CUDA
@@ -12,6 +16,7 @@
 #include "ember/backend/cuda/stream.h"
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/process_group_nccl.h"
+#include "ember/distributed/startup_watch.h"
 #include "tests/cuda/cuda_test_util.h"
 
 namespace ember::distributed {
@@ -82,6 +87,52 @@ TEST(Nccl, ACollectiveThatNeverCompletesTimesOutNamingItsSequenceNumber) {
   }
   destroy_process_group();
 #endif
+}
+
+// Note [NCCL non-blocking communicator]: a start-up that a rank never joins ends at the group's
+// timeout naming that rank, instead of blocking in ncclCommInitRank for ever. One GPU suffices:
+// only rank 0 of 2 starts. The aborted communicator leaves NCCL usable: a group starts after it.
+TEST(Nccl, AStartUpARankNeverJoinsTimesOutNamingIt) {
+  EMBER_REQUIRE_CUDA();
+  if (!nccl_available()) GTEST_SKIP() << "needs ember built with NCCL";
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW_WITH(
+      init_process_group("nccl", std::make_shared<HashStore>(std::chrono::seconds(60)), 2, 0,
+                         std::chrono::seconds(2)),
+      "[init_process_group] rank 0 of 2 could not start the NCCL communicator: rank "
+      "1 did not arrive within 2000 ms");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_FALSE(is_initialized());
+  init_process_group("nccl", std::make_shared<HashStore>(std::chrono::seconds(60)), 1, 0);
+  Tensor t = ones({3}, TensorOptions(kFloat32).with_device(testing::gpu()));
+  all_reduce(t);
+  EXPECT_EQ(values(t.cpu()), (std::vector<double>{1, 1, 1}));
+  destroy_process_group();
+}
+
+// A rank that joined the rendezvous and died (its FileStore lock released, as when its process
+// dies) is named within seconds, long before the group's 60-s timeout.
+TEST(Nccl, ARankThatDiesDuringStartUpIsNamedWithinSeconds) {
+  EMBER_REQUIRE_CUDA();
+  if (!nccl_available()) GTEST_SKIP() << "needs ember built with NCCL";
+  std::string dir = ::testing::TempDir() + "/nccl_startup_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto timeout = std::chrono::seconds(60);
+  {
+    // What rank 1's init_process_group does before NCCL's start-up: register, sign in.
+    auto rank1 = std::make_shared<FileStore>(dir, timeout);
+    rank1->register_rank(1);
+    StartupWatch signed_in(std::make_shared<PrefixStore>("default_pg", rank1),
+                           "the NCCL communicator", 1, 2, timeout);
+  }  // and dies
+  auto store = std::make_shared<FileStore>(dir, timeout);
+  store->register_rank(0);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW_WITH(
+      init_process_group("nccl", store, 2, 0, timeout),
+      "rank 1 exited or died without leaving the group (as the rendezvous store saw)");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Nccl, GlooThreadsReduceGpuTensorsThroughTheHost) {

@@ -1,6 +1,7 @@
 // Every op on CUDA against the same op on the CPU: random shapes, non-contiguous, empty and large
 // inputs, every dtype the op takes, within the dtype's tolerance.
 #include "tests/cuda/cuda_test_util.h"
+#include "tests/util/reference.h"
 
 namespace ember {
 namespace {
@@ -131,6 +132,51 @@ TEST(CudaOps, MatmulInEveryPrecision) {
   cuda::set_allow_tf32(false);
   EXPECT_TRUE(same_on_cuda([](auto& v) { return mm(v[0], v[1]); },
                            {tensor({{1, 2}, {3, 4}}), tensor({{5, 6}, {7, 8}})}, 0));
+}
+
+// Integer products wrap around in the dtype's width as on the CPU, bit for bit: values whose
+// products and sums overflow; shapes with several tiles of the kernel (32 x 32) each way and
+// partial ones, batches (one broadcast), transposed and strided operands, addmm's alpha and beta.
+TEST(CudaOps, IntegerMatmulWrapsAsOnTheCpu) {
+  EMBER_REQUIRE_CUDA();
+  int64_t two20 = int64_t{1} << 20, two12 = int64_t{1} << 12, two62 = int64_t{1} << 62;
+  // Through float64 (as before), 2^33 + 3 * 2^20 saturated to 2^31 - 1 on the way back.
+  Tensor a = tensor({{two20, two20}}, kInt32).to(gpu());
+  Tensor b = tensor({{two12}, {two12 + 3}}, kInt32).to(gpu());
+  EXPECT_EQ(mm(a, b).item<int64_t>(), 3145728);
+  auto same = [](const Tensor& got, const Tensor& want) -> ::testing::AssertionResult {
+    if (!got.is_cuda()) return ::testing::AssertionFailure() << "the result is on " << got.device();
+    if (got.dtype() != want.dtype())
+      return ::testing::AssertionFailure() << got.dtype() << " vs " << want.dtype();
+    if (!got.cpu().equal(want))
+      return ::testing::AssertionFailure() << "got\n" << got.cpu() << "\nwant\n" << want;
+    return ::testing::AssertionSuccess();
+  };
+  for (auto [dt, lo, hi] : std::vector<std::tuple<DType, int64_t, int64_t>>{
+           {kUInt8, 0, 256}, {kInt32, -(two20 << 11), two20 << 11}, {kInt64, -two62, two62}}) {
+    for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{{{1, 1}, {1, 1}},
+                                                              {{64, 33}, {33, 17}},
+                                                              {{70, 100}, {100, 45}},
+                                                              {{300, 512}, {512, 128}},
+                                                              {{3, 37, 70}, {3, 70, 45}},
+                                                              {{2, 5, 40}, {40, 3}},
+                                                              {{5}, {5, 3}}}) {
+      Tensor x = randint(lo, hi, sa, dt), y = randint(lo, hi, sb, dt);
+      Tensor want = matmul(x, y);
+      Tensor xg = x.to(gpu()), yg = y.to(gpu());
+      EXPECT_TRUE(same(matmul(xg, yg), want)) << dt << sa << sb;
+      EXPECT_TRUE(same(matmul(xg.transpose(-1, -2).contiguous().transpose(-1, -2), yg), want))
+          << "transposed " << dt << sa << sb;
+      EXPECT_TRUE(same(matmul(noncontiguous(xg), noncontiguous(yg)), want))
+          << "strided " << dt << sa << sb;
+    }
+    Tensor x = randint(lo, hi, {37, 70}, dt), y = randint(lo, hi, {70, 45}, dt);
+    EXPECT_TRUE(same(mm(x.to(gpu()), y.to(gpu())), ref_mm_wrapping(x, y))) << dt;
+    Tensor bias = randint(lo, hi, {45}, dt);
+    EXPECT_TRUE(
+        same(addmm(bias.to(gpu()), x.to(gpu()), y.to(gpu()), 3, 5), addmm(bias, x, y, 3, 5)))
+        << "addmm " << dt;
+  }
 }
 
 TEST(CudaOps, NeuralNetworkOps) {

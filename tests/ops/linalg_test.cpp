@@ -76,6 +76,29 @@ TEST(Linalg, AddmmLinearAndIntegers) {
   EXPECT_TRUE(all_close(mm(a.to(kFloat16), b.to(kFloat16)).to(kFloat32), mm(a, b), 1e-3, 1e-3));
 }
 
+// Integer products wrap around in the dtype's width, as PyTorch's CPU matmul does: the expected
+// values are torch 1.13's on this machine. Through float64 they would round above 2^53 and
+// saturate when cast back.
+TEST(Linalg, IntegerProductsWrapAsInTorch) {
+  int64_t two20 = int64_t{1} << 20, two12 = int64_t{1} << 12, two62 = int64_t{1} << 62;
+  EXPECT_EQ(
+      mm(tensor({{two20, two20}}, kInt32), tensor({{two12}, {two12 + 3}}, kInt32)).item<int64_t>(),
+      3145728);  // (2^33 + 3 * 2^20) mod 2^32
+  EXPECT_EQ(mm(tensor({{200, 100}}, kUInt8), tensor({{3}, {7}}, kUInt8)).item<int64_t>(),
+            20);                                                                   // 1300 mod 256
+  EXPECT_EQ(mm(tensor({{two62, 3}}), tensor({{5}, {two62}})).item<int64_t>(), 0);  // 2^64 * 2
+  Tensor c = addmm(tensor({{2147483647}}, kInt32), tensor({{int64_t{1} << 30}}, kInt32),
+                   tensor({{3}}, kInt32), /*beta=*/3, /*alpha=*/5);
+  EXPECT_EQ(c.item<int64_t>(), 1073741821);  // (3 * (2^31 - 1) + 15 * 2^30) mod 2^32
+  for (auto [dt, lo, hi] : std::vector<std::tuple<DType, int64_t, int64_t>>{
+           {kUInt8, 0, 256}, {kInt32, -(two20 << 11), two20 << 11}, {kInt64, -two62, two62}}) {
+    Tensor a = randint(lo, hi, {37, 70}, dt), b = randint(lo, hi, {70, 45}, dt);
+    Tensor expected = ref_mm_wrapping(a, b);
+    EXPECT_TRUE(mm(a, b).equal(expected)) << dt;
+    EXPECT_TRUE(mm(a.t().contiguous().t(), noncontiguous(b)).equal(expected)) << dt << " strided";
+  }
+}
+
 TEST(Linalg, ErrorsNameShapes) {
   EXPECT_THROW_WITH(mm(ones({2, 3}), ones({4, 2})),
                     "mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)");

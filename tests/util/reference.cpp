@@ -37,6 +37,23 @@ std::vector<double> ref_unary(const Tensor& a, const std::function<double(double
   return v;
 }
 
+Tensor ref_mm_wrapping(const Tensor& a, const Tensor& b) {
+  Tensor a64 = a.to(kInt64).contiguous(), b64 = b.to(kInt64).contiguous();
+  int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  Tensor c = zeros({m, n}, kInt64);
+  const int64_t* pa = a64.data_ptr<int64_t>();
+  const int64_t* pb = b64.data_ptr<int64_t>();
+  int64_t* pc = c.data_ptr<int64_t>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      uint64_t sum = 0;  // unsigned: overflow wraps instead of being undefined
+      for (int64_t l = 0; l < k; ++l)
+        sum += static_cast<uint64_t>(pa[i * k + l]) * static_cast<uint64_t>(pb[l * n + j]);
+      pc[i * n + j] = static_cast<int64_t>(sum);
+    }
+  return c.to(a.dtype());
+}
+
 Tensor make(const std::vector<double>& v, const Shape& shape, DType dtype) {
   if (shape.empty()) return scalar_tensor(v.at(0), dtype);
   return from_vector(v, shape, kFloat64).to(dtype);

@@ -1,6 +1,6 @@
 // Matrix products through cuBLAS: float32 (TF32 tensor cores when allowed), float64, and float16
-// or bfloat16 accumulating in float32. Row-major problems are given to the column-major cuBLAS as
-// their transposes: C^T = B^T A^T.
+// or bfloat16 accumulating in float32 (integers: bmm_integer.cu). Row-major problems are given to
+// the column-major cuBLAS as their transposes: C^T = B^T A^T.
 #include "ember/backend/cuda/blas.h"
 
 #include <cublas_v2.h>
@@ -10,6 +10,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/backend/cuda/bmm_integer.h"
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/runtime.h"
@@ -146,15 +147,8 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
 namespace ember {
 
 void bmm_cuda(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
-  if (!is_floating_point(out.dtype())) {
-    // Integers go through float64: exact while every partial sum stays below 2^53, where the CPU's
-    // integer kernel goes on exactly and wraps. PyTorch has no integer matmul on CUDA at all.
-    Tensor o = out.to(kFloat64);
-    bmm_cuda(a.to(kFloat64), b.to(kFloat64), o, alpha, beta);
-    TensorIter it(out, {o});
-    copy_cuda(it);
-    return;
-  }
+  // Integers wrap as on the CPU (PyTorch has no integer matmul on CUDA at all).
+  if (!is_floating_point(out.dtype())) return cuda::bmm_integer(a, b, out, alpha, beta);
   int64_t m = out.size(1), n = out.size(2), k = a.size(2);
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
   cuda::gemm_strided_batched(out.device().index(), out.dtype(), A.trans, B.trans, m, n, k, alpha,

@@ -13,6 +13,15 @@
 // communicator (ncclCommAbort ends the spinning kernels) and fail every outstanding Work with an
 // ember::Error naming the operation, its sequence number, the rank and the cause. The group can
 // then run no more collectives: each later call throws that first error.
+//
+// Note [NCCL non-blocking communicator]: ncclCommInitRank blocks until every rank has joined, for
+// ever if one never does, and a blocking communicator can also leave a thread stuck inside a
+// collective call (NCCL connects to a peer lazily, at its first use). So the communicator is made
+// non-blocking (config.blocking = 0): no call blocks, ncclCommAbort may be called at any point,
+// and a call that returns ncclInProgress leaves the communicator busy until
+// ncclCommGetAsyncError says otherwise. Start-up polls it under a StartupWatch (the group's
+// timeout; a dead rank the store knows of at once; on failure the ranks that never signed in are
+// named), and a launch polls it until the call is done or the watchdog failed the group.
 #include "ember/distributed/process_group_nccl.h"
 
 #include <nccl.h>
@@ -27,6 +36,7 @@
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/error.h"
+#include "ember/distributed/startup_watch.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/join.h"
 
@@ -37,6 +47,8 @@ void check_nccl(ncclResult_t rc, const char* call) {
   EMBER_CHECK(rc == ncclSuccess, "[nccl] ", call, " failed: ", ncclGetErrorString(rc));
 }
 #define EMBER_NCCL_CHECK(call) check_nccl((call), #call)
+// Inside the process group, for a call on its communicator (see check_comm).
+#define EMBER_NCCL_COMM_CHECK(call) check_comm((call), #call)
 
 // bool reduces as bytes: SUM is "or" (max), PRODUCT is "and" (min).
 ncclDataType_t nccl_type(DType dtype) {
@@ -87,17 +99,16 @@ class ProcessGroupNCCL final : public ProcessGroup {
         global_ranks_(std::move(global_ranks)),
         device_(cuda::current_device()),
         stream_(cuda::get_stream_from_pool(/*high_priority=*/false, device_)) {
-    ncclUniqueId id;
-    if (rank == 0) {
+    StartupWatch watch(store, "the NCCL communicator", rank, size, timeout, global_ranks_);
+    Bytes shared = watch.share_from_rank0([] {
+      ncclUniqueId id;
       EMBER_NCCL_CHECK(ncclGetUniqueId(&id));
-      store->set("nccl_unique_id",
-                 Bytes(reinterpret_cast<char*>(&id), reinterpret_cast<char*>(&id) + sizeof(id)));
-    } else {
-      Bytes b = store->get("nccl_unique_id");
-      EMBER_ASSERT(b.size() == sizeof(id), "NCCL unique id of ", b.size(), " bytes");
-      std::memcpy(&id, b.data(), sizeof(id));
-    }
-    EMBER_NCCL_CHECK(ncclCommInitRank(&comm_, size, id, rank));
+      return Bytes(reinterpret_cast<char*>(&id), reinterpret_cast<char*>(&id) + sizeof(id));
+    });
+    ncclUniqueId id;
+    EMBER_ASSERT(shared.size() == sizeof(id), "NCCL unique id of ", shared.size(), " bytes");
+    std::memcpy(&id, shared.data(), sizeof(id));
+    start_communicator(watch, id);
     watchdog_ = std::thread([this] { watchdog_loop(); });
   }
 
@@ -133,26 +144,26 @@ class ProcessGroupNCCL final : public ProcessGroup {
   std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op) override {
     check(tensor, "all_reduce");
     return run("all_reduce", {tensor}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(),
-                                     static_cast<size_t>(tensor.numel()), nccl_type(tensor.dtype()),
-                                     nccl_op(op, tensor.dtype()), comm_, s));
+      EMBER_NCCL_COMM_CHECK(
+          ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
+                        nccl_type(tensor.dtype()), nccl_op(op, tensor.dtype()), comm_, s));
     });
   }
 
   std::shared_ptr<Work> broadcast(Tensor tensor, int src) override {
     check(tensor, "broadcast");
     return run("broadcast", {tensor}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(),
-                                     ncclUint8, src, comm_, s));
+      EMBER_NCCL_COMM_CHECK(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(),
+                                          ncclUint8, src, comm_, s));
     });
   }
 
   std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op) override {
     check(tensor, "reduce");
     return run("reduce", {tensor}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(ncclReduce(tensor.data_ptr(), tensor.data_ptr(),
-                                  static_cast<size_t>(tensor.numel()), nccl_type(tensor.dtype()),
-                                  nccl_op(op, tensor.dtype()), dst, comm_, s));
+      EMBER_NCCL_COMM_CHECK(
+          ncclReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<size_t>(tensor.numel()),
+                     nccl_type(tensor.dtype()), nccl_op(op, tensor.dtype()), dst, comm_, s));
     });
   }
 
@@ -167,7 +178,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         EMBER_NCCL_CHECK(ncclSend(input.data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
         EMBER_NCCL_CHECK(ncclRecv(outputs[r].data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
       }
-      EMBER_NCCL_CHECK(ncclGroupEnd());
+      EMBER_NCCL_COMM_CHECK(ncclGroupEnd());
     });
   }
 
@@ -182,7 +193,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
       if (rank_ == dst)
         for (int r = 0; r < size_; ++r)
           EMBER_NCCL_CHECK(ncclRecv(outputs[r].data_ptr(), input.nbytes(), ncclUint8, r, comm_, s));
-      EMBER_NCCL_CHECK(ncclGroupEnd());
+      EMBER_NCCL_COMM_CHECK(ncclGroupEnd());
     });
   }
 
@@ -197,7 +208,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         for (int r = 0; r < size_; ++r)
           EMBER_NCCL_CHECK(ncclSend(inputs[r].data_ptr(), output.nbytes(), ncclUint8, r, comm_, s));
       EMBER_NCCL_CHECK(ncclRecv(output.data_ptr(), output.nbytes(), ncclUint8, src, comm_, s));
-      EMBER_NCCL_CHECK(ncclGroupEnd());
+      EMBER_NCCL_COMM_CHECK(ncclGroupEnd());
     });
   }
 
@@ -207,7 +218,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
     check_list(inputs, output, "reduce_scatter");
     Tensor flat = cat(inputs, 0);  // on the caller's stream, before the event
     return run("reduce_scatter", {output, flat}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(
+      EMBER_NCCL_COMM_CHECK(
           ncclReduceScatter(flat.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()),
                             nccl_type(output.dtype()), nccl_op(op, output.dtype()), comm_, s));
     });
@@ -228,7 +239,7 @@ class ProcessGroupNCCL final : public ProcessGroup {
         EMBER_NCCL_CHECK(ncclSend(in + r * chunk, chunk, ncclUint8, r, comm_, s));
         EMBER_NCCL_CHECK(ncclRecv(out + r * chunk, chunk, ncclUint8, r, comm_, s));
       }
-      EMBER_NCCL_CHECK(ncclGroupEnd());
+      EMBER_NCCL_COMM_CHECK(ncclGroupEnd());
     });
   }
 
@@ -244,18 +255,59 @@ class ProcessGroupNCCL final : public ProcessGroup {
   std::shared_ptr<Work> send(Tensor tensor, int dst, int tag) override {
     check(tensor, "send");
     return run("send", {tensor}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(ncclSend(tensor.data_ptr(), tensor.nbytes(), ncclUint8, dst, comm_, s));
+      EMBER_NCCL_COMM_CHECK(ncclSend(tensor.data_ptr(), tensor.nbytes(), ncclUint8, dst, comm_, s));
     });
   }
 
   std::shared_ptr<Work> recv(Tensor tensor, int src, int tag) override {
     check(tensor, "recv");
     return run("recv", {tensor}, [&](cudaStream_t s) {
-      EMBER_NCCL_CHECK(ncclRecv(tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm_, s));
+      EMBER_NCCL_COMM_CHECK(ncclRecv(tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm_, s));
     });
   }
 
  private:
+  // Note [NCCL non-blocking communicator]. On failure the communicator is aborted here: the
+  // constructor throws, so the destructor never runs.
+  void start_communicator(StartupWatch& watch, const ncclUniqueId& id) {
+    ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+    config.blocking = 0;
+    auto abandon = [this] {
+      if (comm_) ncclCommAbort(comm_);
+      comm_ = nullptr;
+    };
+    ncclResult_t rc = ncclCommInitRankConfig(&comm_, size_, id, rank_, &config);
+    if (rc != ncclSuccess && rc != ncclInProgress) {
+      abandon();  // NCCL leaves comm_ null on an early failure; abort accepts null
+      check_nccl(rc, "ncclCommInitRankConfig");
+    }
+    watch.wait_until(
+        [this] {
+          ncclResult_t state = ncclSuccess;
+          check_nccl(ncclCommGetAsyncError(comm_, &state), "ncclCommGetAsyncError");
+          if (state == ncclInProgress) return false;
+          check_nccl(state, "ncclCommInitRankConfig");
+          return true;
+        },
+        abandon, kStartupPollPeriod);
+  }
+
+  // A call on the communicator outside ncclGroupStart/End (or ncclGroupEnd itself): one that
+  // returns ncclInProgress is polled to its end (Note [NCCL non-blocking communicator]); the
+  // watchdog bounds it, and once it failed the group the poll stops with the group's error, so
+  // the watchdog's abort never overlaps a call.
+  void check_comm(ncclResult_t rc, const char* call) {
+    while (rc == ncclInProgress) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        throw_if_failed(call);
+      }
+      std::this_thread::sleep_for(kLaunchPollPeriod);
+      check_nccl(ncclCommGetAsyncError(comm_, &rc), "ncclCommGetAsyncError");
+    }
+    check_nccl(rc, call);
+  }
+
   void check(const Tensor& t, const char* op) const {
     EMBER_CHECK(t.defined() && t.is_cuda() && t.get_device() == device_, "[", op,
                 "] the nccl backend takes tensors on this rank's GPU (cuda:", device_, "), got ",
@@ -298,8 +350,8 @@ class ProcessGroupNCCL final : public ProcessGroup {
           std::shared_ptr<Work> work = launch_watched(
               name.c_str(), {in, out},
               [&](cudaStream_t s) {
-                EMBER_NCCL_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(), kDescriptionBytes,
-                                               ncclUint8, comm_, s));
+                EMBER_NCCL_COMM_CHECK(ncclAllGather(in.data_ptr(), out.data_ptr(),
+                                                    kDescriptionBytes, ncclUint8, comm_, s));
               },
               /*counted=*/false);
           work->synchronize();
@@ -309,8 +361,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
   }
 
   // Launches on the group's stream and hands the collective to the watchdog, which watches it
-  // from before the launch: a launch that blocks (NCCL connecting to a dead peer) is aborted
-  // too. An uncounted launch takes the number of the next counted one.
+  // from before the launch: a launch that does not finish (NCCL connecting to a dead peer keeps
+  // it ncclInProgress) fails with the group. An uncounted launch takes the number of the next
+  // counted one.
   template <typename F>
   std::shared_ptr<Work> launch_watched(const char* op, const std::vector<Tensor>& tensors,
                                        F&& launch, bool counted) {
@@ -437,8 +490,10 @@ class ProcessGroupNCCL final : public ProcessGroup {
     lock.lock();
   }
 
-  // A launch may be blocked inside NCCL by a dead peer; NCCL's abort is what unblocks it, so
-  // after a while the abort goes ahead without the launch lock.
+  // NCCL's abort must not overlap another call on the communicator. A launch never blocks inside
+  // NCCL (Note [NCCL non-blocking communicator]) and stops polling once the group failed, so the
+  // launch lock comes within a poll period; should it not within a second, the abort goes ahead
+  // rather than hang.
   void abort_comm() {
     std::unique_lock<std::timed_mutex> comm_lock(comm_mutex_, std::defer_lock);
     bool locked = comm_lock.try_lock_for(std::chrono::seconds(1));
@@ -448,6 +503,9 @@ class ProcessGroupNCCL final : public ProcessGroup {
   }
 
   static constexpr std::chrono::milliseconds kWatchdogPeriod{20};
+  // How often start-up and a launch that returned ncclInProgress ask NCCL whether it is done.
+  static constexpr std::chrono::milliseconds kStartupPollPeriod{5};
+  static constexpr std::chrono::microseconds kLaunchPollPeriod{100};
   // How long a collective may run before the watchdog asks the store about dead ranks, and how
   // often it asks again.
   static constexpr std::chrono::milliseconds kDeadRankCheckAfter{1000};
