@@ -1,5 +1,6 @@
 #include "ember/ops/conv.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 
@@ -7,6 +8,7 @@ namespace ember {
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, conv2d, x_in, w, bias, stride, padding, dilation, groups);
   check_defined("conv2d", x_in);
   check_defined("conv2d", w, "weight");
   check_same_device("conv2d", {&x_in, &w, &bias});

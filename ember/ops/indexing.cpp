@@ -1,5 +1,6 @@
 #include "ember/ops/indexing.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -79,6 +80,7 @@ void scatter_add_into(const Tensor& out, int64_t d, const Tensor& index, const T
 }  // namespace
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
   check_defined("scatter_add", x);
   int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
   check_index("scatter_add", x, d, index, &src);

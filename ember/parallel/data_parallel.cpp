@@ -8,6 +8,7 @@
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/grad_mode.h"
 #include "ember/core/scope_guard.h"
+#include "ember/core/thread_local_state.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/join.h"
 
@@ -89,14 +90,15 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
               " inputs and ", devices.size(), " devices");
   std::vector<Tensor> outputs(replicas.size());
   std::vector<std::exception_ptr> errors(replicas.size());
-  bool grad = GradMode::is_enabled();
+  // Grad mode and autocast apply inside the replicas as in the caller (as in PyTorch).
+  ThreadLocalState caller = ThreadLocalState::capture();
   // Each thread makes the caller's current stream of its device current for itself.
   std::vector<uintptr_t> streams(replicas.size(), 0);
   for (size_t i = 0; i < replicas.size(); ++i)
     if (devices[i].is_cuda()) streams[i] = cuda::current_stream(devices[i].index()).handle();
   auto run = [&](size_t i) {
     try {
-      AutoGradMode mode(grad);
+      ThreadLocalStateGuard state(caller);
       if (devices[i].is_cuda()) {
         cuda::DeviceGuard guard(devices[i]);
         cuda::StreamGuard stream(cuda::Stream(devices[i].index(), streams[i]));

@@ -105,6 +105,29 @@ TEST(DataParallel, RunningStatisticsOfTheFirstReplicaPersist) {
   EXPECT_EQ(bn->running_mean.device(), Device("cpu:0"));
 }
 
+TEST(DataParallel, AutocastAndGradModeApplyInsideTheReplicas) {
+  // The replicas run on threads of their own: the caller's settings travel with them
+  // (ThreadLocalState), so the outputs are bfloat16 as on one device, and no_grad records nothing.
+  manual_seed(4);
+  auto model = nn::make<models::LeNet>();
+  auto dp = nn::make<nn::DataParallel>(model, devices(3));
+  Tensor x = randn({6, 1, 28, 28});
+  {
+    amp::autocast guard(kCPU);
+    Tensor y = dp->forward(x);
+    EXPECT_EQ(y.dtype(), kBFloat16);
+    Tensor y1 = model->forward(x);
+    EXPECT_TRUE(all_close(y.to(kFloat32), y1.to(kFloat32), 2e-2, 2e-2));
+    nn::functional::cross_entropy(y, randint(0, 10, {6})).backward();
+  }
+  for (auto& [name, p] : model->named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << name;
+    EXPECT_EQ(p.grad().dtype(), kFloat32) << name;
+  }
+  NoGradGuard no_grad;
+  EXPECT_FALSE(dp->forward(x).requires_grad());
+}
+
 TEST(DataParallel, ParametersMustBeOnTheFirstDevice) {
   auto model = nn::make<nn::Linear>(4, 2);
   model->to(Device("cpu:1"));
