@@ -20,8 +20,8 @@ void check_factors(double growth, double backoff) {
 GradScaler::GradScaler(GradScalerOptions options) : options_(options) {
   if (options_.enabled) {
     check_factors(options_.growth_factor, options_.backoff_factor);
-    EMBER_CHECK(options_.growth_interval > 0,
-                "[GradScaler] growth_interval must be positive, got ", options_.growth_interval);
+    EMBER_CHECK(options_.growth_interval > 0, "[GradScaler] growth_interval must be positive, got ",
+                options_.growth_interval);
   }
 }
 
@@ -173,12 +173,15 @@ void GradScaler::load_state_dict(const nn::NamedTensors& state) {
   for (const char* key :
        {"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"})
     EMBER_CHECK(v.count(key), "[GradScaler.load_state_dict] missing key '", key, "'");
-  EMBER_CHECK(v.size() == 5, "[GradScaler.load_state_dict] expected exactly the keys scale, "
-              "growth_factor, backoff_factor, growth_interval, _growth_tracker; got ", v.size(),
-              " keys");
+  EMBER_CHECK(v.size() == 5,
+              "[GradScaler.load_state_dict] expected exactly the keys scale, "
+              "growth_factor, backoff_factor, growth_interval, _growth_tracker; got ",
+              v.size(), " keys");
   check_factors(v["growth_factor"], v["backoff_factor"]);
-  EMBER_CHECK(v["growth_interval"] >= 1, "[GradScaler.load_state_dict] growth_interval must be "
-              "positive, got ", v["growth_interval"]);
+  EMBER_CHECK(v["growth_interval"] >= 1,
+              "[GradScaler.load_state_dict] growth_interval must be "
+              "positive, got ",
+              v["growth_interval"]);
   options_.init_scale = v["scale"];
   options_.growth_factor = v["growth_factor"];
   options_.backoff_factor = v["backoff_factor"];

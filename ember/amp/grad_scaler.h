@@ -6,8 +6,8 @@
 
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "ember/optim/optimizer.h"
@@ -88,7 +88,8 @@ class GradScaler {
   enum class Stage { Ready, Unscaled, Stepped };
   struct PerOptimizer {
     Stage stage = Stage::Ready;
-    std::unordered_map<Device, Tensor> found_inf;  // float32 [1] per device: 1 if a gradient was inf/NaN
+    std::unordered_map<Device, Tensor>
+        found_inf;  // float32 [1] per device: 1 if a gradient was inf/NaN
   };
   void check_initialized(const char* op) const;
   PerOptimizer& state_of(const optim::Optimizer& optimizer);
