@@ -104,6 +104,9 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   EMBER_AUTOCAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
+  check_defined("addmm", bias, "self");
+  EMBER_CHECK(bias.dtype() == a.dtype(), "[addmm] self and mat2 must have the same dtype, got ",
+              bias.dtype(), " and ", a.dtype());
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
               "[addmm] mat1 and mat2 shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(),
               ")");
