@@ -4,6 +4,7 @@
 //
 // Both libraries get the same thread count. OpenBLAS is shared: libtorch gets it with `threads`
 // threads (its default behaviour), ember keeps it at one thread and splits work on its own pool.
+#include <ATen/autocast_mode.h>
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -57,19 +58,46 @@ struct TorchMLP : torch::nn::Module {
   }
 };
 
+// What torch.autocast("cpu", torch.bfloat16) does on entry and exit; `on` false: nothing.
+struct TorchAutocast {
+  bool on;
+  explicit TorchAutocast(bool on) : on(on) {
+    if (!on) return;
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::increment_nesting();
+  }
+  ~TorchAutocast() {
+    if (!on) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(false);
+  }
+};
+
+// One training step; with `amp`, the forward and the loss run in CPU bfloat16 autocast (the
+// backward and the step outside it, as PyTorch's recipe has it).
 template <typename M>
-void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const torch::Tensor& y) {
+void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const torch::Tensor& y,
+                bool amp = false) {
   torch::AutoGradMode grad(true);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  torch::Tensor loss;
+  {
+    TorchAutocast region(amp);
+    loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  }
   opt.zero_grad();
   loss.backward();
   opt.step();
 }
 
 void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::Tensor& x,
-                const ember::Tensor& y) {
+                const ember::Tensor& y, bool amp = false) {
   ember::AutoGradMode grad(true);
-  ember::Tensor loss = ember::nn::functional::cross_entropy(model.forward(x), y);
+  ember::Tensor loss;
+  {
+    ember::amp::autocast region(ember::kCPU, std::nullopt, amp);
+    loss = ember::nn::functional::cross_entropy(model.forward(x), y);
+  }
   opt.zero_grad();
   loss.backward();
   opt.step();
@@ -86,6 +114,15 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     if (!want(name)) continue;
     auto ea = ember::randn({n, n}), eb = ember::randn({n, n});
     auto ta = torch::randn({n, n}), tb = torch::randn({n, n});
+    w.push_back({name, "ms", 1e3, [=] { ember::mm(ea, eb); }, [=] { torch::mm(ta, tb); }});
+  }
+  // bfloat16 products: what CPU autocast runs matmul in (libtorch: oneDNN's bf16 GEMM).
+  for (int64_t n : {256, 1024}) {
+    std::string name = "matmul_bf16_" + std::to_string(n);
+    if (!want(name)) continue;
+    auto ea = ember::randn({n, n}).to(ember::kBFloat16),
+         eb = ember::randn({n, n}).to(ember::kBFloat16);
+    auto ta = torch::randn({n, n}, torch::kBFloat16), tb = torch::randn({n, n}, torch::kBFloat16);
     w.push_back({name, "ms", 1e3, [=] { ember::mm(ea, eb); }, [=] { torch::mm(ta, tb); }});
   }
   const int64_t N = 16 << 20;
@@ -137,34 +174,50 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     w.push_back({"conv2d_lenet2_fwd", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
                  [=] { torch::conv2d(tx, tw, tb); }});
   }
-  // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256.
-  if (want("lenet_train_step_256")) {
-    auto em = ember::nn::make<ember::models::LeNet>();
-    auto eopt = std::make_shared<ember::optim::SGD>(
-        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-    auto ex = ember::randn({256, 1, 28, 28});
-    auto ey = ember::randint(0, 10, {256});
-    auto tm = std::make_shared<TorchLeNet>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
-    auto tx = torch::randn({256, 1, 28, 28});
-    auto ty = torch::randint(0, 10, {256});
-    w.push_back({"lenet_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
-                 [=] { torch_step(*tm, *topt, tx, ty); }});
+  if (want("conv2d_lenet2_fwd_bf16")) {
+    auto ex = ember::randn({256, 6, 12, 12}).to(ember::kBFloat16),
+         ew = ember::randn({16, 6, 5, 5}).to(ember::kBFloat16),
+         eb = ember::randn({16}).to(ember::kBFloat16);
+    auto tx = torch::randn({256, 6, 12, 12}, torch::kBFloat16),
+         tw = torch::randn({16, 6, 5, 5}, torch::kBFloat16),
+         tb = torch::randn({16}, torch::kBFloat16);
+    w.push_back({"conv2d_lenet2_fwd_bf16", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
+                 [=] { torch::conv2d(tx, tw, tb); }});
   }
-  if (want("mlp_train_step_256")) {
-    auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
-    auto eopt = std::make_shared<ember::optim::SGD>(
-        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-    auto ex = ember::randn({256, 784});
-    auto ey = ember::randint(0, 10, {256});
-    auto tm = std::make_shared<TorchMLP>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
-    auto tx = torch::randn({256, 784});
-    auto ty = torch::randint(0, 10, {256});
-    w.push_back({"mlp_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
-                 [=] { torch_step(*tm, *topt, tx, ty); }});
+  // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256;
+  // *_bf16_autocast: the forward in CPU bfloat16 autocast.
+  for (bool amp : {false, true}) {
+    std::string suffix = amp ? "_bf16_autocast" : "";
+    if (want("lenet_train_step_256" + suffix)) {
+      auto em = ember::nn::make<ember::models::LeNet>();
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({256, 1, 28, 28});
+      auto ey = ember::randint(0, 10, {256});
+      auto tm = std::make_shared<TorchLeNet>();
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({256, 1, 28, 28});
+      auto ty = torch::randint(0, 10, {256});
+      w.push_back({"lenet_train_step_256" + suffix, "ms", 1e3,
+                   [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
+    if (want("mlp_train_step_256" + suffix)) {
+      auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({256, 784});
+      auto ey = ember::randint(0, 10, {256});
+      auto tm = std::make_shared<TorchMLP>();
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({256, 784});
+      auto ty = torch::randint(0, 10, {256});
+      w.push_back({"mlp_train_step_256" + suffix, "ms", 1e3,
+                   [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
   }
   // 100 small elementwise ops on 10 elements, forward and backward: autograd's overhead per op.
   if (want("autograd_chain_100")) {

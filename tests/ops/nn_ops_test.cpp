@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ember/backend/cpu/bf16_kernels.h"
 #include "tests/util/reference.h"
 #include "tests/util/test_util.h"
 
@@ -90,6 +91,46 @@ TEST(Conv2d, MatchesDirectConvolution) {
   // Unbatched input.
   Tensor x = uniform({1, 5, 5}), w = uniform({2, 1, 3, 3});
   EXPECT_EQ(conv2d(x, w).sizes(), (Shape{2, 3, 3}));
+}
+
+// bfloat16 convolutions take oneDNN's bfloat16 kernels where the CPU has them (bf16_kernels.h)
+// and run in float32 otherwise; forward and backward, both agree with float64 on the same
+// (bfloat16) values within bfloat16's rounding.
+TEST(Conv2d, BFloat16WithAndWithoutTheBFloat16KernelsMatchFloat64) {
+  struct Case {
+    Shape x, w;
+    Pair stride, padding;
+    int64_t groups;
+  };
+  for (const Case& c : std::vector<Case>{{{2, 3, 9, 9}, {8, 3, 3, 3}, {1, 1}, {1, 1}, 1},
+                                         {{3, 16, 8, 8}, {32, 16, 3, 3}, {2, 2}, {1, 1}, 1},
+                                         {{2, 4, 7, 7}, {6, 2, 1, 1}, {1, 1}, {0, 0}, 2}}) {
+    Tensor x = uniform(c.x, kBFloat16), w = uniform(c.w, kBFloat16),
+           b = uniform({c.w[0]}, kBFloat16);
+    auto run = [&](DType t) {
+      // Fresh leaves each run (to() of the same dtype would return x itself).
+      auto leaf = [&](const Tensor& v) { return v.to(t, false, /*copy=*/true).requires_grad_(); };
+      Tensor xl = leaf(x), wl = leaf(w), bl = leaf(b);
+      Tensor y = conv2d(xl, wl, bl, c.stride, c.padding, {1, 1}, c.groups);
+      Tensor g = arange(y.numel(), TensorOptions(t)).reshape(y.sizes()) / y.numel();
+      (y * g).sum().backward();
+      return std::vector<Tensor>{y, xl.grad(), wl.grad(), bl.grad()};
+    };
+    std::vector<Tensor> exact = run(kFloat64);
+    for (bool kernels : {true, false}) {
+      cpu::set_bf16_kernels_enabled(kernels);
+      std::vector<Tensor> got = run(kBFloat16);
+      const char* what[] = {"output", "input grad", "weight grad", "bias grad"};
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].dtype(), kBFloat16) << what[i];
+        // One rounding of the result, and of the bfloat16 gradient fed to backward.
+        double scale = exact[i].abs().max().item<double>();
+        EXPECT_TRUE(all_close(got[i], exact[i], 1.0 / 64, scale / 64))
+            << what[i] << ", kernels " << kernels << ", x " << c.x;
+      }
+    }
+    cpu::set_bf16_kernels_enabled(true);
+  }
 }
 
 TEST(Conv2d, ErrorsExplainShapes) {
