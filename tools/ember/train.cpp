@@ -41,6 +41,8 @@ const char* kHelp = R"(usage: ember train [options]
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
                           with threads/N threads (CPU only)
   --workers N             DataLoader threads preparing batches (default 1)
+  --amp bf16|fp16         mixed precision: forward and loss under autocast in that dtype; fp16
+                          scales the loss (GradScaler) and skips steps whose gradients overflow
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
 )";
 
@@ -96,9 +98,11 @@ struct EpochResult {
   double samples_per_second = 0;
 };
 
-// One pass over `loader`, with the progress bar; adds about 100 points to `loss_curve`.
+// One pass over `loader`, with the progress bar; adds about 100 points to `loss_curve`. With
+// `amp`, the forward and the loss run under autocast; `scaler` is enabled for float16 only.
 EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::DataLoader& loader,
-                        Device device, int64_t epoch, int64_t epochs, Curve& loss_curve) {
+                        Device device, int64_t epoch, int64_t epochs, Curve& loss_curve,
+                        std::optional<DType> amp, amp::GradScaler& scaler) {
   trained.train();
   const size_t steps = loader.size();
   const size_t update_every = std::max<size_t>(1, steps / 100);
@@ -113,11 +117,16 @@ EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::
   for (const data::Example& batch : loader) {
     Tensor x = batch.data.to(device, /*non_blocking=*/true);
     Tensor y = batch.target.to(device, /*non_blocking=*/true);
-    Tensor logits = trained.forward(x);
-    Tensor loss = F::cross_entropy(logits, y);
+    Tensor logits, loss;
+    {
+      amp::autocast region(device.type(), amp, /*enabled=*/amp.has_value());
+      logits = trained.forward(x);
+      loss = F::cross_entropy(logits, y);
+    }
     optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
+    scaler.scale(loss).backward();
+    scaler.step(optimizer);
+    scaler.update();
     {
       NoGradGuard no_grad;
       loss_sum.add_(loss.detach() * static_cast<double>(y.size(0)));
@@ -192,7 +201,7 @@ void write_run_report(const TrainConfig& cfg, const std::string& model_name, Dev
 TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices", "hogwild", "nproc", "master-port"},
+             "workers", "out", "devices", "hogwild", "nproc", "master-port", "amp"},
             {"help"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
@@ -210,6 +219,14 @@ TrainConfig parse_train_args(int argc, char** argv) {
   cfg.hogwild = static_cast<int>(args.integer("hogwild", 0, 1, 1024));
   cfg.nproc = static_cast<int>(args.integer("nproc", 0, 1, 1024));
   cfg.master_port = static_cast<int>(args.integer("master-port", 0, 1, 65535));
+  if (args.has("amp")) {
+    std::string a = args.str("amp", "");
+    EMBER_CHECK(a == "bf16" || a == "fp16", "--amp expects bf16 or fp16, got '", a, "'");
+    EMBER_CHECK(cfg.nproc == 0 && cfg.hogwild == 0,
+                "--amp trains on one device or with --devices; it does not combine with --nproc "
+                "or --hogwild");
+    cfg.amp = a == "bf16" ? kBFloat16 : kFloat16;
+  }
   if (cfg.nproc > 0) {
     EMBER_CHECK(
         cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
@@ -258,18 +275,20 @@ int train(int argc, char** argv) {
     where = "DataParallel over";
     for (const Device& d : devices) where += " " + d.str();
   }
-  std::cerr << "ember train: " << model->name() << " on " << where << ", " << sets.train->size()
-            << " training and " << sets.test->size() << " test images, batch " << cfg.batch_size
-            << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", " << get_num_threads()
-            << " CPU threads\n";
+  amp::GradScaler scaler(amp::GradScalerOptions().with_enabled(cfg.amp == kFloat16));
+  std::string precision = cfg.amp ? std::string(", autocast ") + dtype_name(*cfg.amp) : "";
+  std::cerr << "ember train: " << model->name() << " on " << where << precision << ", "
+            << sets.train->size() << " training and " << sets.test->size() << " test images, batch "
+            << cfg.batch_size << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", "
+            << get_num_threads() << " CPU threads\n";
 
   std::ofstream metrics(std::filesystem::path(cfg.out) / "metrics.jsonl");
   Curves curves;
   double train_seconds = 0;
   Evaluation last{};
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    EpochResult r =
-        train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss);
+    EpochResult r = train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss,
+                                cfg.amp, scaler);
     train_seconds += r.seconds;
     last = evaluate(*model, *sets.test, device, 512);
     curves.train_accuracy.points.emplace_back(static_cast<double>(epoch), r.train_accuracy);
@@ -295,7 +314,8 @@ int train(int argc, char** argv) {
                  {"epochs", cfg.epochs},
                  {"train_seconds", train_seconds},
                  {"samples_per_second", samples_per_second},
-                 {"test_accuracy", last.accuracy}};
+                 {"test_accuracy", last.accuracy},
+                 {"amp", cfg.amp ? dtype_name(*cfg.amp) : "none"}};
   std::cout << result.dump() << std::endl;
   return 0;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct TrainConfig {
   int hogwild = 0;              // --hogwild N: N processes train one shared model
   int nproc = 0;                // --nproc N: DistributedDataParallel over N processes
   int master_port = 0;          // with --nproc: the rendezvous port (0: a random one)
+  std::optional<DType> amp;     // --amp bf16|fp16: autocast's dtype (fp16 adds a GradScaler)
   bool help = false;
 };
 
