@@ -95,19 +95,31 @@ int main(int argc, char** argv) {
   if (want("alloc_free")) {
     print("alloc_free_1M", 1e3 * time_ms([&] { Tensor t = empty({1 << 18}, f32); }, 10000), "us");
   }
-  if (want("lenet_train_step_256")) {
+  // LeNet's training step in float32, and with mixed precision: the forward and the loss under
+  // CUDA autocast, float16 with a GradScaler (PyTorch's recipe), bfloat16 without one.
+  for (std::string precision : {"", "_amp_fp16", "_amp_bf16"}) {
+    std::string name = "lenet_train_step_256" + precision;
+    if (!want(name)) continue;
     AutoGradMode grad(true);
     auto model = nn::make<models::LeNet>();
     model->to(gpu);
     optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
     Tensor x = randn({256, 1, 28, 28}, f32), y = randint(0, 10, {256}).to(gpu);
-    print("lenet_train_step_256",
+    bool amp = !precision.empty();
+    DType low = precision == "_amp_bf16" ? kBFloat16 : kFloat16;
+    amp::GradScaler scaler(amp::GradScalerOptions().with_enabled(precision == "_amp_fp16"));
+    print(name,
           time_ms(
               [&] {
-                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+                Tensor loss;
+                {
+                  amp::autocast region(kCUDA, low, amp);
+                  loss = nn::functional::cross_entropy(model->forward(x), y);
+                }
                 opt.zero_grad();
-                loss.backward();
-                opt.step();
+                scaler.scale(loss).backward();
+                scaler.step(opt);
+                scaler.update();
               },
               20),
           "ms");

@@ -110,18 +110,28 @@ def main():
             emit("overhead_add_1", 1e3 * time_ms(lambda: x + y, 10000), "us")
         if want("alloc_free"):
             emit("alloc_free_1M", 1e3 * time_ms(lambda: torch.empty(1 << 18, device=dev), 10000), "us")
-    if want("lenet_train_step_256"):
+    # LeNet's training step in float32, and with mixed precision: the forward and the loss under
+    # autocast, float16 with a GradScaler, bfloat16 without one. The dry run uses the CPU's
+    # autocast, which in 1.13 takes bfloat16 only, and no scaler (1.13's is CUDA-only).
+    for precision in ("", "_amp_fp16", "_amp_bf16"):
+        name = "lenet_train_step_256" + precision
+        if not want(name):
+            continue
         model = LeNet().to(dev)
         opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
         x, y = torch.randn(256, 1, 28, 28, device=dev), torch.randint(0, 10, (256,), device=dev)
+        low = torch.bfloat16 if precision == "_amp_bf16" or DRY_RUN else torch.float16
+        scaler = torch.cuda.amp.GradScaler(enabled=precision == "_amp_fp16" and not DRY_RUN)
 
         def step():
-            loss = F.cross_entropy(model(x), y)
+            with torch.autocast(dev.type, dtype=low, enabled=bool(precision)):
+                loss = F.cross_entropy(model(x), y)
             opt.zero_grad()
-            loss.backward()
-            opt.step()
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
 
-        emit("lenet_train_step_256", time_ms(step, 20), "ms")
+        emit(name, time_ms(step, 20), "ms")
 
 
 if __name__ == "__main__":
