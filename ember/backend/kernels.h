@@ -94,12 +94,15 @@ void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p);
 void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
 void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
 
-// out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter_add adds src at
-// the indexed positions of out in place. Indices out of range are an error naming the index.
+// out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter writes src at
+// the indexed positions of out in place, adding it with `accumulate` (scatter_add). Indices out of
+// range are an error naming the index.
 void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
 void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
-void scatter_add_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
-void scatter_add_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
+                 bool accumulate);
+void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
+                  bool accumulate);
 
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);

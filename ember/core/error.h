@@ -17,6 +17,25 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An index or dimension out of range (Python's IndexError, as PyTorch raises it).
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An argument of the right type but an unacceptable value: a negative learning rate, a batch size
+/// of 0 (Python's ValueError, where PyTorch raises it).
+class ValueError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// An argument of the wrong kind: a tensor where a number was expected (Python's TypeError).
+class TypeError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A bug in ember: an invariant that should hold did not.
 class InternalError : public Error {
  public:
@@ -50,6 +69,9 @@ std::string str_cat(const Args&... args) {
 inline std::string str_cat() { return {}; }
 
 [[noreturn]] void throw_error(std::string message);
+[[noreturn]] void throw_index_error(std::string message);
+[[noreturn]] void throw_value_error(std::string message);
+[[noreturn]] void throw_type_error(std::string message);
 [[noreturn]] void throw_internal(const char* file, int line, const char* cond, std::string message);
 // Defined by the CUDA backend; `code` is the library's status, `library` is "CUDA", "cuBLAS", ...
 [[noreturn]] void throw_cuda_error(const char* library, int code, const char* call,
@@ -64,6 +86,27 @@ inline std::string str_cat() { return {}; }
     if (EMBER_UNLIKELY(!(cond))) {                                         \
       ::ember::detail::throw_error(::ember::detail::str_cat(__VA_ARGS__)); \
     }                                                                      \
+  } while (0)
+
+/// User errors of a kind Python names apart (IndexError, ValueError, TypeError); otherwise as
+/// EMBER_CHECK.
+#define EMBER_CHECK_INDEX(cond, ...)                                             \
+  do {                                                                           \
+    if (EMBER_UNLIKELY(!(cond))) {                                               \
+      ::ember::detail::throw_index_error(::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                            \
+  } while (0)
+#define EMBER_CHECK_VALUE(cond, ...)                                             \
+  do {                                                                           \
+    if (EMBER_UNLIKELY(!(cond))) {                                               \
+      ::ember::detail::throw_value_error(::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                            \
+  } while (0)
+#define EMBER_CHECK_TYPE(cond, ...)                                             \
+  do {                                                                          \
+    if (EMBER_UNLIKELY(!(cond))) {                                              \
+      ::ember::detail::throw_type_error(::ember::detail::str_cat(__VA_ARGS__)); \
+    }                                                                           \
   } while (0)
 
 /// Unconditional user error.

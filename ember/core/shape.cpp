@@ -51,7 +51,7 @@ bool is_contiguous_layout(const Shape& sizes, const Shape& strides) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim == 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1, like PyTorch
-  EMBER_CHECK(dim >= -n && dim < n, "[", op,
+  EMBER_CHECK_INDEX(dim >= -n && dim < n, "[", op,
               "] dimension out of range (expected to be in range of [", -n, ", ", n - 1,
               "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;

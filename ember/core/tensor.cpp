@@ -118,6 +118,25 @@ Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptio
   return t;
 }
 
+Tensor from_blob(void* data, const Shape& sizes, const Shape& strides, DType dtype, Device device,
+                 std::function<void()> deleter) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] sizes ", sizes, " and strides ", strides,
+              " differ in length");
+  size_t nbytes = storage_bytes(sizes, strides, 0, dtype, "from_blob");
+  EMBER_CHECK(data != nullptr || nbytes == 0, "[from_blob] null data for ", nbytes, " bytes");
+  auto* owner = new std::function<void()>(std::move(deleter));
+  DataPtr ptr(
+      data, owner,
+      [](void* ctx) {
+        auto* fn = static_cast<std::function<void()>*>(ctx);
+        if (*fn) (*fn)();
+        delete fn;
+      },
+      device);
+  auto storage = std::make_shared<StorageImpl>(std::move(ptr), nbytes);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype, device));
+}
+
 Tensor empty(const Shape& sizes, const TensorOptions& options) {
   numel_of(sizes);  // checks for negative sizes and overflow
   return empty_strided(sizes, contiguous_strides(sizes), options);

@@ -321,6 +321,8 @@ class Tensor {
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
   Tensor index_select(int64_t dim, const Tensor& index) const;
@@ -348,6 +350,10 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t);
 Tensor empty(const Shape& sizes, const TensorOptions& options = {});
 /// Like empty, with explicit strides.
 Tensor empty_strided(const Shape& sizes, const Shape& strides, const TensorOptions& options = {});
+/// A tensor over memory ember did not allocate (a NumPy array, a DLPack capsule): `deleter` runs
+/// once when the last tensor using it is gone. The memory must stay valid until then.
+Tensor from_blob(void* data, const Shape& sizes, const Shape& strides, DType dtype, Device device,
+                 std::function<void()> deleter);
 Tensor empty_like(const Tensor& t);
 Tensor empty_like(const Tensor& t, const TensorOptions& options);
 /// The bytes a layout reaches from the start of its storage; throws on negative sizes, strides or

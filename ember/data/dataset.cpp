@@ -25,7 +25,7 @@ TensorDataset::TensorDataset(Tensor data, Tensor targets)
 }
 
 Example TensorDataset::get(size_t index) const {
-  EMBER_CHECK(index < size(), "[TensorDataset] index ", index, " out of range for ", size(),
+  EMBER_CHECK_INDEX(index < size(), "[TensorDataset] index ", index, " out of range for ", size(),
               " samples");
   auto i = static_cast<int64_t>(index);
   return {data_[i], targets_.defined() ? targets_[i] : Tensor()};

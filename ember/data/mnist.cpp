@@ -156,7 +156,7 @@ Tensor MNIST::normalize(const Tensor& raw) const {
 }
 
 Example MNIST::get(size_t index) const {
-  EMBER_CHECK(index < size(), "[MNIST] index ", index, " out of range for ", size(), " samples");
+  EMBER_CHECK_INDEX(index < size(), "[MNIST] index ", index, " out of range for ", size(), " samples");
   auto i = static_cast<int64_t>(index);
   NoGradGuard no_grad;
   return {normalize(images_[i]).unsqueeze(0), labels_[i]};

@@ -156,18 +156,31 @@ std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& x) {
+  pre_forward();
+  Tensor out = module_->forward(x);
+  post_forward({out});
+  return out;
+}
+
+void DistributedDataParallel::pre_forward() {
   if (options_.broadcast_buffers && group_->size() > 1) {
     NoGradGuard no_grad;
     for (const Tensor& b : module_->buffers()) broadcast(b, 0, group_.get());
   }
-  Tensor out = module_->forward(x);
-  if (GradMode::is_enabled() && out.requires_grad()) prepare_for_backward(out);
-  return out;
 }
 
-// With find_unused_parameters, the parameters the output's graph does not reach will get no
+void DistributedDataParallel::post_forward(const std::vector<Tensor>& outputs) {
+  if (!GradMode::is_enabled()) return;
+  for (const Tensor& out : outputs)
+    if (out.defined() && out.requires_grad()) {
+      prepare_for_backward(outputs);
+      return;
+    }
+}
+
+// With find_unused_parameters, the parameters the outputs' graph does not reach will get no
 // gradient: they count as ready from the start (their bucket slots hold zeros).
-void DistributedDataParallel::prepare_for_backward(const Tensor& output) {
+void DistributedDataParallel::prepare_for_backward(const std::vector<Tensor>& outputs) {
   used_.assign(params_.size(), true);
   if (!options_.find_unused_parameters) return;
   std::unordered_map<Node*, size_t> accumulator_of;
@@ -178,7 +191,8 @@ void DistributedDataParallel::prepare_for_backward(const Tensor& output) {
   std::vector<bool> reached(params_.size(), false);
   std::unordered_set<Node*> seen;
   std::vector<Node*> stack;
-  if (output.grad_fn()) stack.push_back(output.grad_fn().get());
+  for (const Tensor& output : outputs)
+    if (output.defined() && output.grad_fn()) stack.push_back(output.grad_fn().get());
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();

@@ -50,6 +50,12 @@ class DistributedDataParallel : public nn::Module {
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "DistributedDataParallel"; }
   const std::shared_ptr<nn::Module>& module() const { return module_; }
+  /// forward() is pre_forward(), the module's forward, then post_forward(its outputs): callers
+  /// whose module takes other arguments (the Python binding) run the module between the two.
+  /// pre_forward broadcasts the buffers from rank 0 (broadcast_buffers); post_forward marks
+  /// which parameters the outputs' graph reaches (find_unused_parameters).
+  void pre_forward();
+  void post_forward(const std::vector<Tensor>& outputs);
 
   /// While the guard lives, backward accumulates gradients locally without communicating; the
   /// first backward after it averages everything accumulated (gradient accumulation).
@@ -90,7 +96,7 @@ class DistributedDataParallel : public nn::Module {
   void check_same_parameters();
   void broadcast_state();
   void build_buckets();
-  void prepare_for_backward(const Tensor& output);
+  void prepare_for_backward(const std::vector<Tensor>& outputs);
   void on_gradient(size_t index);
   void launch_ready_buckets();
   void finalize();

@@ -122,8 +122,9 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
     Tensor bad = logical_and(valid, logical_or(lt(tgt, 0), ge(tgt, C)));
     if (any(bad).item<bool>()) {
       int64_t idx = argmax(bad.to(kInt32)).item<int64_t>();
-      EMBER_FAIL("[nll_loss] target ", tgt[idx].item<int64_t>(), " is out of bounds for ", C,
-                 " classes (sample ", idx, ")");
+      detail::throw_index_error(detail::str_cat("[nll_loss] target ", tgt[idx].item<int64_t>(),
+                                                " is out of bounds for ", C, " classes (sample ",
+                                                idx, ")"));
     }
   }
   Tensor picked = -logp.gather(1, safe.unsqueeze(1)).squeeze(1);

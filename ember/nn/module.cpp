@@ -57,6 +57,53 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> m) {
   children_.emplace_back(name, std::move(m));
 }
 
+Tensor* Module::parameter_slot(const std::string& name) {
+  for (Slot& s : parameters_)
+    if (s.name == name) return s.tensor.get();
+  return nullptr;
+}
+
+Tensor* Module::buffer_slot(const std::string& name) {
+  for (Slot& s : buffers_)
+    if (s.name == name) return s.tensor.get();
+  return nullptr;
+}
+
+std::shared_ptr<Module> Module::named_child(const std::string& name) const {
+  for (auto& [n, c] : children_)
+    if (n == name) return c;
+  return nullptr;
+}
+
+void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) {
+  EMBER_CHECK(m != nullptr, "[replace_module] module '", name, "' is null");
+  for (auto& [n, c] : children_)
+    if (n == name) {
+      c = std::move(m);
+      return;
+    }
+  EMBER_FAIL("[replace_module] ", this->name(), " has no submodule '", name, "'");
+}
+
+bool Module::remove_module(const std::string& name) {
+  auto it = std::find_if(children_.begin(), children_.end(),
+                         [&](const auto& child) { return child.first == name; });
+  if (it == children_.end()) return false;
+  children_.erase(it);
+  return true;
+}
+
+void Module::clone_registered_into(Module& copy) const {
+  EMBER_ASSERT(copy.parameters_.empty() && copy.buffers_.empty() && copy.children_.empty(),
+               "clone_registered_into expects a module with nothing registered");
+  // Stand-ins: the caller (clone, replicate) replaces every defined tensor.
+  auto stand_in = [](const Tensor& t) { return t.defined() ? uninitialized(t.sizes()) : Tensor(); };
+  for (const Slot& s : parameters_)
+    copy.register_parameter(s.name, stand_in(*s.tensor), s.tensor->requires_grad());
+  for (const Slot& s : buffers_) copy.register_buffer(s.name, stand_in(*s.tensor));
+  for (auto& [n, c] : children_) copy.add_child(n, c->clone_structure());
+}
+
 template <typename Self, typename Fn>
 void Module::walk(Self& m, const std::string& prefix, bool recurse, const Fn& fn) {
   fn(prefix, m);

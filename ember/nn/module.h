@@ -89,6 +89,18 @@ class Module : public std::enable_shared_from_this<Module> {
     return m;
   }
 
+  /// The parameter or buffer slot registered on this module itself under `name` (null if none;
+  /// the tensor in it may be undefined, as a bias=false layer's bias).
+  Tensor* parameter_slot(const std::string& name);
+  Tensor* buffer_slot(const std::string& name);
+  /// The child registered as `name` (null if none).
+  std::shared_ptr<Module> named_child(const std::string& name) const;
+  /// Puts `m` in place of the child `name`, keeping its position (PyTorch's setattr of a module
+  /// over an existing one; convert_sync_batchnorm).
+  void replace_module(const std::string& name, std::shared_ptr<Module> m);
+  /// Removes the child `name` (del module.name); false if there is none.
+  bool remove_module(const std::string& name);
+
   /// The repr PyTorch prints: Sequential(\n  (0): Linear(in_features=...)\n ...).
   std::string repr(int indent = 0) const;
 
@@ -97,6 +109,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A new module of the same type and configuration (children included), its tensors allocated
   /// but not initialised: clone_structure() runs it with initialisation switched off.
   virtual std::shared_ptr<Module> clone_impl() const = 0;
+  /// clone_impl for a module whose structure is only known at run time (a Python subclass): gives
+  /// `copy`, a new module of this type with nothing registered, this module's children (their
+  /// clone_structure()) and a stand-in of each parameter and buffer, under the same names.
+  void clone_registered_into(Module& copy) const;
   /// Whether a layer's constructor should initialise its parameters (false while cloning).
   static bool should_initialize();
   /// A layer's parameter before initialisation: empty(sizes), or while clone_structure() runs a

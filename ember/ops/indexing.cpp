@@ -63,41 +63,72 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 
 namespace {
 // The kernels see 0-dim operands as one element.
-void scatter_add_into(const Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
+void scatter_into(const Tensor& out, int64_t d, const Tensor& index, const Tensor& src,
+                  bool accumulate) {
   auto one_d = [](const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; };
-  if (out.dtype() == kBool) {
+  if (accumulate && out.dtype() == kBool) {
     // Bool addition is logical or: add as counts, then any count is true.
     NoGradGuard no_grad;
     Tensor counts = out.to(kInt32);
-    EMBER_DISPATCH_DEVICE(out.device(), scatter_add, one_d(counts), d, one_d(index),
-                          one_d(src.to(kInt32)));
+    EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(counts), d, one_d(index),
+                          one_d(src.to(kInt32)), true);
     Tensor o = out;
     o.copy_(ne(counts, 0));
     return;
   }
-  EMBER_DISPATCH_DEVICE(out.device(), scatter_add, one_d(out), d, one_d(index), one_d(src));
+  EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(out), d, one_d(index), one_d(src),
+                        accumulate);
 }
-}  // namespace
 
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  EMBER_AUTOCAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
-  check_defined("scatter_add", x);
-  int64_t d = wrap_dim(dim, x.dim(), "scatter_add");
-  check_index("scatter_add", x, d, index, &src);
+// scatter (accumulate false) or scatter_add into a copy of x, with its backward: a written
+// position's gradient goes to src (gathered back); x keeps the gradient of positions not
+// overwritten (all of them for scatter_add).
+Tensor scatter_copy(const char* op, const Tensor& x, int64_t dim, const Tensor& index,
+                    const Tensor& src, bool accumulate) {
+  check_defined(op, x);
+  int64_t d = wrap_dim(dim, x.dim(), op);
+  check_index(op, x, d, index, &src);
   Tensor out = x.clone();
   {
     NoGradGuard no_grad;
-    scatter_add_into(out, d, index, src);
+    scatter_into(out, d, index, src, accumulate);
   }
   if (any_requires_grad({&x, &src})) {
-    record("ScatterAddBackward0", {&out}, {&x, &src},
-           [d, si = SavedTensor(index)](const Tensor& g, const Node& n) -> TensorList {
-             Tensor gsrc;
+    record(accumulate ? "ScatterAddBackward0" : "ScatterBackward0", {&out}, {&x, &src},
+           [d, si = SavedTensor(index), accumulate](const Tensor& g,
+                                                   const Node& n) -> TensorList {
+             Tensor gx, gsrc;
              if (n.needs_input_grad(1)) gsrc = gather(g, d, si.get());
-             return {n.needs_input_grad(0) ? g : Tensor(), gsrc};
+             if (n.needs_input_grad(0))
+               gx = accumulate ? g : scatter(g, d, si.get(), zeros(si.get().sizes(), g.options()));
+             return {gx, gsrc};
            });
   }
   return out;
+}
+
+Tensor& scatter_inplace(const char* op, Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src, bool accumulate) {
+  if (any_requires_grad({&self, &src}))
+    return inplace_with_grad(self, op, [&](const Tensor& s) {
+      return scatter_copy(op, s, dim, index, src, accumulate);
+    });
+  int64_t d = wrap_dim(dim, self.dim(), op);
+  check_index(op, self, d, index, &src);
+  check_no_overlap(op, self, {&index, &src});
+  scatter_into(self, d, index, src, accumulate);
+  self.bump_version();
+  return self;
+}
+}  // namespace
+
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_copy("scatter", x, dim, index, src, false);
+}
+
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
+  return scatter_copy("scatter_add", x, dim, index, src, true);
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
@@ -113,7 +144,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   if (idx.numel() > 0 && x.numel() == 0) {
     // The gather below checks each index it reads; an empty result reads none.
     int64_t lo = min(idx).item<int64_t>(), hi = max(idx).item<int64_t>();
-    EMBER_CHECK(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
+    EMBER_CHECK_INDEX(lo >= -size && hi < size, "[index_select] index ", lo < -size ? lo : hi,
                 " is out of bounds for dimension ", d, " with size ", size);
   }
   // out[.., i, ..] = x[.., idx[i], ..]: a gather with the index broadcast over the other dims.
@@ -157,20 +188,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return ember::gather(*this, dim, index);
 }
+Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return ember::scatter(*this, dim, index, src);
+}
+Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_inplace("scatter_", *this, dim, index, src, false);
+}
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter_add(*this, dim, index, src);
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (any_requires_grad({this, &src}))
-    return inplace_with_grad(*this, "scatter_add_", [&](const Tensor& s) {
-      return ember::scatter_add(s, dim, index, src);
-    });
-  int64_t d = wrap_dim(dim, this->dim(), "scatter_add_");
-  check_index("scatter_add_", *this, d, index, &src);
-  check_no_overlap("scatter_add_", *this, {&index, &src});
-  scatter_add_into(*this, d, index, src);
-  bump_version();
-  return *this;
+  return scatter_inplace("scatter_add_", *this, dim, index, src, true);
 }
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);

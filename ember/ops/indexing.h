@@ -1,4 +1,4 @@
-// Indexing ops: gather, scatter_add, index_select, one_hot, embedding.
+// Indexing ops: gather, scatter, scatter_add, index_select, one_hot, embedding.
 #pragma once
 
 #include "ember/core/tensor.h"
@@ -6,6 +6,8 @@
 namespace ember {
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+/// A copy of x with src written at index along dim (duplicate indices: one of the values wins).
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 /// (..., num_classes) int64 with a 1 at each index; num_classes -1 infers max + 1.

@@ -172,10 +172,10 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t dim_, int64_t index) const {
-  EMBER_CHECK(dim() > 0, "[select] cannot select on a 0-dim tensor");
+  EMBER_CHECK_INDEX(dim() > 0, "[select] invalid index of a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "select");
   int64_t size = this->size(d);
-  EMBER_CHECK(index >= -size && index < size, "[select] index ", index,
+  EMBER_CHECK_INDEX(index >= -size && index < size, "[select] index ", index,
               " is out of bounds for dimension ", d, " with size ", size);
   if (index < 0) index += size;
   Shape sizes = this->sizes(), strides = this->strides();

@@ -9,11 +9,11 @@
 namespace ember::optim {
 namespace {
 std::map<std::string, double> defaults(const AdamOptions& o) {
-  EMBER_CHECK(o.lr >= 0, "[Adam] invalid learning rate: ", o.lr);
-  EMBER_CHECK(o.eps >= 0, "[Adam] invalid epsilon value: ", o.eps);
-  EMBER_CHECK(o.beta1 >= 0 && o.beta1 < 1, "[Adam] invalid beta parameter at index 0: ", o.beta1);
-  EMBER_CHECK(o.beta2 >= 0 && o.beta2 < 1, "[Adam] invalid beta parameter at index 1: ", o.beta2);
-  EMBER_CHECK(o.weight_decay >= 0, "[Adam] invalid weight_decay value: ", o.weight_decay);
+  EMBER_CHECK_VALUE(o.lr >= 0, "[Adam] invalid learning rate: ", o.lr);
+  EMBER_CHECK_VALUE(o.eps >= 0, "[Adam] invalid epsilon value: ", o.eps);
+  EMBER_CHECK_VALUE(o.beta1 >= 0 && o.beta1 < 1, "[Adam] invalid beta parameter at index 0: ", o.beta1);
+  EMBER_CHECK_VALUE(o.beta2 >= 0 && o.beta2 < 1, "[Adam] invalid beta parameter at index 1: ", o.beta2);
+  EMBER_CHECK_VALUE(o.weight_decay >= 0, "[Adam] invalid weight_decay value: ", o.weight_decay);
   return {{"lr", o.lr},
           {"beta1", o.beta1},
           {"beta2", o.beta2},

@@ -11,7 +11,7 @@ namespace ember::optim {
 
 Optimizer::Optimizer(std::vector<ParamGroup> groups, std::map<std::string, double> defaults)
     : defaults_(std::move(defaults)) {
-  EMBER_CHECK(!groups.empty(), "[optimizer] got an empty parameter list");
+  EMBER_CHECK_VALUE(!groups.empty(), "[optimizer] got an empty parameter list");
   for (auto& g : groups) add_param_group(std::move(g));
 }
 
@@ -20,10 +20,10 @@ void Optimizer::add_param_group(ParamGroup group) {
   for (const ParamGroup& g : groups_)
     for (const Tensor& p : g.params) seen.insert(p.unsafe_impl());
   for (const Tensor& p : group.params) {
-    EMBER_CHECK(p.defined(), "[optimizer] can't optimize an undefined tensor");
-    EMBER_CHECK(p.is_leaf(), "[optimizer] can't optimize a non-leaf tensor (made by ",
+    EMBER_CHECK_VALUE(p.defined(), "[optimizer] can't optimize an undefined tensor");
+    EMBER_CHECK_VALUE(p.is_leaf(), "[optimizer] can't optimize a non-leaf tensor (made by ",
                 p.grad_fn() ? p.grad_fn()->name() : "?", ")");
-    EMBER_CHECK(seen.insert(p.unsafe_impl()).second,
+    EMBER_CHECK_VALUE(seen.insert(p.unsafe_impl()).second,
                 "[optimizer] some parameters appear in more than one parameter group");
   }
   for (auto& [k, v] : defaults_) group.options.emplace(k, v);  // defaults fill what is unset

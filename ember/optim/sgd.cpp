@@ -6,10 +6,10 @@
 namespace ember::optim {
 namespace {
 std::map<std::string, double> defaults(const SGDOptions& o) {
-  EMBER_CHECK(o.lr >= 0, "[SGD] invalid learning rate: ", o.lr);
-  EMBER_CHECK(o.momentum >= 0, "[SGD] invalid momentum value: ", o.momentum);
-  EMBER_CHECK(o.weight_decay >= 0, "[SGD] invalid weight_decay value: ", o.weight_decay);
-  EMBER_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0),
+  EMBER_CHECK_VALUE(o.lr >= 0, "[SGD] invalid learning rate: ", o.lr);
+  EMBER_CHECK_VALUE(o.momentum >= 0, "[SGD] invalid momentum value: ", o.momentum);
+  EMBER_CHECK_VALUE(o.weight_decay >= 0, "[SGD] invalid weight_decay value: ", o.weight_decay);
+  EMBER_CHECK_VALUE(!o.nesterov || (o.momentum > 0 && o.dampening == 0),
               "[SGD] Nesterov momentum requires a momentum and zero dampening");
   return {{"lr", o.lr},
           {"momentum", o.momentum},

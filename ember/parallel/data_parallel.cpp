@@ -82,19 +82,13 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
   return replicas;
 }
 
-std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& replicas,
-                                   const std::vector<Tensor>& inputs,
-                                   const std::vector<Device>& devices) {
-  EMBER_CHECK(replicas.size() == inputs.size() && inputs.size() <= devices.size(),
-              "[parallel_apply] got ", replicas.size(), " replicas, ", inputs.size(),
-              " inputs and ", devices.size(), " devices");
-  std::vector<Tensor> outputs(replicas.size());
-  std::vector<std::exception_ptr> errors(replicas.size());
-  // Grad mode and autocast apply inside the replicas as in the caller (as in PyTorch).
+void run_on_devices(const std::vector<Device>& devices, const std::function<void(size_t)>& fn) {
+  std::vector<std::exception_ptr> errors(devices.size());
+  // Grad mode and autocast apply on the devices' threads as in the caller (as in PyTorch).
   ThreadLocalState caller = ThreadLocalState::capture();
   // Each thread makes the caller's current stream of its device current for itself.
-  std::vector<uintptr_t> streams(replicas.size(), 0);
-  for (size_t i = 0; i < replicas.size(); ++i)
+  std::vector<uintptr_t> streams(devices.size(), 0);
+  for (size_t i = 0; i < devices.size(); ++i)
     if (devices[i].is_cuda()) streams[i] = cuda::current_stream(devices[i].index()).handle();
   auto run = [&](size_t i) {
     try {
@@ -102,15 +96,15 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
       if (devices[i].is_cuda()) {
         cuda::DeviceGuard guard(devices[i]);
         cuda::StreamGuard stream(cuda::Stream(devices[i].index(), streams[i]));
-        outputs[i] = replicas[i]->forward(inputs[i]);
+        fn(i);
       } else {
-        outputs[i] = replicas[i]->forward(inputs[i]);
+        fn(i);
       }
     } catch (...) {
       errors[i] = std::current_exception();
     }
   };
-  if (replicas.size() == 1) {
+  if (devices.size() == 1) {
     run(0);
   } else {
     std::vector<std::thread> threads;
@@ -118,10 +112,21 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
     ScopeGuard join([&] {
       for (auto& t : threads) t.join();
     });
-    for (size_t i = 0; i < replicas.size(); ++i) threads.emplace_back(run, i);
+    for (size_t i = 0; i < devices.size(); ++i) threads.emplace_back(run, i);
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& replicas,
+                                   const std::vector<Tensor>& inputs,
+                                   const std::vector<Device>& devices) {
+  EMBER_CHECK(replicas.size() == inputs.size() && inputs.size() <= devices.size(),
+              "[parallel_apply] got ", replicas.size(), " replicas, ", inputs.size(),
+              " inputs and ", devices.size(), " devices");
+  std::vector<Tensor> outputs(replicas.size());
+  std::vector<Device> used(devices.begin(), devices.begin() + static_cast<long>(replicas.size()));
+  run_on_devices(used, [&](size_t i) { outputs[i] = replicas[i]->forward(inputs[i]); });
   return outputs;
 }
 
@@ -165,6 +170,12 @@ DataParallel::DataParallel(std::shared_ptr<Module> module, std::vector<Device> d
 }
 
 Tensor DataParallel::forward(const Tensor& x) {
+  check_module_device();
+  if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));
+  return parallel::data_parallel(module_, x, device_ids_, output_device_, dim_);
+}
+
+void DataParallel::check_module_device() const {
   // The module's parameters and buffers must already be on device_ids[0], as in PyTorch.
   for (auto& [name, t] : module_->named_parameters())
     EMBER_CHECK(t.device() == device_ids_[0],
@@ -176,8 +187,6 @@ Tensor DataParallel::forward(const Tensor& x) {
                 "[DataParallel] module must have its parameters and buffers on device ",
                 device_ids_[0], " (device_ids[0]) but found buffer '", name, "' on device ",
                 t.device());
-  if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));
-  return parallel::data_parallel(module_, x, device_ids_, output_device_, dim_);
 }
 
 std::shared_ptr<Module> DataParallel::clone_impl() const {

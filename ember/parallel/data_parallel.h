@@ -4,6 +4,7 @@
 // virtual CPU devices (EMBER_CPU_DEVICES), so it is tested everywhere.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -30,6 +31,12 @@ Tensor gather(const std::vector<Tensor>& outputs, Device device, int64_t dim = 0
 /// replica shares the original's parameters and buffers (in-place buffer updates persist).
 std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
                                                    const std::vector<Device>& devices);
+
+/// Runs fn(i) for every device in a thread of its own (on the caller's thread when there is one
+/// device), each under devices[i]'s guard, the caller's current stream of that device and the
+/// caller's grad mode; rethrows the first error once all are done. parallel_apply runs the
+/// replicas through it, and the Python binding runs replicas with any arguments.
+void run_on_devices(const std::vector<Device>& devices, const std::function<void(size_t)>& fn);
 
 /// Runs replicas[i]->forward(inputs[i]) in one thread per replica, each under its device's guard
 /// and current stream and with the caller's grad mode; rethrows the first error once all are done.
@@ -59,6 +66,10 @@ class DataParallel : public Module {
   std::string name() const override { return "DataParallel"; }
   const std::shared_ptr<Module>& module() const { return module_; }
   const std::vector<Device>& device_ids() const { return device_ids_; }
+  Device output_device() const { return output_device_; }
+  int64_t dim() const { return dim_; }
+  /// Throws unless the module's parameters and buffers are all on device_ids[0], as forward needs.
+  void check_module_device() const;
 
  protected:
   std::shared_ptr<Module> clone_impl() const override;

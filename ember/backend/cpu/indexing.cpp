@@ -1,6 +1,7 @@
-// CPU gather and scatter_add: an iteration over the index tensor, with the indexed operand's
+// CPU gather and scatter (assigning or adding): an iteration over the index tensor, with the indexed operand's
 // stride along `dim` taken out of its geometry and added back from each index value.
 #include <cstring>
+#include <type_traits>
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/index_layout.h"
@@ -10,8 +11,9 @@ namespace ember {
 namespace {
 
 [[noreturn]] void out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
-  EMBER_FAIL("[", op, "] index ", idx, " is out of bounds for dimension ", dim, " with size ",
-             size);
+  detail::throw_index_error(detail::str_cat("[", op, "] index ", idx,
+                                             " is out of bounds for dimension ", dim,
+                                             " with size ", size));
 }
 
 }  // namespace
@@ -43,25 +45,38 @@ void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tens
   });
 }
 
-void scatter_add_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src) {
+void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
+                 bool accumulate) {
   if (index.numel() == 0) return;
   IndexIteration s = scatter_iteration(out, dim, index, src);
   const TensorIter& it = s.it;
   int64_t size = s.size, step = s.step;
-  // Serial: two index entries may name the same destination.
-  dispatch_numeric(out.dtype(), "scatter_add", [&](auto tag) {
+  const char* op = accumulate ? "scatter_add" : "scatter";
+  // Serial: two index entries may name the same destination (the last one wins a plain scatter).
+  auto body = [&](auto tag) {
     using T = EMBER_TYPE(tag);
     cpu::for_each_run(it, 0, it.numel, [&](char** ptrs, const int64_t* strides, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         int64_t idx = *reinterpret_cast<const int64_t*>(ptrs[1] + i * strides[1]);
-        if (idx < -size || idx >= size) out_of_range("scatter_add", idx, dim, size);
+        if (idx < -size || idx >= size) out_of_range(op, idx, dim, size);
         if (idx < 0) idx += size;
         T* d = reinterpret_cast<T*>(ptrs[0] + i * strides[0] + idx * step);
         T v = *reinterpret_cast<const T*>(ptrs[2] + i * strides[2]);
-        *d = static_cast<T>(static_cast<opmath_t<T>>(*d) + static_cast<opmath_t<T>>(v));
+        if constexpr (std::is_same_v<T, bool>) {
+          *d = v;
+        } else {
+          *d = accumulate
+                   ? static_cast<T>(static_cast<opmath_t<T>>(*d) + static_cast<opmath_t<T>>(v))
+                   : v;
+        }
       }
     });
-  });
+  };
+  if (accumulate) {
+    dispatch_numeric(out.dtype(), op, body);
+  } else {
+    dispatch_all(out.dtype(), op, body);
+  }
 }
 
 }  // namespace ember

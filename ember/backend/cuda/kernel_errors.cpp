@@ -47,9 +47,10 @@ void check_kernel_errors(int device) {
   KernelError copy = *e;
   std::memset(e, 0, sizeof(KernelError));
   copy.op[sizeof(copy.op) - 1] = '\0';
-  EMBER_FAIL("[", copy.op, "] index ", copy.index, " is out of bounds for dimension ", copy.dim,
-             " with size ", copy.size, " (found by a kernel on cuda:", device,
-             " queued earlier; EMBER_CUDA_SYNC=1 reports it at its op)");
+  detail::throw_index_error(detail::str_cat(
+      "[", copy.op, "] index ", copy.index, " is out of bounds for dimension ", copy.dim,
+      " with size ", copy.size, " (found by a kernel on cuda:", device,
+      " queued earlier; EMBER_CUDA_SYNC=1 reports it at its op)"));
 }
 
 }  // namespace ember::cuda

@@ -127,7 +127,7 @@ EMBER_NO_CUDA(max_pool2d_backward_cuda, const Tensor&, const Tensor&, const Tens
 EMBER_NO_CUDA(avg_pool2d_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
 EMBER_NO_CUDA(avg_pool2d_backward_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
 EMBER_NO_CUDA(gather_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
-EMBER_NO_CUDA(scatter_add_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
 EMBER_NO_CUDA(copy_between_devices_cuda, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(record_stream_cuda, const Tensor&, uintptr_t)

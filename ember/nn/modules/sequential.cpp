@@ -21,7 +21,7 @@ Sequential& Sequential::push_back(const std::string& name, std::shared_ptr<Modul
 }
 
 std::shared_ptr<Module> Sequential::operator[](size_t i) const {
-  EMBER_CHECK(i < modules_.size(), "[Sequential] index ", i, " is out of range for ",
+  EMBER_CHECK_INDEX(i < modules_.size(), "[Sequential] index ", i, " is out of range for ",
               modules_.size(), " modules");
   return modules_[i];
 }

@@ -1,0 +1,38 @@
+"""ember: GPUs made easy and fast, with PyTorch's names, over ember's C++ core.
+
+    import ember
+    x = ember.randn(64, 1, 28, 28, device="cuda" if ember.cuda.is_available() else "cpu")
+
+Every computation runs in C++ (ember._C); this package gives its parts PyTorch's names.
+"""
+from . import _C
+from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
+                 int64, long, int32, int, uint8, bool, manual_seed, initial_seed, set_num_threads,
+                 get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel, zeros,
+                 ones, empty, rand, randn, zeros_like, ones_like, empty_like, rand_like,
+                 randn_like, full, full_like, arange, linspace, eye, randint, randperm, bernoulli,
+                 cat, concat, stack, where, from_numpy, from_dlpack)
+from ._size import Size
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
+from .serialization import save, load
+
+__version__ = _C.__version__
+
+# The math functions are Tensor's methods under the module's names: ember.exp(x) is x.exp().
+_TENSOR_FUNCTIONS = """
+    add sub mul div pow maximum minimum neg negative abs exp log sqrt rsqrt tanh sigmoid relu sin
+    cos square reciprocal sign floor ceil round log1p expm1 clamp clip clamp_min clamp_max eq ne
+    lt le gt ge logical_and logical_or logical_not masked_fill masked_select nonzero equal allclose
+    sum mean prod max min amax amin argmax argmin var std all any norm logsumexp matmul mm bmm
+    softmax log_softmax gather scatter scatter_add index_select addcmul addcdiv lerp reshape view_as
+    transpose t permute narrow select squeeze unsqueeze flatten unflatten split chunk unbind clone
+    detach multiply divide true_divide
+""".split()
+for _name in _TENSOR_FUNCTIONS:
+    globals()[_name] = getattr(Tensor, _name)
+del _name
+
+from . import (autograd, cuda, nn, optim, utils, multiprocessing, distributed, backends,  # noqa: E402
+               models)
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,2 @@
+"""ember.backends: switches of the compute libraries (torch.backends' names)."""
+from . import cuda  # noqa: F401

@@ -1,0 +1,34 @@
+"""ember.distributed: process groups over Gloo (CPU), NCCL (GPU) and MPI, their collectives, and
+the rendezvous by env:// (as `ember launch` and torchrun set it), tcp:// or file://."""
+from .. import _C
+
+_d = _C._distributed
+ReduceOp, Work, ProcessGroup = _d.ReduceOp, _d.Work, _d.ProcessGroup
+init_process_group, destroy_process_group, is_initialized = (
+    _d.init_process_group, _d.destroy_process_group, _d.is_initialized)
+get_rank, get_world_size, new_group = _d.get_rank, _d.get_world_size, _d.new_group
+all_reduce, broadcast, reduce, all_gather, gather, scatter = (
+    _d.all_reduce, _d.broadcast, _d.reduce, _d.all_gather, _d.gather, _d.scatter)
+reduce_scatter, all_to_all_single, barrier = _d.reduce_scatter, _d.all_to_all_single, _d.barrier
+send, recv, isend, irecv = _d.send, _d.recv, _d.isend, _d.irecv
+
+
+def is_available():
+    return True
+
+
+def available_backends():
+    """The backends this build has, e.g. ['gloo', 'mpi']."""
+    return [b.strip() for b in _d.available_backends().split(",") if b.strip()]
+
+
+def is_gloo_available():
+    return "gloo" in available_backends()
+
+
+def is_mpi_available():
+    return "mpi" in available_backends()
+
+
+def is_nccl_available():
+    return "nccl" in available_backends()

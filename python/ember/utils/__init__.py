@@ -1,0 +1,2 @@
+"""ember.utils: data loading (ember.utils.data) and DLPack (ember.utils.dlpack)."""
+from . import data, dlpack  # noqa: F401

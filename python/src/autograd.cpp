@@ -1,0 +1,78 @@
+// ember.autograd: backward and grad over several tensors, and gradcheck. Grad mode (no_grad,
+// enable_grad) is ember.is_grad_enabled / _set_grad_enabled, wrapped as context managers in
+// ember/autograd.py.
+#include <pybind11/functional.h>
+
+#include "bind.h"
+
+namespace ember::python {
+namespace {
+
+std::vector<Tensor> tensors_or_one(py::handle h) {
+  std::vector<Tensor> out;
+  if (h.is_none()) return out;
+  if (is_tensor(h)) return {as_tensor(h)};
+  for (py::handle item : h) out.push_back(item.is_none() ? Tensor() : as_tensor(item));
+  return out;
+}
+
+}  // namespace
+
+void bind_autograd(py::module_& m) {
+  py::module_ a = m.def_submodule("_autograd", "ember.autograd's C++ part");
+  a.def(
+      "backward",
+      [](py::handle tensors, py::handle grad_tensors, py::handle retain_graph, bool create_graph) {
+        std::vector<Tensor> outs = tensors_or_one(tensors), grads = tensors_or_one(grad_tensors);
+        bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+        py::gil_scoped_release no_gil;
+        autograd::backward(outs, grads, retain, create_graph);
+      },
+      "tensors"_a, "grad_tensors"_a = py::none(), "retain_graph"_a = py::none(),
+      "create_graph"_a = false);
+  a.def(
+      "grad",
+      [](py::handle outputs, py::handle inputs, py::handle grad_outputs, py::handle retain_graph,
+         bool create_graph, bool allow_unused) {
+        std::vector<Tensor> outs = tensors_or_one(outputs), ins = tensors_or_one(inputs),
+                            grads = tensors_or_one(grad_outputs);
+        bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
+        std::vector<Tensor> r;
+        {
+          py::gil_scoped_release no_gil;
+          r = autograd::grad(outs, ins, grads, retain, create_graph, allow_unused);
+        }
+        py::tuple out(r.size());
+        for (size_t i = 0; i < r.size(); ++i)
+          out[i] = r[i].defined() ? py::cast(r[i]) : py::none();
+        return out;
+      },
+      "outputs"_a, "inputs"_a, "grad_outputs"_a = py::none(), "retain_graph"_a = py::none(),
+      "create_graph"_a = false, "allow_unused"_a = false);
+  a.def(
+      "gradcheck",
+      [](py::function fn, py::handle inputs, double eps, double atol, double rtol) {
+        std::vector<Tensor> ins = tensors_or_one(inputs);
+        autograd::GradcheckOptions o;
+        o.eps = eps;
+        o.atol = atol;
+        o.rtol = rtol;
+        std::string err;
+        {
+          py::gil_scoped_release no_gil;
+          err = autograd::gradcheck(
+              [&](const std::vector<Tensor>& xs) {
+                py::gil_scoped_acquire gil;
+                py::tuple args(xs.size());
+                for (size_t i = 0; i < xs.size(); ++i) args[i] = py::cast(xs[i]);
+                return fn(*args).cast<Tensor>();
+              },
+              ins, o);
+        }
+        if (!err.empty()) throw std::runtime_error("gradcheck failed: " + err);
+        return true;
+      },
+      "func"_a, "inputs"_a, "eps"_a = 1e-6, "atol"_a = 1e-5, "rtol"_a = 1e-3);
+}
+
+}  // namespace ember::python

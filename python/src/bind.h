@@ -1,0 +1,78 @@
+// What every file of the binding shares: pybind11, ember's public API, one bind_* function per
+// part of the `ember` package, and the conversions from Python values. The binding converts and
+// names; every computation is ember's C++. Calls that compute, copy, wait or communicate release
+// the GIL (Note [The GIL]).
+#pragma once
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace py = pybind11;
+using namespace pybind11::literals;
+
+// Note [The GIL]: every binding that runs ember code releases the GIL for it (as PyTorch's
+// bindings do), so Python threads - a DataLoader's, DataParallel's replicas - run ember work in
+// parallel, and ember threads that call back into Python (a Python module's forward in a
+// replica, a Python Dataset, a tensor hook) can take it. Whatever C++ calls into Python takes the
+// GIL first (py::gil_scoped_acquire) and is reached only with it released by its caller.
+
+namespace ember::python {
+
+void bind_device(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_functions(py::module_& m);
+void bind_autograd(py::module_& m);
+void bind_nn(py::module_& m);
+void bind_functional(py::module_& m);
+void bind_optim(py::module_& m);
+void bind_data(py::module_& m);
+void bind_io(py::module_& m);
+void bind_cuda(py::module_& m);
+void bind_parallel(py::module_& m);
+void bind_distributed(py::module_& m);
+void bind_multiprocessing(py::module_& m);
+void bind_interop(py::module_& m);
+
+// --- conversions (convert.cpp) ---
+/// Python bool, int or float (and NumPy scalars) as a Scalar; nullopt for anything else.
+std::optional<Scalar> as_scalar(py::handle h);
+Scalar to_scalar(py::handle h, const char* what);
+/// A tensor argument, or a number made into a 0-dim tensor (like PyTorch's wrapped numbers).
+bool is_tensor(py::handle h);
+const Tensor& as_tensor(py::handle h);
+/// Sizes given as f(2, 3), f((2, 3)) or f([2, 3]).
+Shape to_shape(const py::args& args, const char* what);
+Shape to_shape(py::handle h, const char* what);
+/// A dim argument: None -> all dims (empty), an int or a tuple/list of ints.
+Dims to_dims(py::handle h, const char* what);
+/// "cuda:1", ember.device, or an int (a CUDA index, as PyTorch reads one).
+Device to_device(py::handle h);
+DType to_dtype(py::handle h);
+/// The one Python object of each dtype (device.cpp), so that `x.dtype is ember.float32`.
+py::object dtype_object(DType t);
+/// Factory keywords: dtype=, device=, requires_grad=.
+TensorOptions to_options(py::handle dtype, py::handle device, bool requires_grad);
+/// torch.tensor(data): nested lists or tuples of numbers, a NumPy array, a number or a tensor
+/// (copied); the dtype inferred from the data unless given.
+Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device device);
+/// Sizes as a Python tuple of ember.Size.
+py::object to_size(const Shape& s);
+
+// --- modules (nn.cpp) ---
+/// The module behind a Python object, as a shared_ptr that keeps the Python object alive (and
+/// with it a Python subclass's forward and attributes) while C++ holds the module.
+std::shared_ptr<nn::Module> module_ptr(py::handle h);
+/// The Python object of a module (the existing one when the module was made in Python).
+py::object module_object(const std::shared_ptr<nn::Module>& m);
+/// Whether a module object is one of ember's C++ layers as such (not a Python subclass): its
+/// forward(x) needs no Python.
+bool is_native(py::handle module);
+
+}  // namespace ember::python

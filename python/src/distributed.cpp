@@ -1,0 +1,247 @@
+// ember.distributed: process groups (Gloo, NCCL, MPI) and their collectives, and
+// DistributedDataParallel, with torch.distributed's names and arguments.
+#include <pybind11/chrono.h>
+
+#include "bind.h"
+#include "ember/distributed/ddp.h"
+#include "ember/distributed/distributed.h"
+
+namespace ember::python {
+namespace {
+
+namespace dist = distributed;
+
+dist::ProcessGroup* group_of(py::handle h) {
+  return h.is_none() ? nullptr : h.cast<dist::ProcessGroup*>();
+}
+
+// A collective: with async_op a Work to wait on, else None once it is done.
+template <typename F>
+py::object collective(bool async_op, F&& run) {
+  std::shared_ptr<dist::Work> w;
+  {
+    py::gil_scoped_release no_gil;
+    w = run();
+  }
+  if (async_op) return py::cast(w);
+  return py::none();
+}
+
+std::vector<Tensor> tensor_list(py::handle h) {
+  std::vector<Tensor> out;
+  if (h.is_none()) return out;
+  for (py::handle t : h) out.push_back(as_tensor(t));
+  return out;
+}
+
+std::chrono::milliseconds to_timeout(py::handle h) {
+  if (h.is_none()) return dist::kDefaultTimeout;
+  if (PyFloat_Check(h.ptr()) || PyLong_Check(h.ptr()))
+    return std::chrono::milliseconds(static_cast<int64_t>(h.cast<double>() * 1000));
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+      h.cast<std::chrono::duration<double>>());
+}
+
+// The tensors in a forward's output (a tensor, or tuples, lists and dicts of them) for DDP's
+// post_forward.
+void collect_tensors(py::handle h, std::vector<Tensor>& out) {
+  if (is_tensor(h)) {
+    out.push_back(as_tensor(h));
+  } else if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
+    for (py::handle x : h) collect_tensors(x, out);
+  } else if (py::isinstance<py::dict>(h)) {
+    for (auto item : py::reinterpret_borrow<py::dict>(h)) collect_tensors(item.second, out);
+  }
+}
+
+// `with ddp.no_sync():` holds DDP's guard while the block runs.
+struct NoSync {
+  std::shared_ptr<dist::DistributedDataParallel> ddp;
+  std::optional<dist::DistributedDataParallel::NoSyncGuard> guard;
+};
+
+}  // namespace
+
+void bind_distributed(py::module_& m) {
+  py::module_ d = m.def_submodule("_distributed", "ember.distributed's C++ part");
+  py::enum_<dist::ReduceOp>(d, "ReduceOp")
+      .value("SUM", dist::ReduceOp::SUM)
+      .value("AVG", dist::ReduceOp::AVG)
+      .value("PRODUCT", dist::ReduceOp::PRODUCT)
+      .value("MIN", dist::ReduceOp::MIN)
+      .value("MAX", dist::ReduceOp::MAX);
+  py::class_<dist::Work, std::shared_ptr<dist::Work>>(d, "Work")
+      .def("wait",
+           [](dist::Work& w, py::handle timeout) {
+             std::chrono::milliseconds t =
+                 timeout.is_none() ? std::chrono::milliseconds::max() : to_timeout(timeout);
+             py::gil_scoped_release no_gil;
+             w.wait(t);
+             return true;
+           },
+           "timeout"_a = py::none())
+      .def("is_completed", &dist::Work::is_completed)
+      .def("is_success", &dist::Work::is_success);
+  py::class_<dist::ProcessGroup, std::shared_ptr<dist::ProcessGroup>>(d, "ProcessGroup")
+      .def("rank", &dist::ProcessGroup::rank)
+      .def("size", &dist::ProcessGroup::size);
+
+  d.def("available_backends", &dist::available_backends);
+  d.def("init_process_group",
+        [](const std::string& backend, py::handle init_method, int world_size, int rank,
+           py::handle timeout) {
+          std::string method = init_method.is_none() ? "env://" : init_method.cast<std::string>();
+          std::chrono::milliseconds t = to_timeout(timeout);
+          py::gil_scoped_release no_gil;
+          dist::init_process_group(backend, method, world_size, rank, t);
+        },
+        "backend"_a = "gloo", "init_method"_a = py::none(), "world_size"_a = -1, "rank"_a = -1,
+        "timeout"_a = py::none());
+  d.def("is_initialized", &dist::is_initialized);
+  d.def("destroy_process_group", [](py::handle) {
+    py::gil_scoped_release no_gil;
+    dist::destroy_process_group();
+  }, "group"_a = py::none());
+  d.def("get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, "group"_a = py::none());
+  d.def("get_world_size", [](py::handle g) { return dist::get_world_size(group_of(g)); },
+        "group"_a = py::none());
+  d.def("new_group",
+        [](std::vector<int> ranks) {
+          py::gil_scoped_release no_gil;
+          return dist::new_group(ranks);
+        },
+        "ranks"_a);
+  d.def("all_reduce",
+        [](const Tensor& t, dist::ReduceOp op, py::handle group, bool async_op) {
+          return collective(async_op, [&] { return dist::all_reduce(t, op, group_of(group), async_op); });
+        },
+        "tensor"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(), "async_op"_a = false);
+  d.def("broadcast",
+        [](const Tensor& t, int src, py::handle group, bool async_op) {
+          return collective(async_op, [&] { return dist::broadcast(t, src, group_of(group), async_op); });
+        },
+        "tensor"_a, "src"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def("reduce",
+        [](const Tensor& t, int dst, dist::ReduceOp op, py::handle group, bool async_op) {
+          return collective(async_op, [&] { return dist::reduce(t, dst, op, group_of(group), async_op); });
+        },
+        "tensor"_a, "dst"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
+        "async_op"_a = false);
+  d.def("all_gather",
+        [](py::handle tensor_list_, const Tensor& t, py::handle group, bool async_op) {
+          std::vector<Tensor> outs = tensor_list(tensor_list_);
+          return collective(async_op, [&] { return dist::all_gather(outs, t, group_of(group), async_op); });
+        },
+        "tensor_list"_a, "tensor"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def("gather",
+        [](const Tensor& t, py::handle gather_list, int dst, py::handle group, bool async_op) {
+          std::vector<Tensor> outs = tensor_list(gather_list);
+          return collective(async_op, [&] { return dist::gather(t, outs, dst, group_of(group), async_op); });
+        },
+        "tensor"_a, "gather_list"_a = py::none(), "dst"_a = 0, "group"_a = py::none(),
+        "async_op"_a = false);
+  d.def("scatter",
+        [](const Tensor& t, py::handle scatter_list, int src, py::handle group, bool async_op) {
+          std::vector<Tensor> ins = tensor_list(scatter_list);
+          return collective(async_op, [&] { return dist::scatter(t, ins, src, group_of(group), async_op); });
+        },
+        "tensor"_a, "scatter_list"_a = py::none(), "src"_a = 0, "group"_a = py::none(),
+        "async_op"_a = false);
+  d.def("reduce_scatter",
+        [](const Tensor& out, py::handle input_list, dist::ReduceOp op, py::handle group,
+           bool async_op) {
+          std::vector<Tensor> ins = tensor_list(input_list);
+          return collective(async_op, [&] {
+            return dist::reduce_scatter(out, ins, op, group_of(group), async_op);
+          });
+        },
+        "output"_a, "input_list"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
+        "async_op"_a = false);
+  d.def("all_to_all_single",
+        [](const Tensor& out, const Tensor& in, py::handle group, bool async_op) {
+          return collective(async_op, [&] { return dist::all_to_all(out, in, group_of(group), async_op); });
+        },
+        "output"_a, "input"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def("barrier",
+        [](py::handle group, bool async_op) {
+          return collective(async_op, [&] { return dist::barrier(group_of(group), async_op); });
+        },
+        "group"_a = py::none(), "async_op"_a = false);
+  d.def("send",
+        [](const Tensor& t, int dst, py::handle group, int tag) {
+          py::gil_scoped_release no_gil;
+          dist::send(t, dst, group_of(group), tag);
+        },
+        "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def("recv",
+        [](const Tensor& t, int src, py::handle group, int tag) {
+          py::gil_scoped_release no_gil;
+          dist::recv(t, src, group_of(group), tag);
+          return src;
+        },
+        "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def("isend",
+        [](const Tensor& t, int dst, py::handle group, int tag) {
+          py::gil_scoped_release no_gil;
+          return dist::isend(t, dst, group_of(group), tag);
+        },
+        "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
+  d.def("irecv",
+        [](const Tensor& t, int src, py::handle group, int tag) {
+          py::gil_scoped_release no_gil;
+          return dist::irecv(t, src, group_of(group), tag);
+        },
+        "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
+
+  py::class_<NoSync>(d, "_NoSync")
+      .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.ddp); })
+      .def("__exit__", [](NoSync& s, py::args) {
+        s.guard.reset();
+        return false;
+      });
+  py::class_<dist::DistributedDataParallel, nn::Module,
+             std::shared_ptr<dist::DistributedDataParallel>>(
+      d, "DistributedDataParallel", py::dynamic_attr(),
+      "Averages gradients across the process group while backward runs (bucketed all-reduces)")
+      .def(py::init([](py::handle module, py::handle device_ids, py::handle output_device,
+                       bool broadcast_buffers, py::handle process_group, double bucket_cap_mb,
+                       bool find_unused_parameters, bool gradient_as_bucket_view) {
+             dist::DDPOptions o;
+             o.broadcast_buffers = broadcast_buffers;
+             o.bucket_cap_mb = bucket_cap_mb;
+             o.find_unused_parameters = find_unused_parameters;
+             o.gradient_as_bucket_view = gradient_as_bucket_view;
+             if (!process_group.is_none())
+               o.process_group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+             std::shared_ptr<nn::Module> mm = module_ptr(module);
+             py::gil_scoped_release no_gil;  // broadcasts the parameters from rank 0
+             return std::make_shared<dist::DistributedDataParallel>(mm, o);
+           }),
+           "module"_a, "device_ids"_a = py::none(), "output_device"_a = py::none(),
+           "broadcast_buffers"_a = true, "process_group"_a = py::none(), "bucket_cap_mb"_a = 25.0,
+           "find_unused_parameters"_a = false, "gradient_as_bucket_view"_a = false)
+      .def_property_readonly(
+          "module", [](const dist::DistributedDataParallel& ddp) { return module_object(ddp.module()); })
+      .def("forward",
+           [](py::handle self, py::args args, py::kwargs kwargs) {
+             auto& ddp = self.cast<dist::DistributedDataParallel&>();
+             {
+               py::gil_scoped_release no_gil;
+               ddp.pre_forward();
+             }
+             py::object out = module_object(ddp.module())(*args, **kwargs);
+             std::vector<Tensor> outs;
+             collect_tensors(out, outs);
+             ddp.post_forward(outs);
+             return out;
+           })
+      .def("__call__",
+           [](py::handle self, py::args args, py::kwargs kwargs) {
+             return self.attr("forward")(*args, **kwargs);
+           })
+      .def("no_sync", [](const std::shared_ptr<dist::DistributedDataParallel>& ddp) {
+        return NoSync{ddp, std::nullopt};
+      });
+}
+
+}  // namespace ember::python

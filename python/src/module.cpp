@@ -1,0 +1,55 @@
+// The extension module ember._C: each part of the package binds itself; ember's errors become
+// the Python exceptions PyTorch raises for the same mistakes.
+#include "bind.h"
+
+namespace ember::python {
+namespace {
+
+void translate_errors(py::module_& m) {
+  // ember.cuda.OutOfMemoryError is a RuntimeError, as torch.cuda.OutOfMemoryError.
+  static auto* oom = new py::exception<OutOfMemoryError>(m, "OutOfMemoryError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(oom->ptr(), e.what());
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace
+}  // namespace ember::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace ember::python;
+  m.doc() = "ember's C++ core; import ember, not this module";
+  translate_errors(m);
+  bind_device(m);
+  bind_tensor(m);
+  bind_functions(m);
+  bind_autograd(m);
+  bind_nn(m);
+  bind_functional(m);
+  bind_optim(m);
+  bind_data(m);
+  bind_io(m);
+  bind_cuda(m);
+  bind_parallel(m);
+  bind_distributed(m);
+  bind_multiprocessing(m);
+  bind_interop(m);
+  m.attr("__version__") = "0.1.0";
+#ifdef EMBER_WITH_CUDA
+  m.attr("_cuda_built") = true;
+#else
+  m.attr("_cuda_built") = false;
+#endif
+}

@@ -1,0 +1,592 @@
+// ember.nn: Module (subclassable in Python, as torch.nn.Module), ember's layers, Sequential and
+// the models. A Python subclass keeps its parameters, buffers and children in the C++ module
+// (Note [Python modules]), so C++ code - Sequential, DataParallel's replicate, DDP, the
+// optimizers, state dicts - sees a Python module like any other.
+#include <pybind11/functional.h>
+
+#include "bind.h"
+
+namespace ember::python {
+namespace {
+
+// Note [Python modules]: `self.fc = nn.Linear(...)` and `self.w = nn.Parameter(...)` register a
+// child or a parameter in the C++ module (Module.__setattr__); reading them back goes through
+// Module.__getattr__, which Python calls only for names not in the instance's __dict__. Other
+// attributes live in __dict__. A C++ pointer to a Python module (module_ptr) owns a reference to
+// its Python object, so the subclass's forward and attributes live as long as C++ uses it. A copy
+// for a replica (clone_impl) is made as PyTorch's replicate makes one: a new instance of the class
+// without calling __init__, the __dict__ copied, the registered tensors and children cloned.
+
+py::object& parameter_type() {
+  static auto* t = new py::object(py::module_::import("ember.nn.parameter").attr("Parameter"));
+  return *t;
+}
+
+// A Parameter object sharing t (module.weight, module.parameters()).
+py::object wrap_parameter(const Tensor& t) {
+  static auto* tensor_init = new py::object(py::type::of<Tensor>().attr("__init__"));
+  py::object p = parameter_type().attr("__new__")(parameter_type());
+  (*tensor_init)(p, t);
+  return p;
+}
+
+bool python_alive() { return Py_IsInitialized() && !_Py_IsFinalizing(); }
+
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+
+// The C++ module of `self`, or null before Module.__init__ has made it.
+nn::Module* constructed(py::handle self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());
+  py::detail::value_and_holder vh = inst->get_value_and_holder();  // one C++ base: its only one
+  return vh.holder_constructed() ? self.cast<nn::Module*>() : nullptr;
+}
+
+nn::Module* module_of(py::handle self) {
+  nn::Module* m = constructed(self);
+  if (m == nullptr)
+    throw py::attribute_error("cannot use " + type_name(self) +
+                              " before Module.__init__() is called (call super().__init__() first)");
+  return m;
+}
+
+class PyModule : public nn::Module {
+ public:
+  Tensor forward(const Tensor& x) override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const nn::Module*>(this), "forward");
+    if (!f) EMBER_FAIL("[", name(), "] the module has no forward: define forward(self, ...) in it");
+    return f(x).cast<Tensor>();
+  }
+  std::string name() const override {
+    py::gil_scoped_acquire gil;
+    return type_name(self());
+  }
+  std::string extra_repr() const override {
+    py::gil_scoped_acquire gil;
+    py::function f = py::get_override(static_cast<const nn::Module*>(this), "extra_repr");
+    return f ? f().cast<std::string>() : std::string();
+  }
+
+ protected:
+  std::shared_ptr<Module> clone_impl() const override {
+    py::gil_scoped_acquire gil;
+    py::object me = self();
+    py::object cls = py::type::of(me);
+    py::object copy = cls.attr("__new__")(cls);
+    py::type::of<nn::Module>().attr("__init__")(copy);
+    copy.attr("__dict__").attr("update")(me.attr("__dict__"));
+    clone_registered_into(*copy.cast<nn::Module*>());
+    return module_ptr(copy);
+  }
+
+ private:
+  py::object self() const { return py::cast(static_cast<const nn::Module*>(this)); }
+};
+
+Pair pair(py::handle h, const char* what) {
+  if (PyLong_Check(h.ptr())) {
+    int64_t v = h.cast<int64_t>();
+    return {v, v};
+  }
+  Shape s = to_shape(h, what);
+  if (s.size() != 2) throw py::value_error(std::string(what) + ": expected an int or a pair of ints");
+  return {s[0], s[1]};
+}
+
+py::object named_list(const std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>& v) {
+  py::list out;
+  for (auto& [n, c] : v) out.append(py::make_tuple(n, module_object(c)));
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> state_from_dict(py::handle d) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (auto item : py::reinterpret_borrow<py::dict>(d))
+    out.emplace_back(py::str(item.first), as_tensor(item.second));
+  return out;
+}
+
+py::object state_to_dict(const nn::NamedTensors& state) {
+  py::object od = py::module_::import("collections").attr("OrderedDict")();
+  for (auto& [n, t] : state) od[py::str(n)] = py::cast(t);
+  return od;
+}
+
+// Module.to's arguments: a device, a dtype, or a tensor (both of its), positionally or by keyword.
+void module_to(nn::Module& m, const py::args& args, const py::kwargs& kwargs) {
+  std::optional<Device> device;
+  std::optional<DType> dtype;
+  bool non_blocking = false;
+  for (py::handle a : args) {
+    if (py::isinstance<DType>(a)) {
+      dtype = a.cast<DType>();
+    } else if (is_tensor(a)) {
+      device = as_tensor(a).device();
+      dtype = as_tensor(a).dtype();
+    } else if (PyBool_Check(a.ptr())) {
+      non_blocking = a.cast<bool>();
+    } else if (!a.is_none()) {
+      device = to_device(a);
+    }
+  }
+  for (auto [k, v] : kwargs) {
+    std::string key = py::str(k);
+    if (key == "device" && !v.is_none()) device = to_device(v);
+    else if (key == "dtype" && !v.is_none()) dtype = to_dtype(v);
+    else if (key == "non_blocking") non_blocking = v.cast<bool>();
+    else if (key != "device" && key != "dtype")
+      throw py::type_error("to() got an unexpected keyword argument '" + key + "'");
+  }
+  py::gil_scoped_release no_gil;
+  if (device && dtype) m.to(*device, *dtype, non_blocking);
+  else if (device) m.to(*device, non_blocking);
+  else if (dtype) m.to(*dtype);
+}
+
+template <typename M>
+py::class_<M, nn::Module, std::shared_ptr<M>> layer(py::module_& m, const char* name,
+                                                   const char* doc) {
+  py::class_<M, nn::Module, std::shared_ptr<M>> c(m, name, py::dynamic_attr(), doc);
+  c.attr("__ember_native__") = true;
+  return c;
+}
+
+}  // namespace
+
+std::shared_ptr<nn::Module> module_ptr(py::handle h) {
+  if (!py::isinstance<nn::Module>(h))
+    throw py::type_error("expected an ember.nn.Module, got " + type_name(h));
+  nn::Module* m = module_of(h);
+  std::shared_ptr<py::object> owner(new py::object(py::reinterpret_borrow<py::object>(h)),
+                                    [](py::object* o) {
+                                      if (!python_alive()) return;  // nothing left to release
+                                      py::gil_scoped_acquire gil;
+                                      delete o;
+                                    });
+  return std::shared_ptr<nn::Module>(owner, m);
+}
+
+py::object module_object(const std::shared_ptr<nn::Module>& m) { return py::cast(m); }
+
+bool is_native(py::handle module) {
+  PyObject* dict = Py_TYPE(module.ptr())->tp_dict;
+  return dict != nullptr && PyDict_GetItemString(dict, "__ember_native__") != nullptr;
+}
+
+void bind_nn(py::module_& m) {
+  py::module_ nn = m.def_submodule("_nn", "ember.nn's C++ part");
+  py::class_<nn::Module, PyModule, std::shared_ptr<nn::Module>> mod(
+      nn, "Module", py::dynamic_attr(),
+      "The base of every layer and model; subclass it and define forward, as torch.nn.Module.");
+  mod.def(py::init_alias<>())
+      .def(
+          "__call__",
+          [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
+            if (is_native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
+              nn::Module* mm = module_of(self);
+              const Tensor& x = as_tensor(args[0]);
+              Tensor y;
+              {
+                py::gil_scoped_release no_gil;
+                y = mm->forward(x);
+              }
+              return py::cast(std::move(y));
+            }
+            return self.attr("forward")(*args, **kwargs);
+          })
+      .def(
+          "forward",
+          [](nn::Module& self, const Tensor& x) {
+            py::gil_scoped_release no_gil;
+            return self.forward(x);
+          },
+          "input"_a)
+      .def("__setattr__",
+           [](py::handle self, const std::string& name, py::handle value) {
+             if (py::isinstance(value, parameter_type())) {
+               nn::Module* mm = module_of(self);
+               const Tensor& t = as_tensor(value);
+               if (Tensor* slot = mm->parameter_slot(name)) *slot = t;
+               else mm->register_parameter(name, t, t.requires_grad());
+               return;
+             }
+             if (py::isinstance<nn::Module>(value)) {
+               nn::Module* mm = module_of(self);
+               std::shared_ptr<nn::Module> child = module_ptr(value);
+               if (mm->named_child(name)) mm->replace_module(name, child);
+               else mm->register_module(name, child);
+               return;
+             }
+             nn::Module* mm = constructed(self);
+             if (mm != nullptr) {
+               if (Tensor* slot = mm->parameter_slot(name)) {
+                 if (!value.is_none())
+                   throw py::type_error("cannot assign '" + type_name(value) + "' as parameter '" +
+                                        name + "' (ember.nn.Parameter or None expected)");
+                 *slot = Tensor();
+                 return;
+               }
+               if (Tensor* slot = mm->buffer_slot(name)) {
+                 if (!value.is_none() && !is_tensor(value))
+                   throw py::type_error("cannot assign '" + type_name(value) + "' as buffer '" +
+                                        name + "' (ember.Tensor or None expected)");
+                 *slot = value.is_none() ? Tensor() : as_tensor(value);
+                 return;
+               }
+               if (value.is_none() && mm->remove_module(name)) return;
+             }
+             py::object setattr = py::module_::import("builtins").attr("object").attr("__setattr__");
+             setattr(self, name, value);
+           })
+      .def("__getattr__",
+           [](py::handle self, const std::string& name) -> py::object {
+             nn::Module* mm = constructed(self);
+             if (mm != nullptr) {
+               if (Tensor* slot = mm->parameter_slot(name))
+                 return slot->defined() ? wrap_parameter(*slot) : py::none();
+               if (Tensor* slot = mm->buffer_slot(name))
+                 return slot->defined() ? py::cast(*slot) : py::none();
+               if (std::shared_ptr<nn::Module> c = mm->named_child(name)) return module_object(c);
+             }
+             throw py::attribute_error("'" + type_name(self) + "' object has no attribute '" +
+                                       name + "'");
+           })
+      .def("__delattr__",
+           [](py::handle self, const std::string& name) {
+             nn::Module* mm = constructed(self);
+             if (mm != nullptr) {
+               if (Tensor* slot = mm->parameter_slot(name)) return void(*slot = Tensor());
+               if (Tensor* slot = mm->buffer_slot(name)) return void(*slot = Tensor());
+               if (mm->remove_module(name)) return;
+             }
+             py::module_::import("builtins").attr("object").attr("__delattr__")(self, name);
+           })
+      .def("register_parameter",
+           [](nn::Module& self, const std::string& name, py::handle param) {
+             if (Tensor* slot = self.parameter_slot(name)) {
+               *slot = param.is_none() ? Tensor() : as_tensor(param);
+               return;
+             }
+             Tensor t = param.is_none() ? Tensor() : as_tensor(param);
+             self.register_parameter(name, t, t.defined() && t.requires_grad());
+           },
+           "name"_a, "param"_a)
+      .def("register_buffer",
+           [](nn::Module& self, const std::string& name, py::handle tensor, bool persistent) {
+             EMBER_CHECK(persistent,
+                         "[register_buffer] non-persistent buffers are not supported: every buffer "
+                         "is saved in the state dict");
+             Tensor t = tensor.is_none() ? Tensor() : as_tensor(tensor);
+             if (Tensor* slot = self.buffer_slot(name)) *slot = t;
+             else self.register_buffer(name, t);
+           },
+           "name"_a, "tensor"_a, "persistent"_a = true)
+      .def("add_module",
+           [](nn::Module& self, const std::string& name, py::handle module) {
+             std::shared_ptr<nn::Module> child = module_ptr(module);
+             if (self.named_child(name)) self.replace_module(name, child);
+             else self.register_module(name, child);
+           },
+           "name"_a, "module"_a)
+      .def("register_module",
+           [](nn::Module& self, const std::string& name, py::handle module) {
+             std::shared_ptr<nn::Module> child = module_ptr(module);
+             if (self.named_child(name)) self.replace_module(name, child);
+             else self.register_module(name, child);
+           },
+           "name"_a, "module"_a)
+      .def("parameters",
+           [](const nn::Module& self, bool recurse) {
+             py::list out;
+             for (const Tensor& t : self.parameters(recurse)) out.append(wrap_parameter(t));
+             return py::iter(out);
+           },
+           "recurse"_a = true)
+      .def("named_parameters",
+           [](const nn::Module& self, const std::string& prefix, bool recurse) {
+             py::list out;
+             for (auto& [n, t] : self.named_parameters(recurse))
+               out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, wrap_parameter(t)));
+             return py::iter(out);
+           },
+           "prefix"_a = "", "recurse"_a = true)
+      .def("buffers",
+           [](const nn::Module& self, bool recurse) { return py::iter(py::cast(self.buffers(recurse))); },
+           "recurse"_a = true)
+      .def("named_buffers",
+           [](const nn::Module& self, const std::string& prefix, bool recurse) {
+             py::list out;
+             for (auto& [n, t] : self.named_buffers(recurse))
+               out.append(py::make_tuple(prefix.empty() ? n : prefix + "." + n, t));
+             return py::iter(out);
+           },
+           "prefix"_a = "", "recurse"_a = true)
+      .def("children",
+           [](const nn::Module& self) {
+             py::list out;
+             for (auto& c : self.children()) out.append(module_object(c));
+             return py::iter(out);
+           })
+      .def("named_children",
+           [](const nn::Module& self) { return py::iter(named_list(self.named_children())); })
+      .def("modules",
+           [](nn::Module& self) {
+             py::list out;
+             for (auto& [n, c] : self.named_modules()) out.append(module_object(c));
+             return py::iter(out);
+           })
+      .def("named_modules",
+           [](nn::Module& self) { return py::iter(named_list(self.named_modules())); })
+      .def("get_submodule",
+           [](py::handle self, const std::string& target) -> py::object {
+             py::object cur = py::reinterpret_borrow<py::object>(self);
+             if (target.empty()) return cur;
+             size_t start = 0;
+             while (start <= target.size()) {
+               size_t dot = target.find('.', start);
+               std::string part = target.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+               std::shared_ptr<nn::Module> c = module_of(cur)->named_child(part);
+               if (!c)
+                 throw py::attribute_error(type_name(cur) + " has no attribute `" + part + "`");
+               cur = module_object(c);
+               if (dot == std::string::npos) break;
+               start = dot + 1;
+             }
+             return cur;
+           },
+           "target"_a)
+      .def("apply",
+           [](py::handle self, py::function fn) {
+             module_of(self)->apply([&](nn::Module& mm) {
+               fn(py::cast(&mm, py::return_value_policy::reference));
+             });
+             return self;
+           },
+           "fn"_a)
+      .def("to",
+           [](py::handle self, py::args args, py::kwargs kwargs) {
+             module_to(*module_of(self), args, kwargs);
+             return self;
+           })
+      .def("cuda",
+           [](py::handle self, py::handle device) {
+             Device d = device.is_none() ? Device(kCUDA) : to_device(device);
+             EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
+             nn::Module* mm = module_of(self);
+             py::gil_scoped_release no_gil;
+             mm->to(d);
+             return self;
+           },
+           "device"_a = py::none())
+      .def("cpu",
+           [](py::handle self) {
+             nn::Module* mm = module_of(self);
+             py::gil_scoped_release no_gil;
+             mm->to(Device(kCPU, 0));
+             return self;
+           })
+      .def("float", [](py::handle self) { module_of(self)->to(kFloat32); return self; })
+      .def("double", [](py::handle self) { module_of(self)->to(kFloat64); return self; })
+      .def("half", [](py::handle self) { module_of(self)->to(kFloat16); return self; })
+      .def("bfloat16", [](py::handle self) { module_of(self)->to(kBFloat16); return self; })
+      .def("train",
+           [](py::handle self, bool on) {
+             module_of(self)->train(on);
+             return self;
+           },
+           "mode"_a = true)
+      .def("eval",
+           [](py::handle self) {
+             module_of(self)->eval();
+             return self;
+           })
+      .def_property(
+          "training", [](const nn::Module& self) { return self.is_training(); },
+          [](nn::Module& self, bool on) {
+            // Only this module, as assigning module.training in PyTorch: train() is recursive,
+            // so the modules below get their flags back (parents first, as named_modules lists).
+            std::vector<std::pair<std::shared_ptr<nn::Module>, bool>> below;
+            for (auto& [n, c] : self.named_modules())
+              if (c.get() != &self) below.emplace_back(c, c->is_training());
+            self.train(on);
+            for (auto& [c, t] : below) c->train(t);
+          })
+      .def("requires_grad_",
+           [](py::handle self, bool on) {
+             for (Tensor& t : module_of(self)->parameters()) t.requires_grad_(on);
+             return self;
+           },
+           "requires_grad"_a = true)
+      .def("zero_grad", &nn::Module::zero_grad, "set_to_none"_a = true)
+      .def("share_memory",
+           [](py::handle self) {
+             nn::Module* mm = module_of(self);
+             py::gil_scoped_release no_gil;
+             mm->share_memory();
+             return self;
+           })
+      .def("state_dict", [](const nn::Module& self) { return state_to_dict(self.state_dict()); })
+      .def("load_state_dict",
+           [](nn::Module& self, py::handle state, bool strict) {
+             auto s = state_from_dict(state);
+             py::gil_scoped_release no_gil;
+             self.load_state_dict(s, strict);
+           },
+           "state_dict"_a, "strict"_a = true)
+      .def("extra_repr", &nn::Module::extra_repr)
+      .def("_get_name", &nn::Module::name)
+      .def("__repr__", [](const nn::Module& self) { return self.repr(); });
+
+  // --- ember's layers ---
+  layer<nn::Linear>(nn, "Linear", "y = x W^T + b")
+      .def(py::init<int64_t, int64_t, bool>(), "in_features"_a, "out_features"_a, "bias"_a = true)
+      .def_readonly("in_features", &nn::Linear::in_features)
+      .def_readonly("out_features", &nn::Linear::out_features)
+      .def("reset_parameters", &nn::Linear::reset_parameters);
+  layer<nn::Conv2d>(nn, "Conv2d", "2-D convolution")
+      .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
+                       py::handle dilation, int64_t groups, bool bias) {
+             nn::Conv2dOptions o(in, out, pair(k, "kernel_size"));
+             o.stride = pair(stride, "stride");
+             o.padding = pair(padding, "padding");
+             o.dilation = pair(dilation, "dilation");
+             o.groups = groups;
+             o.bias = bias;
+             return std::make_shared<nn::Conv2d>(o);
+           }),
+           "in_channels"_a, "out_channels"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = 0,
+           "dilation"_a = 1, "groups"_a = 1, "bias"_a = true)
+      .def_property_readonly("in_channels", [](const nn::Conv2d& c) { return c.options.in_channels; })
+      .def_property_readonly("out_channels", [](const nn::Conv2d& c) { return c.options.out_channels; })
+      .def_property_readonly("kernel_size", [](const nn::Conv2d& c) { return py::make_tuple(c.options.kernel_size[0], c.options.kernel_size[1]); })
+      .def("reset_parameters", &nn::Conv2d::reset_parameters);
+  layer<nn::MaxPool2d>(nn, "MaxPool2d", "2-D max pooling")
+      .def(py::init([](py::handle k, py::handle stride, py::handle padding, py::handle dilation,
+                       bool ceil_mode) {
+             std::optional<Pair> s;
+             if (!stride.is_none()) s = pair(stride, "stride");
+             return std::make_shared<nn::MaxPool2d>(pair(k, "kernel_size"), s,
+                                                    pair(padding, "padding"),
+                                                    pair(dilation, "dilation"), ceil_mode);
+           }),
+           "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "dilation"_a = 1,
+           "ceil_mode"_a = false);
+  layer<nn::AvgPool2d>(nn, "AvgPool2d", "2-D average pooling")
+      .def(py::init([](py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
+                       bool count_include_pad) {
+             std::optional<Pair> s;
+             if (!stride.is_none()) s = pair(stride, "stride");
+             return std::make_shared<nn::AvgPool2d>(pair(k, "kernel_size"), s,
+                                                    pair(padding, "padding"), ceil_mode,
+                                                    count_include_pad);
+           }),
+           "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,
+           "count_include_pad"_a = true);
+  // inplace= is accepted for PyTorch's signatures; ember's activations always return a new
+  // tensor (the same values).
+  layer<nn::ReLU>(nn, "ReLU", "max(x, 0)")
+      .def(py::init([](bool) { return std::make_shared<nn::ReLU>(); }), "inplace"_a = false);
+  layer<nn::Sigmoid>(nn, "Sigmoid", "1 / (1 + exp(-x))").def(py::init<>());
+  layer<nn::Tanh>(nn, "Tanh", "tanh(x)").def(py::init<>());
+  layer<nn::Softmax>(nn, "Softmax", "softmax over dim").def(py::init<int64_t>(), "dim"_a);
+  layer<nn::LogSoftmax>(nn, "LogSoftmax", "log_softmax over dim")
+      .def(py::init<int64_t>(), "dim"_a);
+  layer<nn::Flatten>(nn, "Flatten", "flattens dims start_dim..end_dim")
+      .def(py::init<int64_t, int64_t>(), "start_dim"_a = 1, "end_dim"_a = -1);
+  layer<nn::Dropout>(nn, "Dropout", "zeroes elements with probability p in training")
+      .def(py::init([](double p, bool) { return std::make_shared<nn::Dropout>(p); }), "p"_a = 0.5,
+           "inplace"_a = false)
+      .def_readonly("p", &nn::Dropout::p);
+  layer<nn::Embedding>(nn, "Embedding", "a lookup table of vectors")
+      .def(py::init<int64_t, int64_t>(), "num_embeddings"_a, "embedding_dim"_a);
+  layer<nn::BatchNorm1d>(nn, "BatchNorm1d", "batch normalisation over (N, C) or (N, C, L)")
+      .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
+           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true);
+  layer<nn::BatchNorm2d>(nn, "BatchNorm2d", "batch normalisation over (N, C, H, W)")
+      .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
+           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true);
+  layer<nn::Sequential>(nn, "Sequential", "modules applied in order")
+      .def(py::init([](py::args modules) {
+        std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> named;
+        if (modules.size() == 1 && py::isinstance<py::dict>(modules[0])) {
+          for (auto item : py::reinterpret_borrow<py::dict>(modules[0]))
+            named.emplace_back(py::str(item.first), module_ptr(item.second));
+        } else {
+          for (size_t i = 0; i < modules.size(); ++i)
+            named.emplace_back(std::to_string(i), module_ptr(modules[i]));
+        }
+        return std::make_shared<nn::Sequential>(std::move(named));
+      }))
+      .def("__len__", &nn::Sequential::size)
+      .def("__getitem__",
+           [](const nn::Sequential& s, int64_t i) {
+             auto n = static_cast<int64_t>(s.size());
+             if (i < 0) i += n;
+             if (i < 0 || i >= n) throw py::index_error("index " + std::to_string(i) + " is out of range");
+             return module_object(s[static_cast<size_t>(i)]);
+           })
+      .def("__iter__",
+           [](const nn::Sequential& s) {
+             py::list out;
+             for (size_t i = 0; i < s.size(); ++i) out.append(module_object(s[i]));
+             return py::iter(out);
+           })
+      .def("append", [](py::handle self, py::handle module) {
+        self.cast<nn::Sequential&>().push_back(module_ptr(module));
+        return self;
+      });
+
+  py::module_ models = m.def_submodule("_models", "ember.models' C++ part");
+  layer<models::LeNet>(models, "LeNet", "LeNet-5 for 1x28x28 images")
+      .def(py::init<int64_t>(), "num_classes"_a = 10);
+  layer<models::MLP>(models, "MLP", "a multilayer perceptron with ReLU between")
+      .def(py::init<std::vector<int64_t>>(), "sizes"_a = std::vector<int64_t>{784, 256, 256, 10});
+
+  py::module_ init = nn.def_submodule("_init", "ember.nn.init's C++ part");
+  auto inplace_init = [&](const char* name, auto fn) {
+    init.def(name, [fn](py::object t, py::args args, py::kwargs kw) {
+      fn(t.cast<Tensor&>(), args, kw);
+      return t;
+    });
+  };
+  inplace_init("uniform_", [](Tensor& t, py::args a, py::kwargs k) {
+    nn::init::uniform_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("a") ? k["a"].cast<double>() : 0.0,
+                       a.size() > 1 ? a[1].cast<double>() : k.contains("b") ? k["b"].cast<double>() : 1.0);
+  });
+  inplace_init("normal_", [](Tensor& t, py::args a, py::kwargs k) {
+    nn::init::normal_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("mean") ? k["mean"].cast<double>() : 0.0,
+                      a.size() > 1 ? a[1].cast<double>() : k.contains("std") ? k["std"].cast<double>() : 1.0);
+  });
+  inplace_init("constant_", [](Tensor& t, py::args a, py::kwargs k) {
+    nn::init::constant_(t, to_scalar(a.size() > 0 ? py::object(a[0]) : py::object(k["val"]), "constant_"));
+  });
+  inplace_init("zeros_", [](Tensor& t, py::args, py::kwargs) { nn::init::zeros_(t); });
+  inplace_init("ones_", [](Tensor& t, py::args, py::kwargs) { nn::init::ones_(t); });
+  inplace_init("xavier_uniform_", [](Tensor& t, py::args a, py::kwargs k) {
+    nn::init::xavier_uniform_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("gain") ? k["gain"].cast<double>() : 1.0);
+  });
+  inplace_init("xavier_normal_", [](Tensor& t, py::args a, py::kwargs k) {
+    nn::init::xavier_normal_(t, a.size() > 0 ? a[0].cast<double>() : k.contains("gain") ? k["gain"].cast<double>() : 1.0);
+  });
+  auto kaiming = [](bool uniform) {
+    return [uniform](Tensor& t, py::args a, py::kwargs k) {
+      double slope = a.size() > 0 ? a[0].cast<double>() : k.contains("a") ? k["a"].cast<double>() : 0.0;
+      std::string mode = k.contains("mode") ? k["mode"].cast<std::string>() : "fan_in";
+      std::string nl = k.contains("nonlinearity") ? k["nonlinearity"].cast<std::string>() : "leaky_relu";
+      EMBER_CHECK_VALUE(mode == "fan_in" || mode == "fan_out", "[kaiming] mode must be fan_in or fan_out, got ", mode);
+      nn::init::Nonlinearity n = nl == "relu" ? nn::init::Nonlinearity::ReLU
+                                 : nl == "leaky_relu" ? nn::init::Nonlinearity::LeakyReLU
+                                 : nl == "tanh" ? nn::init::Nonlinearity::Tanh
+                                 : nl == "sigmoid" ? nn::init::Nonlinearity::Sigmoid
+                                 : nl == "linear" ? nn::init::Nonlinearity::Linear
+                                 : throw ValueError("[kaiming] unknown nonlinearity " + nl);
+      auto fan = mode == "fan_in" ? nn::init::FanMode::FanIn : nn::init::FanMode::FanOut;
+      if (uniform) nn::init::kaiming_uniform_(t, slope, fan, n);
+      else nn::init::kaiming_normal_(t, slope, fan, n);
+    };
+  };
+  inplace_init("kaiming_uniform_", kaiming(true));
+  inplace_init("kaiming_normal_", kaiming(false));
+}
+
+}  // namespace ember::python

@@ -1,0 +1,184 @@
+"""ember.nn from Python: Module subclasses (attributes as parameters, buffers and children),
+ember's layers, state dicts, functional and init, against PyTorch 1.13."""
+import collections
+
+import numpy as np
+import pytest
+import torch
+
+import ember
+from ember import nn
+import ember.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 6, 5, padding=2)
+        self.conv2 = nn.Conv2d(6, 16, 5)
+        self.fc1 = nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 10)
+        self.register_buffer("seen", ember.zeros(1))
+        self.label = "lenet"
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        self.seen += x.shape[0]
+        return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+
+class TorchNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 6, 5, padding=2)
+        self.conv2 = torch.nn.Conv2d(6, 16, 5)
+        self.fc1 = torch.nn.Linear(16 * 5 * 5, 120)
+        self.fc2 = torch.nn.Linear(120, 10)
+        self.register_buffer("seen", torch.zeros(1))
+
+    def forward(self, x):
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv1(x)), 2)
+        x = torch.nn.functional.max_pool2d(torch.relu(self.conv2(x)), 2)
+        self.seen += x.shape[0]
+        return self.fc2(torch.relu(self.fc1(x.flatten(1))))
+
+
+def load_from_torch(net, tnet):
+    net.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy()) for k, v in tnet.state_dict().items()})
+
+
+def test_subclass_registers_like_pytorch():
+    net, tnet = Net(), TorchNet()
+    assert [n for n, _ in net.named_parameters()] == [n for n, _ in tnet.named_parameters()]
+    assert list(net.state_dict()) == list(tnet.state_dict())
+    assert [n for n, _ in net.named_modules()] == [n for n, _ in tnet.named_modules()]
+    assert [n for n, _ in net.named_children()] == [n for n, _ in tnet.named_children()]
+    assert isinstance(net.fc1, nn.Linear) and isinstance(net.fc1.weight, nn.Parameter)
+    assert net.fc1.weight.shape == (120, 400) and net.fc1.in_features == 400
+    assert isinstance(next(net.parameters()), nn.Parameter)
+    assert net.label == "lenet" and net.seen.tolist() == [0.0]
+    assert repr(net).startswith("Net(\n  (conv1): Conv2d(1, 6, kernel_size=(5, 5)")
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        net.nothing
+
+
+def test_forward_backward_match_pytorch():
+    net, tnet = Net(), TorchNet()
+    load_from_torch(net, tnet)
+    x_np = np.random.default_rng(0).standard_normal((4, 1, 28, 28)).astype(np.float32)
+    y = [1, 3, 5, 7]
+    out = net(ember.from_numpy(x_np.copy()))
+    tout = tnet(torch.from_numpy(x_np))
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-4, atol=1e-5)
+    F.cross_entropy(out, ember.tensor(y)).backward()
+    torch.nn.functional.cross_entropy(tout, torch.tensor(y)).backward()
+    for (n, p), (tn, tp) in zip(net.named_parameters(), tnet.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    assert net.seen.tolist() == [4.0]
+
+
+def test_setattr_replace_and_delete():
+    net = Net()
+    net.fc2 = nn.Linear(120, 3)
+    assert net.fc2.out_features == 3 and [n for n, _ in net.named_children()][-1] == "fc2"
+    w = nn.Parameter(ember.ones(2))
+    net.extra = w
+    assert "extra" in dict(net.named_parameters())
+    net.extra = nn.Parameter(ember.zeros(2))
+    assert net.extra.tolist() == [0.0, 0.0]
+    with pytest.raises(TypeError, match="ember.nn.Parameter or None expected"):
+        net.extra = ember.ones(2)
+    net.fc1.bias = None
+    assert "fc1.bias" not in net.state_dict()
+    del net.conv2
+    assert "conv2" not in dict(net.named_children())
+    net.seen = ember.full((1,), 5.0)
+    assert net.state_dict()["seen"].tolist() == [5.0]
+
+
+def test_module_init_must_come_first():
+    class Bad(nn.Module):
+        def __init__(self):
+            self.fc = nn.Linear(2, 2)
+            super().__init__()
+
+    with pytest.raises(AttributeError, match="super\\(\\).__init__"):
+        Bad()
+
+
+def test_train_eval_to_and_state_dict_round_trip():
+    net = Net()
+    assert net.training and net.fc1.training
+    net.eval()
+    assert not net.training and not net.fc1.training
+    net.train()
+    net.training = False
+    assert not net.training and net.fc1.training
+    other = Net()
+    other.load_state_dict(net.state_dict())
+    for (_, a), (_, b) in zip(net.state_dict().items(), other.state_dict().items()):
+        assert ember.equal(a, b)
+    with pytest.raises(RuntimeError, match="Missing key"):
+        other.load_state_dict({"fc1.weight": ember.zeros(120, 400)})
+    net.to(ember.float64)
+    assert net.fc1.weight.dtype is ember.float64 and net.seen.dtype is ember.float64
+    net.to("cpu:1")
+    assert net.fc1.weight.device == ember.device("cpu:1")
+    assert net.double() is net and net.cpu() is net
+
+
+def test_layers_match_pytorch():
+    x_np = np.random.default_rng(2).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    x, tx = ember.from_numpy(x_np.copy()), torch.from_numpy(x_np)
+    pairs = [(nn.MaxPool2d(2), torch.nn.MaxPool2d(2)), (nn.AvgPool2d(3, stride=2, padding=1), torch.nn.AvgPool2d(3, stride=2, padding=1)),
+             (nn.ReLU(), torch.nn.ReLU()), (nn.Flatten(), torch.nn.Flatten()), (nn.Softmax(1), torch.nn.Softmax(1)),
+             (nn.LogSoftmax(dim=1), torch.nn.LogSoftmax(dim=1)), (nn.Sigmoid(), torch.nn.Sigmoid()), (nn.Tanh(), torch.nn.Tanh())]
+    for m, tm in pairs:
+        np.testing.assert_allclose(m(x).numpy(), tm(tx).numpy(), rtol=1e-5, atol=1e-6, err_msg=repr(m))
+    bn, tbn = nn.BatchNorm2d(3), torch.nn.BatchNorm2d(3)
+    np.testing.assert_allclose(bn(x).detach().numpy(), tbn(tx).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn.running_var.numpy(), tbn.running_var.numpy(), rtol=1e-5)
+    seq = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2), nn.ReLU(), nn.Flatten(), nn.Linear(36, 2))
+    tseq = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, stride=2), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(36, 2))
+    seq.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy()) for k, v in tseq.state_dict().items()})
+    np.testing.assert_allclose(seq(x).detach().numpy(), tseq(tx).detach().numpy(), rtol=1e-4, atol=1e-5)
+    assert len(seq) == 4 and isinstance(seq[-1], nn.Linear) and [type(m).__name__ for m in seq][:2] == ["Conv2d", "ReLU"]
+    named = nn.Sequential(collections.OrderedDict([("fc", nn.Linear(2, 2)), ("act", nn.ReLU())]))
+    assert list(named.state_dict()) == ["fc.weight", "fc.bias"]
+
+
+def test_functional_and_losses_match_pytorch():
+    rng = np.random.default_rng(3)
+    logits_np = rng.standard_normal((5, 4)).astype(np.float32)
+    target = [0, 3, 1, 1, 2]
+    e, t = ember.from_numpy(logits_np.copy()), torch.from_numpy(logits_np)
+    for red in ["mean", "sum", "none"]:
+        np.testing.assert_allclose(F.cross_entropy(e, ember.tensor(target), reduction=red).numpy(),
+                                   torch.nn.functional.cross_entropy(t, torch.tensor(target), reduction=red).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(nn.CrossEntropyLoss(label_smoothing=0.1)(e, ember.tensor(target)).item(),
+                               torch.nn.CrossEntropyLoss(label_smoothing=0.1)(t, torch.tensor(target)).item(), rtol=1e-5)
+    np.testing.assert_allclose(F.nll_loss(F.log_softmax(e, 1), ember.tensor(target)).item(),
+                               torch.nn.functional.nll_loss(t.log_softmax(1), torch.tensor(target)).item(), rtol=1e-5)
+    np.testing.assert_allclose(nn.MSELoss()(e, e * 0.5).item(), torch.nn.MSELoss()(t, t * 0.5).item(), rtol=1e-5)
+    assert F.one_hot(ember.tensor([0, 2]), 3).tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert F.dropout(e, 0.5, training=False).tolist() == e.tolist()
+
+
+def test_init_and_apply():
+    lin = nn.Linear(4, 3)
+    nn.init.zeros_(lin.bias)
+    nn.init.constant_(lin.weight, 0.5)
+    assert lin.weight.sum().item() == 6.0 and lin.bias.sum().item() == 0.0
+    nn.init.kaiming_uniform_(lin.weight, a=0, mode="fan_in", nonlinearity="relu")
+    assert lin.weight.abs().max().item() <= (6 / 4) ** 0.5
+
+    visited = []
+    Net().apply(lambda m: visited.append(type(m).__name__))
+    assert visited[-1] == "Net" and visited.count("Conv2d") == 2
+
+
+def test_models():
+    model = ember.models.LeNet()
+    assert model(ember.zeros(2, 1, 28, 28)).shape == (2, 10)
+    assert ember.models.MLP([784, 32, 10])(ember.zeros(3, 784)).shape == (3, 10)
