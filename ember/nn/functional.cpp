@@ -17,46 +17,6 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   return x * keep * (1.0 / (1 - p));
 }
 
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps) {
-  EMBER_CHECK(x.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
-              x.sizes());
-  int64_t C = x.size(1);
-  Shape dims{0};
-  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  Shape bshape(static_cast<size_t>(x.dim()), 1);
-  bshape[1] = C;
-  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
-    if (t->defined())
-      EMBER_CHECK(t->numel() == C, "[batch_norm] expected per-channel tensors of ", C,
-                  " elements, got ", t->sizes());
-  Tensor mean, var;
-  if (training) {
-    int64_t n = x.numel() / std::max<int64_t>(C, 1);
-    EMBER_CHECK(
-        n > 1, "[batch_norm] expected more than 1 value per channel when training, got input size ",
-        x.sizes());
-    mean = x.mean(dims);
-    var = x.var(dims, /*unbiased=*/false);
-    if (running_mean.defined() && running_var.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(mean.detach() * momentum);
-      rv.mul_(1 - momentum).add_(var.detach() * (momentum * static_cast<double>(n) / (n - 1)));
-    }
-  } else {
-    EMBER_CHECK(running_mean.defined() && running_var.defined(),
-                "[batch_norm] running_mean and running_var must be defined in evaluation mode");
-    mean = running_mean;
-    var = running_var;
-  }
-  Tensor y = (x - mean.view(bshape)) * rsqrt(var.view(bshape) + eps);
-  if (weight.defined()) y = y * weight.view(bshape);
-  if (bias.defined()) y = y + bias.view(bshape);
-  return y;
-}
-
 namespace {
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
