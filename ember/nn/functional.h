@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "ember/ops/batch_norm.h"
 #include "ember/ops/conv.h"
@@ -32,6 +33,12 @@ using ember::tanh;
 
 /// Zeroes each element with probability p in training and scales the rest by 1 / (1 - p).
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
+
+/// Resizes the spatial dims of x (N, C, H, W) to `size` (F.interpolate) with mode
+/// "bilinear" (align_corners false: PyTorch's half-pixel centres) or "nearest". Each axis is a
+/// product with an (out, in) interpolation matrix: it runs on any device and is differentiable.
+Tensor interpolate(const Tensor& x, Pair size, const std::string& mode = "nearest",
+                   bool align_corners = false);
 
 /// Negative log likelihood of class indices `target` (N) under log-probabilities `input` (N, C)
 /// or (C); entries equal to ignore_index count for nothing.

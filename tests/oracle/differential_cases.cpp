@@ -289,8 +289,9 @@ OpCase cat_case(Rng& r);
 OpCase index_case(Rng& r);
 OpCase loss_case(Rng& r);
 OpCase grad_case(Rng& r);
+OpCase nn_layers_case(Rng& r);
 
-int family_count() { return 13; }
+int family_count() { return 14; }
 
 OpCase make_case(Rng& r, int family) {
   switch (family) {
@@ -318,6 +319,8 @@ OpCase make_case(Rng& r, int family) {
       return index_case(r);
     case 11:
       return loss_case(r);
+    case 13:
+      return nn_layers_case(r);
     default:
       return grad_case(r);
   }
