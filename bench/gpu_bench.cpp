@@ -112,5 +112,26 @@ int main(int argc, char** argv) {
               20),
           "ms");
   }
+  // ResNet-18 on one channel (models::resnet18_fashion_mnist): d2l's small stem at 28x28 (batch 32
+  // as on the CPU, and d2l's multi-GPU batch 256), torchvision's stem at 96x96.
+  for (auto [batch, size] : {std::pair<int64_t, int64_t>{32, 28}, {256, 28}, {32, 96}}) {
+    std::string name = "resnet18_train_step_" + std::to_string(batch) + "_" + std::to_string(size);
+    if (!want(name)) continue;
+    AutoGradMode grad(true);
+    auto model = models::resnet18_fashion_mnist(size);
+    model->to(gpu);
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
+    Tensor x = randn({batch, 1, size, size}, f32), y = randint(0, 10, {batch}).to(gpu);
+    print(name,
+          time_ms(
+              [&] {
+                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+                opt.zero_grad();
+                loss.backward();
+                opt.step();
+              },
+              10),
+          "ms");
+  }
   return 0;
 }

@@ -5,6 +5,7 @@ Prints one JSON object per line: {"name", "torch", "unit"[, "torch_rate", "rate_
   python3 bench/pytorch_gpu.py --dry-run [FILTER]   # each workload once, small, on the CPU
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -12,6 +13,9 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_resnet import resnet18_fashion_mnist  # noqa: E402
 
 
 DRY_RUN = False  # --dry-run: checks that every workload runs, on the CPU; its times mean nothing
@@ -122,6 +126,22 @@ def main():
             opt.step()
 
         emit("lenet_train_step_256", time_ms(step, 20), "ms")
+    for batch, size in ((32, 28), (256, 28), (32, 96)):
+        name = "resnet18_train_step_%d_%d" % (batch, size)
+        if not want(name):
+            continue
+        model = resnet18_fashion_mnist(size).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+        b = 2 if small else batch
+        x, y = torch.randn(b, 1, size, size, device=dev), torch.randint(0, 10, (b,), device=dev)
+
+        def step():
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        emit(name, time_ms(step, 10), "ms")
 
 
 if __name__ == "__main__":
