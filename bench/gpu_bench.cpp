@@ -38,6 +38,25 @@ void print(const std::string& name, double value, const char* unit, double rate 
   std::fflush(stdout);
 }
 
+// ms per training step (forward, cross-entropy, backward, SGD with momentum) of `model` on
+// random (batch, 1, size, size) images on `gpu`.
+double train_step_ms(std::shared_ptr<nn::Module> model, int64_t batch, int64_t size, Device gpu,
+                     int iters) {
+  AutoGradMode grad(true);
+  model->to(gpu);
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
+  Tensor x = randn({batch, 1, size, size}, TensorOptions(kFloat32).with_device(gpu));
+  Tensor y = randint(0, 10, {batch}).to(gpu);
+  return time_ms(
+      [&] {
+        Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
+        opt.zero_grad();
+        loss.backward();
+        opt.step();
+      },
+      iters);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,43 +114,14 @@ int main(int argc, char** argv) {
   if (want("alloc_free")) {
     print("alloc_free_1M", 1e3 * time_ms([&] { Tensor t = empty({1 << 18}, f32); }, 10000), "us");
   }
-  if (want("lenet_train_step_256")) {
-    AutoGradMode grad(true);
-    auto model = nn::make<models::LeNet>();
-    model->to(gpu);
-    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
-    Tensor x = randn({256, 1, 28, 28}, f32), y = randint(0, 10, {256}).to(gpu);
-    print("lenet_train_step_256",
-          time_ms(
-              [&] {
-                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
-                opt.zero_grad();
-                loss.backward();
-                opt.step();
-              },
-              20),
-          "ms");
-  }
+  if (want("lenet_train_step_256"))
+    print("lenet_train_step_256", train_step_ms(nn::make<models::LeNet>(), 256, 28, gpu, 20), "ms");
   // ResNet-18 on one channel (models::resnet18_fashion_mnist): d2l's small stem at 28x28 (batch 32
   // as on the CPU, and d2l's multi-GPU batch 256), torchvision's stem at 96x96.
   for (auto [batch, size] : {std::pair<int64_t, int64_t>{32, 28}, {256, 28}, {32, 96}}) {
     std::string name = "resnet18_train_step_" + std::to_string(batch) + "_" + std::to_string(size);
-    if (!want(name)) continue;
-    AutoGradMode grad(true);
-    auto model = models::resnet18_fashion_mnist(size);
-    model->to(gpu);
-    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
-    Tensor x = randn({batch, 1, size, size}, f32), y = randint(0, 10, {batch}).to(gpu);
-    print(name,
-          time_ms(
-              [&] {
-                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
-                opt.zero_grad();
-                loss.backward();
-                opt.step();
-              },
-              10),
-          "ms");
+    if (want(name))
+      print(name, train_step_ms(models::resnet18_fashion_mnist(size), batch, size, gpu, 10), "ms");
   }
   return 0;
 }

@@ -4,21 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ember/backend/batch_norm_layout.h"
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/functors/batch_norm.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
 namespace {
-
-struct BnDims {
-  int64_t N, C, S;
-};
-BnDims dims_of(const Tensor& x) {
-  int64_t S = 1;
-  for (int64_t d = 2; d < x.dim(); ++d) S *= x.size(d);
-  return {x.size(0), x.size(1), S};
-}
 
 constexpr int kLanes = 16;
 
@@ -37,11 +29,11 @@ A row_sum(const T* x, int64_t n, const F& f) {
 
 // Splits the channels over the pool so that each task has about kGrainSize elements.
 template <typename F>
-void for_channels(const BnDims& d, const F& f) {
+void for_channels(const BatchNormLayout& d, const F& f) {
   parallel_for(0, d.C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.N * d.S, 1)), f);
 }
 template <typename F>
-void for_rows(const BnDims& d, const F& f) {
+void for_rows(const BatchNormLayout& d, const F& f) {
   parallel_for(0, d.N * d.C, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(d.S, 1)), f);
 }
 
@@ -55,20 +47,11 @@ struct Channel {
   A operator[](int64_t i) const { return p ? p[i] : fallback; }
 };
 
-// Calls f(TypeTag<T>, TypeTag<A>) for x's dtype and its statistics type.
-template <typename F>
-void dispatch_bn(DType t, const char* op, const F& f) {
-  dispatch_floating(t, op, [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    f(tag, TypeTag<opmath_t<T>>{});
-  });
-}
-
 }  // namespace
 
 void batch_norm_stats_cpu(const Tensor& x, const Tensor& mean, const Tensor& var) {
-  BnDims d = dims_of(x);
-  dispatch_bn(x.dtype(), "batch_norm_stats", [&](auto tag, auto acc_tag) {
+  BatchNormLayout d = batch_norm_layout(x);
+  dispatch_batch_norm(x.dtype(), "batch_norm_stats", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
@@ -94,8 +77,8 @@ void batch_norm_stats_cpu(const Tensor& x, const Tensor& mean, const Tensor& var
 
 void batch_norm_elemt_cpu(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                           const Tensor& weight, const Tensor& bias, const Tensor& out) {
-  BnDims d = dims_of(x);
-  dispatch_bn(x.dtype(), "batch_norm_elemt", [&](auto tag, auto acc_tag) {
+  BatchNormLayout d = batch_norm_layout(x);
+  dispatch_batch_norm(x.dtype(), "batch_norm_elemt", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
@@ -115,8 +98,8 @@ void batch_norm_elemt_cpu(const Tensor& x, const Tensor& mean, const Tensor& inv
 
 void batch_norm_backward_reduce_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
                                     const Tensor& sum_dy, const Tensor& sum_dy_xmu) {
-  BnDims d = dims_of(x);
-  dispatch_bn(x.dtype(), "batch_norm_backward_reduce", [&](auto tag, auto acc_tag) {
+  BatchNormLayout d = batch_norm_layout(x);
+  dispatch_batch_norm(x.dtype(), "batch_norm_backward_reduce", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     const T* xp = static_cast<const T*>(x.data_ptr());
@@ -162,8 +145,8 @@ void batch_norm_backward_reduce_cpu(const Tensor& grad_out, const Tensor& x, con
 void batch_norm_backward_elemt_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
                                    const Tensor& invstd, const Tensor& weight, const Tensor& sum_dy,
                                    const Tensor& sum_dy_xmu, double count, const Tensor& grad_in) {
-  BnDims d = dims_of(x);
-  dispatch_bn(x.dtype(), "batch_norm_backward_elemt", [&](auto tag, auto acc_tag) {
+  BatchNormLayout d = batch_norm_layout(x);
+  dispatch_batch_norm(x.dtype(), "batch_norm_backward_elemt", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     const T* xp = static_cast<const T*>(x.data_ptr());

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ember/backend/batch_norm_layout.h"
 #include "ember/backend/cuda/block_reduce.cuh"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/functors/batch_norm.h"
@@ -16,17 +17,8 @@ namespace {
 
 constexpr int kBlock = 256;
 
-struct BnDims {
-  int64_t N, C, S;
-};
-BnDims dims_of(const Tensor& x) {
-  int64_t S = 1;
-  for (int64_t d = 2; d < x.dim(); ++d) S *= x.size(d);
-  return {x.size(0), x.size(1), S};
-}
-
 // The element i of channel c's N * S elements.
-__device__ inline int64_t channel_offset(const BnDims& d, int64_t c, int64_t i) {
+__device__ inline int64_t channel_offset(const BatchNormLayout& d, int64_t c, int64_t i) {
   return (i / d.S * d.C + c) * d.S + i % d.S;
 }
 
@@ -42,7 +34,7 @@ const A* ptr_or_null(const Tensor& t) {
 }
 
 template <typename T, typename A>
-__global__ void stats_kernel(const T* x, BnDims d, A* mean, A* var) {
+__global__ void stats_kernel(const T* x, BatchNormLayout d, A* mean, A* var) {
   __shared__ A channel_mean;
   int64_t count = d.N * d.S;
   for (int64_t c = blockIdx.x; c < d.C; c += gridDim.x) {
@@ -67,8 +59,8 @@ __global__ void stats_kernel(const T* x, BnDims d, A* mean, A* var) {
 }
 
 template <typename T, typename A>
-__global__ void elemt_kernel(const T* x, BnDims d, const A* mean, const A* invstd, const A* weight,
-                             const A* bias, T* out) {
+__global__ void elemt_kernel(const T* x, BatchNormLayout d, const A* mean, const A* invstd,
+                             const A* weight, const A* bias, T* out) {
   int64_t total = d.N * d.C * d.S;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -80,8 +72,8 @@ __global__ void elemt_kernel(const T* x, BnDims d, const A* mean, const A* invst
 }
 
 template <typename T, typename A>
-__global__ void backward_reduce_kernel(const T* grad_out, const T* x, BnDims d, const A* mean,
-                                       A* sum_dy, A* sum_dy_xmu) {
+__global__ void backward_reduce_kernel(const T* grad_out, const T* x, BatchNormLayout d,
+                                       const A* mean, A* sum_dy, A* sum_dy_xmu) {
   int64_t count = d.N * d.S;
   for (int64_t c = blockIdx.x; c < d.C; c += gridDim.x) {
     A m = mean[c], dy_acc = 0, dx_acc = 0;
@@ -101,9 +93,9 @@ __global__ void backward_reduce_kernel(const T* grad_out, const T* x, BnDims d, 
 }
 
 template <typename T, typename A>
-__global__ void backward_elemt_kernel(const T* grad_out, const T* x, BnDims d, const A* mean,
-                                      const A* invstd, const A* weight, const A* sum_dy,
-                                      const A* sum_dy_xmu, A count, T* grad_in) {
+__global__ void backward_elemt_kernel(const T* grad_out, const T* x, BatchNormLayout d,
+                                      const A* mean, const A* invstd, const A* weight,
+                                      const A* sum_dy, const A* sum_dy_xmu, A count, T* grad_in) {
   int64_t total = d.N * d.C * d.S;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -115,15 +107,6 @@ __global__ void backward_elemt_kernel(const T* grad_out, const T* x, BnDims d, c
   }
 }
 
-// Calls f(TypeTag<T>, TypeTag<A>) for x's dtype and its statistics type.
-template <typename F>
-void dispatch_bn(DType t, const char* op, const F& f) {
-  dispatch_floating(t, op, [&](auto tag) {
-    using T = EMBER_TYPE(tag);
-    f(tag, TypeTag<opmath_t<T>>{});
-  });
-}
-
 unsigned channel_grid(int64_t C) {
   return static_cast<unsigned>(std::min<int64_t>(std::max<int64_t>(C, 1), 65535));
 }
@@ -131,10 +114,10 @@ unsigned channel_grid(int64_t C) {
 }  // namespace
 
 void batch_norm_stats_cuda(const Tensor& x, const Tensor& mean, const Tensor& var) {
-  BnDims d = dims_of(x);
+  BatchNormLayout d = batch_norm_layout(x);
   if (d.C == 0) return;
   cuda::LaunchScope launch(x.device().index());
-  dispatch_bn(x.dtype(), "batch_norm_stats", [&](auto tag, auto acc_tag) {
+  dispatch_batch_norm(x.dtype(), "batch_norm_stats", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     stats_kernel<T, A><<<channel_grid(d.C), kBlock, 0, launch.stream>>>(
@@ -147,9 +130,9 @@ void batch_norm_stats_cuda(const Tensor& x, const Tensor& mean, const Tensor& va
 void batch_norm_elemt_cuda(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                            const Tensor& weight, const Tensor& bias, const Tensor& out) {
   if (x.numel() == 0) return;
-  BnDims d = dims_of(x);
+  BatchNormLayout d = batch_norm_layout(x);
   cuda::LaunchScope launch(x.device().index());
-  dispatch_bn(x.dtype(), "batch_norm_elemt", [&](auto tag, auto acc_tag) {
+  dispatch_batch_norm(x.dtype(), "batch_norm_elemt", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     elemt_kernel<T, A><<<cuda::grid_for(x.numel(), kBlock), kBlock, 0, launch.stream>>>(
@@ -161,10 +144,10 @@ void batch_norm_elemt_cuda(const Tensor& x, const Tensor& mean, const Tensor& in
 
 void batch_norm_backward_reduce_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
                                      const Tensor& sum_dy, const Tensor& sum_dy_xmu) {
-  BnDims d = dims_of(x);
+  BatchNormLayout d = batch_norm_layout(x);
   if (d.C == 0) return;
   cuda::LaunchScope launch(x.device().index());
-  dispatch_bn(x.dtype(), "batch_norm_backward_reduce", [&](auto tag, auto acc_tag) {
+  dispatch_batch_norm(x.dtype(), "batch_norm_backward_reduce", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     backward_reduce_kernel<T, A><<<channel_grid(d.C), kBlock, 0, launch.stream>>>(
@@ -180,9 +163,9 @@ void batch_norm_backward_elemt_cuda(const Tensor& grad_out, const Tensor& x, con
                                     const Tensor& sum_dy, const Tensor& sum_dy_xmu, double count,
                                     const Tensor& grad_in) {
   if (x.numel() == 0) return;
-  BnDims d = dims_of(x);
+  BatchNormLayout d = batch_norm_layout(x);
   cuda::LaunchScope launch(x.device().index());
-  dispatch_bn(x.dtype(), "batch_norm_backward_elemt", [&](auto tag, auto acc_tag) {
+  dispatch_batch_norm(x.dtype(), "batch_norm_backward_elemt", [&](auto tag, auto acc_tag) {
     using T = EMBER_TYPE(tag);
     using A = EMBER_TYPE(acc_tag);
     backward_elemt_kernel<T, A><<<cuda::grid_for(x.numel(), kBlock), kBlock, 0, launch.stream>>>(
