@@ -58,6 +58,63 @@ struct TorchMLP : torch::nn::Module {
   }
 };
 
+// torchvision's ResNet-18 (BasicBlock) in libtorch, with ember's two stems (models/resnet.h).
+struct TorchBasicBlock : torch::nn::Module {
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  torch::nn::Sequential downsample{nullptr};
+  TorchBasicBlock(int64_t in, int64_t planes, int64_t stride) {
+    using O = torch::nn::Conv2dOptions;
+    conv1 = register_module(
+        "conv1", torch::nn::Conv2d(O(in, planes, 3).stride(stride).padding(1).bias(false)));
+    bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
+    conv2 =
+        register_module("conv2", torch::nn::Conv2d(O(planes, planes, 3).padding(1).bias(false)));
+    bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
+    if (stride != 1 || in != planes)
+      downsample = register_module(
+          "downsample",
+          torch::nn::Sequential(torch::nn::Conv2d(O(in, planes, 1).stride(stride).bias(false)),
+                                torch::nn::BatchNorm2d(planes)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor out = torch::relu(bn1->forward(conv1->forward(x)));
+    out = bn2->forward(conv2->forward(out));
+    out += downsample ? downsample->forward(x) : x;
+    return torch::relu(out);
+  }
+};
+
+struct TorchResNet18 : torch::nn::Module {
+  bool small;
+  torch::nn::Conv2d conv1{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr};
+  std::vector<std::shared_ptr<TorchBasicBlock>> blocks;
+  torch::nn::Linear fc{nullptr};
+  TorchResNet18(int64_t in_channels, int64_t classes, bool small_stem) : small(small_stem) {
+    using O = torch::nn::Conv2dOptions;
+    conv1 = register_module(
+        "conv1", torch::nn::Conv2d(small ? O(in_channels, 64, 3).padding(1).bias(false)
+                                         : O(in_channels, 64, 7).stride(2).padding(3).bias(false)));
+    bn1 = register_module("bn1", torch::nn::BatchNorm2d(64));
+    int64_t in = 64;
+    for (int64_t planes : {64, 128, 256, 512})
+      for (int i = 0; i < 2; ++i) {
+        int64_t stride = i == 0 && planes != 64 ? 2 : 1;
+        blocks.push_back(register_module("block" + std::to_string(blocks.size()),
+                                         std::make_shared<TorchBasicBlock>(in, planes, stride)));
+        in = planes;
+      }
+    fc = register_module("fc", torch::nn::Linear(512, classes));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(bn1->forward(conv1->forward(x)));
+    if (!small) x = torch::max_pool2d(x, 3, 2, 1);
+    for (auto& b : blocks) x = b->forward(x);
+    return fc->forward(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+};
+
 // What torch.autocast("cpu", torch.bfloat16) does on entry and exit; `on` false: nothing.
 struct TorchAutocast {
   bool on;
@@ -219,6 +276,26 @@ std::vector<Workload> make_workloads(const std::string& filter) {
                    [=] { torch_step(*tm, *topt, tx, ty, amp); }});
     }
   }
+  // ResNet-18 on one channel at batch 32: d2l's small stem at 28x28, torchvision's at 96x96;
+  // *_bf16_autocast: the forward in CPU bfloat16 autocast.
+  for (bool amp : {false, true})
+    for (int64_t size : {28, 96}) {
+      std::string name =
+          "resnet18_train_step_32_" + std::to_string(size) + (amp ? "_bf16_autocast" : "");
+      if (!want(name)) continue;
+      auto em = ember::models::resnet18_fashion_mnist(size);
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({32, 1, size, size});
+      auto ey = ember::randint(0, 10, {32});
+      auto tm = std::make_shared<TorchResNet18>(1, 10, size <= 32);
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({32, 1, size, size});
+      auto ty = torch::randint(0, 10, {32});
+      w.push_back({name, "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
   // 100 small elementwise ops on 10 elements, forward and backward: autograd's overhead per op.
   if (want("autograd_chain_100")) {
     auto ex = ember::randn({10}).requires_grad_();

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <typeinfo>
 
 #include "ember/core/grad_mode.h"
 #include "ember/core/scope_guard.h"
@@ -170,6 +171,18 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   return out;
 }
 
+std::shared_ptr<Module> Module::replace_module(const std::string& name,
+                                               std::shared_ptr<Module> module) {
+  EMBER_CHECK(module != nullptr, "[replace_module] the new module '", name, "' is null");
+  for (auto& [n, c] : children_)
+    if (n == name) {
+      std::shared_ptr<Module> old = std::move(c);
+      c = std::move(module);
+      return old;
+    }
+  EMBER_FAIL("[replace_module] ", this->name(), " has no submodule '", name, "'");
+}
+
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
   EMBER_CHECK(!weak_from_this().expired(),
@@ -293,8 +306,22 @@ std::shared_ptr<Module> Module::clone_structure() const {
     ScopeGuard restore([&] { t_skip_init = saved; });
     copy = clone_impl();
   }
+  copy->adopt_replaced_children(*this);
   copy->train(training_);
   return copy;
+}
+
+void Module::adopt_replaced_children(const Module& original) {
+  // clone_impl() rebuilds the children a constructor makes; a child replaced since
+  // (replace_module) has another type there, and takes a copy of the original's structure.
+  for (auto& [name, child] : original.children_)
+    for (auto& [n, c] : children_) {
+      if (n != name) continue;
+      if (typeid(*c) != typeid(*child))
+        replace_module(name, child->clone_structure());
+      else
+        c->adopt_replaced_children(*child);
+    }
 }
 
 std::shared_ptr<Module> Module::clone() const {

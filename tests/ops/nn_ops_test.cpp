@@ -1,4 +1,4 @@
-// softmax, conv2d, pooling and indexing against plain loops.
+// softmax, conv2d, pooling (max, average, adaptive average) and indexing against plain loops.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -158,6 +158,50 @@ TEST(Pooling, MaxAndAverageMatchReference) {
   EXPECT_EQ(values(avg_pool2d(ones4, {2, 2}, Pair{1, 1}, {1, 1}))[0], 0.25);
   EXPECT_EQ(values(avg_pool2d(ones4, {2, 2}, Pair{1, 1}, {1, 1}, false, false))[0], 1.0);
   EXPECT_THROW_WITH(max_pool2d(y, {2, 2}, std::nullopt, {2, 2}), "pad should be at most half");
+}
+
+// PyTorch's adaptive windows, in doubles: output o of O over I averages [floor(o*I/O),
+// ceil((o+1)*I/O)).
+Tensor ref_adaptive_avg(const Tensor& x, int64_t oH, int64_t oW) {
+  std::vector<double> xv = values(x);
+  int64_t P = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
+  std::vector<double> out;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t i = 0; i < oH; ++i)
+      for (int64_t j = 0; j < oW; ++j) {
+        int64_t h0 = i * H / oH, h1 = ((i + 1) * H + oH - 1) / oH;
+        int64_t w0 = j * W / oW, w1 = ((j + 1) * W + oW - 1) / oW;
+        double acc = 0;
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) acc += xv[static_cast<size_t>((p * H + h) * W + w)];
+        out.push_back(acc / static_cast<double>((h1 - h0) * (w1 - w0)));
+      }
+  return make(out, {x.size(0), x.size(1), oH, oW}, x.dtype());
+}
+
+TEST(Pooling, AdaptiveAverageMatchesReference) {
+  for (Shape s : {Shape{2, 3, 7, 7}, Shape{1, 2, 5, 9}, Shape{3, 1, 4, 4}, Shape{2, 4, 1, 3}}) {
+    for (Pair o : {Pair{1, 1}, Pair{2, 3}, Pair{4, 4}, Pair{7, 2}}) {
+      for (DType dt : {kFloat32, kFloat64}) {
+        Tensor x = uniform(s, dt);
+        EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, o), ref_adaptive_avg(x, o[0], o[1]),
+                              tolerance(dt), tolerance(dt)))
+            << s << " -> " << o[0] << "x" << o[1] << " " << dt;
+      }
+    }
+  }
+  Tensor x = uniform({2, 3, 6, 6});
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, {1, 1}), x.mean({2, 3}, true), 1e-6, 1e-6));
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, {3, 3}), avg_pool2d(x, {2, 2}), 1e-6, 1e-6))
+      << "an even split is avg_pool2d";
+  EXPECT_EQ(adaptive_avg_pool2d(uniform({3, 5, 5}), {2, 2}).sizes(), (Shape{3, 2, 2}));
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(noncontiguous(x), {2, 4}), ref_adaptive_avg(x, 2, 4),
+                        1e-6, 1e-6));
+  EXPECT_EQ(adaptive_avg_pool2d(uniform({0, 3, 4, 4}), {1, 1}).sizes(), (Shape{0, 3, 1, 1}));
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(uniform({2, 0, 4}), {1, 1}), "non-zero size");
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(ones({4, 4}), {1, 1}), "expected 3-D or 4-D input");
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(ones({1, 1, 4, 4}, kInt64), {1, 1}),
+                    "expected a floating point input");
 }
 
 TEST(Indexing, GatherScatterIndexSelectOneHotEmbedding) {

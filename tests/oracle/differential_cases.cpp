@@ -290,8 +290,9 @@ OpCase index_case(Rng& r);
 OpCase loss_case(Rng& r);
 OpCase grad_case(Rng& r);
 OpCase autocast_case(Rng& r);
+OpCase nn_layers_case(Rng& r);
 
-int family_count() { return 14; }
+int family_count() { return 15; }
 
 OpCase make_case(Rng& r, int family) {
   switch (family) {
@@ -320,6 +321,8 @@ OpCase make_case(Rng& r, int family) {
     case 11:
       return loss_case(r);
     case 13:
+      return nn_layers_case(r);
+    case 14:
       return autocast_case(r);
     default:
       return grad_case(r);

@@ -115,6 +115,14 @@ struct EApi {
   static T avg_pool2d(const T& x, Pair k, Pair s, Pair p, bool ceil, bool cip) {
     return ember::avg_pool2d(x, k, s, p, ceil, cip);
   }
+  static T batch_norm(const T& x, const T* w, const T* b, const T& rm, const T& rv, bool train,
+                      double momentum, double eps) {
+    return ember::batch_norm(x, rm, rv, w ? *w : T(), b ? *b : T(), train, momentum, eps);
+  }
+  static T adaptive_avg_pool2d(const T& x, Pair o) { return ember::adaptive_avg_pool2d(x, o); }
+  static T interpolate(const T& x, Pair o, bool bilinear, bool align_corners) {
+    return nn::functional::interpolate(x, o, bilinear ? "bilinear" : "nearest", align_corners);
+  }
   static T cross_entropy(const T& x, const T& t, const T* w, int64_t ignore, int reduction,
                          double smoothing) {
     return nn::functional::cross_entropy(
@@ -175,6 +183,16 @@ struct TApi {
   }
   static T avg_pool2d(const T& x, Pair k, Pair s, Pair p, bool ceil, bool cip) {
     return at::avg_pool2d(x, k, s, p, ceil, cip);
+  }
+  static T batch_norm(const T& x, const T* w, const T* b, const T& rm, const T& rv, bool train,
+                      double momentum, double eps) {
+    return at::batch_norm(x, w ? c10::optional<T>(*w) : c10::nullopt,
+                          b ? c10::optional<T>(*b) : c10::nullopt, rm, rv, train, momentum, eps,
+                          /*cudnn_enabled=*/false);
+  }
+  static T adaptive_avg_pool2d(const T& x, Pair o) { return at::adaptive_avg_pool2d(x, o); }
+  static T interpolate(const T& x, Pair o, bool bilinear, bool align_corners) {
+    return bilinear ? at::upsample_bilinear2d(x, o, align_corners) : at::upsample_nearest2d(x, o);
   }
   static T cross_entropy(const T& x, const T& t, const T* w, int64_t ignore, int reduction,
                          double smoothing) {

@@ -24,7 +24,10 @@ namespace F = nn::functional;
 
 const char* kHelp = R"(usage: ember train [options]
 
-  --model lenet|mlp       LeNet-5 (default) or an MLP 784-256-256-10
+  --model lenet|mlp|resnet18
+                          LeNet-5 (default), an MLP 784-256-256-10, or ResNet-18 (d2l's: a 3x3
+                          stem at 28x28, torchvision's 7x7 stem and max-pool with --resize 96)
+  --resize S              resize the images to S x S, bilinearly (resnet18 only)
   --data DIR              Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
   --device D              auto (default: the best GPU, else the CPU), cpu, cuda, cuda:N
   --epochs N              passes over the training set (default 1)
@@ -201,11 +204,12 @@ void write_run_report(const TrainConfig& cfg, const std::string& model_name, Dev
 TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices", "hogwild", "nproc", "master-port", "amp"},
+             "workers", "out", "devices", "hogwild", "nproc", "master-port", "amp", "resize"},
             {"help"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
+  cfg.resize = args.integer("resize", 0, 1, 4096);
   cfg.data = args.str("data", data::datasets::kFashionMnistDir);
   cfg.device = args.str("device", "auto");
   cfg.epochs = args.integer("epochs", 1, 1, 1000000);
@@ -257,8 +261,8 @@ int train(int argc, char** argv) {
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
-  MnistSets sets = load_fashion_mnist(cfg.data);
-  std::shared_ptr<nn::Module> model = make_model(cfg.model);
+  MnistSets sets = load_fashion_mnist(cfg.data, cfg.resize);
+  std::shared_ptr<nn::Module> model = make_model(cfg.model, cfg.resize ? cfg.resize : 28);
   model->to(device);
   // Training goes through DataParallel; the checkpoint holds the plain model's state.
   std::shared_ptr<nn::Module> trained = model;
@@ -304,6 +308,7 @@ int train(int argc, char** argv) {
   std::string model_path = (std::filesystem::path(cfg.out) / "model.safetensors").string();
   io::save(*model, model_path,
            {{"model", cfg.model},
+            {"resize", std::to_string(cfg.resize)},
             {"epochs", std::to_string(cfg.epochs)},
             {"test_accuracy", std::to_string(last.accuracy)}});
   double samples_per_second =
