@@ -76,16 +76,6 @@ std::shared_ptr<Module> Module::named_child(const std::string& name) const {
   return nullptr;
 }
 
-void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) {
-  EMBER_CHECK(m != nullptr, "[replace_module] module '", name, "' is null");
-  for (auto& [n, c] : children_)
-    if (n == name) {
-      c = std::move(m);
-      return;
-    }
-  EMBER_FAIL("[replace_module] ", this->name(), " has no submodule '", name, "'");
-}
-
 bool Module::remove_module(const std::string& name) {
   auto it = std::find_if(children_.begin(), children_.end(),
                          [&](const auto& child) { return child.first == name; });

@@ -100,9 +100,6 @@ class Module : public std::enable_shared_from_this<Module> {
   Tensor* buffer_slot(const std::string& name);
   /// The child registered as `name` (null if none).
   std::shared_ptr<Module> named_child(const std::string& name) const;
-  /// Puts `m` in place of the child `name`, keeping its position (PyTorch's setattr of a module
-  /// over an existing one; convert_sync_batchnorm).
-  void replace_module(const std::string& name, std::shared_ptr<Module> m);
   /// Removes the child `name` (del module.name); false if there is none.
   bool remove_module(const std::string& name);
 
