@@ -4,6 +4,7 @@
 //
 // Both libraries get the same thread count. OpenBLAS is shared: libtorch gets it with `threads`
 // threads (its default behaviour), ember keeps it at one thread and splits work on its own pool.
+#include <ATen/autocast_mode.h>
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -57,19 +58,103 @@ struct TorchMLP : torch::nn::Module {
   }
 };
 
+// torchvision's ResNet-18 (BasicBlock) in libtorch, with ember's two stems (models/resnet.h).
+struct TorchBasicBlock : torch::nn::Module {
+  torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
+  torch::nn::Sequential downsample{nullptr};
+  TorchBasicBlock(int64_t in, int64_t planes, int64_t stride) {
+    using O = torch::nn::Conv2dOptions;
+    conv1 = register_module(
+        "conv1", torch::nn::Conv2d(O(in, planes, 3).stride(stride).padding(1).bias(false)));
+    bn1 = register_module("bn1", torch::nn::BatchNorm2d(planes));
+    conv2 =
+        register_module("conv2", torch::nn::Conv2d(O(planes, planes, 3).padding(1).bias(false)));
+    bn2 = register_module("bn2", torch::nn::BatchNorm2d(planes));
+    if (stride != 1 || in != planes)
+      downsample = register_module(
+          "downsample",
+          torch::nn::Sequential(torch::nn::Conv2d(O(in, planes, 1).stride(stride).bias(false)),
+                                torch::nn::BatchNorm2d(planes)));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor out = torch::relu(bn1->forward(conv1->forward(x)));
+    out = bn2->forward(conv2->forward(out));
+    out += downsample ? downsample->forward(x) : x;
+    return torch::relu(out);
+  }
+};
+
+struct TorchResNet18 : torch::nn::Module {
+  bool small;
+  torch::nn::Conv2d conv1{nullptr};
+  torch::nn::BatchNorm2d bn1{nullptr};
+  std::vector<std::shared_ptr<TorchBasicBlock>> blocks;
+  torch::nn::Linear fc{nullptr};
+  TorchResNet18(int64_t in_channels, int64_t classes, bool small_stem) : small(small_stem) {
+    using O = torch::nn::Conv2dOptions;
+    conv1 = register_module(
+        "conv1", torch::nn::Conv2d(small ? O(in_channels, 64, 3).padding(1).bias(false)
+                                         : O(in_channels, 64, 7).stride(2).padding(3).bias(false)));
+    bn1 = register_module("bn1", torch::nn::BatchNorm2d(64));
+    int64_t in = 64;
+    for (int64_t planes : {64, 128, 256, 512})
+      for (int i = 0; i < 2; ++i) {
+        int64_t stride = i == 0 && planes != 64 ? 2 : 1;
+        blocks.push_back(register_module("block" + std::to_string(blocks.size()),
+                                         std::make_shared<TorchBasicBlock>(in, planes, stride)));
+        in = planes;
+      }
+    fc = register_module("fc", torch::nn::Linear(512, classes));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    x = torch::relu(bn1->forward(conv1->forward(x)));
+    if (!small) x = torch::max_pool2d(x, 3, 2, 1);
+    for (auto& b : blocks) x = b->forward(x);
+    return fc->forward(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
+  }
+};
+
+// What torch.autocast("cpu", torch.bfloat16) does on entry and exit; `on` false: nothing.
+struct TorchAutocast {
+  bool on;
+  explicit TorchAutocast(bool on) : on(on) {
+    if (!on) return;
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::increment_nesting();
+  }
+  ~TorchAutocast() {
+    if (!on) return;
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(false);
+  }
+};
+
+// One training step; with `amp`, the forward and the loss run in CPU bfloat16 autocast (the
+// backward and the step outside it, as PyTorch's recipe has it).
 template <typename M>
-void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const torch::Tensor& y) {
+void torch_step(M& model, torch::optim::SGD& opt, const torch::Tensor& x, const torch::Tensor& y,
+                bool amp = false) {
   torch::AutoGradMode grad(true);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  torch::Tensor loss;
+  {
+    TorchAutocast region(amp);
+    loss = torch::nn::functional::cross_entropy(model.forward(x), y);
+  }
   opt.zero_grad();
   loss.backward();
   opt.step();
 }
 
 void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::Tensor& x,
-                const ember::Tensor& y) {
+                const ember::Tensor& y, bool amp = false) {
   ember::AutoGradMode grad(true);
-  ember::Tensor loss = ember::nn::functional::cross_entropy(model.forward(x), y);
+  ember::Tensor loss;
+  {
+    ember::amp::autocast region(ember::kCPU, std::nullopt, amp);
+    loss = ember::nn::functional::cross_entropy(model.forward(x), y);
+  }
   opt.zero_grad();
   loss.backward();
   opt.step();
@@ -86,6 +171,15 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     if (!want(name)) continue;
     auto ea = ember::randn({n, n}), eb = ember::randn({n, n});
     auto ta = torch::randn({n, n}), tb = torch::randn({n, n});
+    w.push_back({name, "ms", 1e3, [=] { ember::mm(ea, eb); }, [=] { torch::mm(ta, tb); }});
+  }
+  // bfloat16 products: what CPU autocast runs matmul in (libtorch: oneDNN's bf16 GEMM).
+  for (int64_t n : {256, 1024}) {
+    std::string name = "matmul_bf16_" + std::to_string(n);
+    if (!want(name)) continue;
+    auto ea = ember::randn({n, n}).to(ember::kBFloat16),
+         eb = ember::randn({n, n}).to(ember::kBFloat16);
+    auto ta = torch::randn({n, n}, torch::kBFloat16), tb = torch::randn({n, n}, torch::kBFloat16);
     w.push_back({name, "ms", 1e3, [=] { ember::mm(ea, eb); }, [=] { torch::mm(ta, tb); }});
   }
   const int64_t N = 16 << 20;
@@ -137,35 +231,71 @@ std::vector<Workload> make_workloads(const std::string& filter) {
     w.push_back({"conv2d_lenet2_fwd", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
                  [=] { torch::conv2d(tx, tw, tb); }});
   }
-  // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256.
-  if (want("lenet_train_step_256")) {
-    auto em = ember::nn::make<ember::models::LeNet>();
-    auto eopt = std::make_shared<ember::optim::SGD>(
-        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-    auto ex = ember::randn({256, 1, 28, 28});
-    auto ey = ember::randint(0, 10, {256});
-    auto tm = std::make_shared<TorchLeNet>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
-    auto tx = torch::randn({256, 1, 28, 28});
-    auto ty = torch::randint(0, 10, {256});
-    w.push_back({"lenet_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
-                 [=] { torch_step(*tm, *topt, tx, ty); }});
+  if (want("conv2d_lenet2_fwd_bf16")) {
+    auto ex = ember::randn({256, 6, 12, 12}).to(ember::kBFloat16),
+         ew = ember::randn({16, 6, 5, 5}).to(ember::kBFloat16),
+         eb = ember::randn({16}).to(ember::kBFloat16);
+    auto tx = torch::randn({256, 6, 12, 12}, torch::kBFloat16),
+         tw = torch::randn({16, 6, 5, 5}, torch::kBFloat16),
+         tb = torch::randn({16}, torch::kBFloat16);
+    w.push_back({"conv2d_lenet2_fwd_bf16", "ms", 1e3, [=] { ember::conv2d(ex, ew, eb); },
+                 [=] { torch::conv2d(tx, tw, tb); }});
   }
-  if (want("mlp_train_step_256")) {
-    auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
-    auto eopt = std::make_shared<ember::optim::SGD>(
-        em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-    auto ex = ember::randn({256, 784});
-    auto ey = ember::randint(0, 10, {256});
-    auto tm = std::make_shared<TorchMLP>();
-    auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                    torch::optim::SGDOptions(0.01).momentum(0.9));
-    auto tx = torch::randn({256, 784});
-    auto ty = torch::randint(0, 10, {256});
-    w.push_back({"mlp_train_step_256", "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey); },
-                 [=] { torch_step(*tm, *topt, tx, ty); }});
+  // Training steps: forward, cross-entropy, backward, SGD step (momentum 0.9) at batch 256;
+  // *_bf16_autocast: the forward in CPU bfloat16 autocast.
+  for (bool amp : {false, true}) {
+    std::string suffix = amp ? "_bf16_autocast" : "";
+    if (want("lenet_train_step_256" + suffix)) {
+      auto em = ember::nn::make<ember::models::LeNet>();
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({256, 1, 28, 28});
+      auto ey = ember::randint(0, 10, {256});
+      auto tm = std::make_shared<TorchLeNet>();
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({256, 1, 28, 28});
+      auto ty = torch::randint(0, 10, {256});
+      w.push_back({"lenet_train_step_256" + suffix, "ms", 1e3,
+                   [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
+    if (want("mlp_train_step_256" + suffix)) {
+      auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({256, 784});
+      auto ey = ember::randint(0, 10, {256});
+      auto tm = std::make_shared<TorchMLP>();
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({256, 784});
+      auto ty = torch::randint(0, 10, {256});
+      w.push_back({"mlp_train_step_256" + suffix, "ms", 1e3,
+                   [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
   }
+  // ResNet-18 on one channel at batch 32: d2l's small stem at 28x28, torchvision's at 96x96;
+  // *_bf16_autocast: the forward in CPU bfloat16 autocast.
+  for (bool amp : {false, true})
+    for (int64_t size : {28, 96}) {
+      std::string name =
+          "resnet18_train_step_32_" + std::to_string(size) + (amp ? "_bf16_autocast" : "");
+      if (!want(name)) continue;
+      auto em = ember::models::resnet18_fashion_mnist(size);
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({32, 1, size, size});
+      auto ey = ember::randint(0, 10, {32});
+      auto tm = std::make_shared<TorchResNet18>(1, 10, size <= 32);
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({32, 1, size, size});
+      auto ty = torch::randint(0, 10, {32});
+      w.push_back({name, "ms", 1e3, [=] { ember_step(*em, *eopt, ex, ey, amp); },
+                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
   // 100 small elementwise ops on 10 elements, forward and backward: autograd's overhead per op.
   if (want("autograd_chain_100")) {
     auto ex = ember::randn({10}).requires_grad_();

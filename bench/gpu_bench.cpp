@@ -38,6 +38,35 @@ void print(const std::string& name, double value, const char* unit, double rate 
   std::fflush(stdout);
 }
 
+// ms per training step (forward, cross-entropy, backward, SGD with momentum) of `model` on
+// random (batch, 1, size, size) images on `gpu`. precision "_amp_fp16": the forward and the loss
+// under CUDA autocast float16 with a GradScaler (PyTorch's recipe); "_amp_bf16": bfloat16, no
+// scaler; "": float32.
+double train_step_ms(std::shared_ptr<nn::Module> model, int64_t batch, int64_t size, Device gpu,
+                     int iters, const std::string& precision) {
+  AutoGradMode grad(true);
+  model->to(gpu);
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
+  Tensor x = randn({batch, 1, size, size}, TensorOptions(kFloat32).with_device(gpu));
+  Tensor y = randint(0, 10, {batch}).to(gpu);
+  bool amp = !precision.empty();
+  DType low = precision == "_amp_bf16" ? kBFloat16 : kFloat16;
+  amp::GradScaler scaler(amp::GradScalerOptions().with_enabled(precision == "_amp_fp16"));
+  return time_ms(
+      [&] {
+        Tensor loss;
+        {
+          amp::autocast region(kCUDA, low, amp);
+          loss = nn::functional::cross_entropy(model->forward(x), y);
+        }
+        opt.zero_grad();
+        scaler.scale(loss).backward();
+        scaler.step(opt);
+        scaler.update();
+      },
+      iters);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -95,22 +124,21 @@ int main(int argc, char** argv) {
   if (want("alloc_free")) {
     print("alloc_free_1M", 1e3 * time_ms([&] { Tensor t = empty({1 << 18}, f32); }, 10000), "us");
   }
-  if (want("lenet_train_step_256")) {
-    AutoGradMode grad(true);
-    auto model = nn::make<models::LeNet>();
-    model->to(gpu);
-    optim::SGD opt(model->parameters(), optim::SGDOptions(0.01).with_momentum(0.9));
-    Tensor x = randn({256, 1, 28, 28}, f32), y = randint(0, 10, {256}).to(gpu);
-    print("lenet_train_step_256",
-          time_ms(
-              [&] {
-                Tensor loss = nn::functional::cross_entropy(model->forward(x), y);
-                opt.zero_grad();
-                loss.backward();
-                opt.step();
-              },
-              20),
-          "ms");
+  // Training steps in float32 and with mixed precision (train_step_ms).
+  for (std::string precision : {"", "_amp_fp16", "_amp_bf16"}) {
+    if (want("lenet_train_step_256" + precision))
+      print("lenet_train_step_256" + precision,
+            train_step_ms(nn::make<models::LeNet>(), 256, 28, gpu, 20, precision), "ms");
+    // ResNet-18 on one channel (models::resnet18_fashion_mnist): d2l's small stem at 28x28 (batch
+    // 32 as on the CPU, and d2l's multi-GPU batch 256), torchvision's stem at 96x96.
+    for (auto [batch, size] : {std::pair<int64_t, int64_t>{32, 28}, {256, 28}, {32, 96}}) {
+      std::string name =
+          "resnet18_train_step_" + std::to_string(batch) + "_" + std::to_string(size) + precision;
+      if (want(name))
+        print(name,
+              train_step_ms(models::resnet18_fashion_mnist(size), batch, size, gpu, 10, precision),
+              "ms");
+    }
   }
   return 0;
 }

@@ -5,6 +5,7 @@ Prints one JSON object per line: {"name", "torch", "unit"[, "torch_rate", "rate_
   python3 bench/pytorch_gpu.py --dry-run [FILTER]   # each workload once, small, on the CPU
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -12,6 +13,9 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pytorch_resnet import resnet18_fashion_mnist  # noqa: E402
 
 
 DRY_RUN = False  # --dry-run: checks that every workload runs, on the CPU; its times mean nothing
@@ -54,6 +58,29 @@ class LeNet(nn.Module):
         x = F.max_pool2d(F.relu(self.conv1(x)), 2)
         x = F.max_pool2d(F.relu(self.conv2(x)), 2)
         return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x.flatten(1))))))
+
+
+def train_step_ms(model, batch, size, dev, iters, precision):
+    """ms per training step (forward, cross-entropy, backward, SGD with momentum) on random
+    (batch, 1, size, size) images. precision "_amp_fp16": the forward and the loss under autocast
+    float16 with a GradScaler; "_amp_bf16": bfloat16 without one; "": float32. The dry run uses the
+    CPU's autocast, which in 1.13 takes bfloat16 only, and no scaler (1.13's is CUDA-only)."""
+    model = model.to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    x = torch.randn(batch, 1, size, size, device=dev)
+    y = torch.randint(0, 10, (batch,), device=dev)
+    low = torch.bfloat16 if precision == "_amp_bf16" or DRY_RUN else torch.float16
+    scaler = torch.cuda.amp.GradScaler(enabled=precision == "_amp_fp16" and not DRY_RUN)
+
+    def step():
+        with torch.autocast(dev.type, dtype=low, enabled=bool(precision)):
+            loss = F.cross_entropy(model(x), y)
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    return time_ms(step, iters)
 
 
 def main():
@@ -110,18 +137,18 @@ def main():
             emit("overhead_add_1", 1e3 * time_ms(lambda: x + y, 10000), "us")
         if want("alloc_free"):
             emit("alloc_free_1M", 1e3 * time_ms(lambda: torch.empty(1 << 18, device=dev), 10000), "us")
-    if want("lenet_train_step_256"):
-        model = LeNet().to(dev)
-        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-        x, y = torch.randn(256, 1, 28, 28, device=dev), torch.randint(0, 10, (256,), device=dev)
-
-        def step():
-            loss = F.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-
-        emit("lenet_train_step_256", time_ms(step, 20), "ms")
+    # Training steps in float32 and with mixed precision (train_step_ms); ResNet-18 on one channel:
+    # d2l's small stem at 28x28 (batch 32, and d2l's multi-GPU batch 256), torchvision's at 96x96.
+    for precision in ("", "_amp_fp16", "_amp_bf16"):
+        name = "lenet_train_step_256" + precision
+        if want(name):
+            emit(name, train_step_ms(LeNet(), 2 if small else 256, 28, dev, 20, precision), "ms")
+        for batch, size in ((32, 28), (256, 28), (32, 96)):
+            name = "resnet18_train_step_%d_%d%s" % (batch, size, precision)
+            if want(name):
+                model = resnet18_fashion_mnist(size)
+                emit(name, train_step_ms(model, 2 if small else batch, size, dev, 10, precision),
+                     "ms")
 
 
 if __name__ == "__main__":

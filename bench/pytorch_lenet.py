@@ -101,11 +101,13 @@ def main():
 
 
 def save_safetensors(path, state):
-    """safetensors with json and struct (the safetensors package is not in Debian)."""
+    """safetensors with json and struct (the safetensors package is not in Debian): int64 tensors
+    (batch norm's num_batches_tracked) as I64, the rest as F32."""
     header, blobs, offset = {}, [], 0
     for name, t in sorted(state.items()):
-        b = t.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(b)]}
+        kind, code = ("<i8", "I64") if t.dtype == torch.int64 else ("<f4", "F32")
+        b = t.detach().cpu().contiguous().numpy().astype(kind).tobytes()
+        header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [offset, offset + len(b)]}
         blobs.append(b)
         offset += len(b)
     h = json.dumps(header).encode()

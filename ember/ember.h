@@ -1,6 +1,7 @@
 // ember: the whole public API in one include.
 #pragma once
 
+#include "ember/amp/grad_scaler.h"
 #include "ember/autograd/engine.h"
 #include "ember/autograd/gradcheck.h"
 #include "ember/backend/cpu/cpu_device.h"
@@ -8,6 +9,7 @@
 #include "ember/backend/cuda/device.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/stream.h"
+#include "ember/core/autocast.h"
 #include "ember/core/autograd_meta.h"
 #include "ember/core/caching_allocator.h"
 #include "ember/core/device.h"
@@ -17,12 +19,15 @@
 #include "ember/core/grad_mode.h"
 #include "ember/core/memory_summary.h"
 #include "ember/core/tensor.h"
+#include "ember/core/thread_local_state.h"
 #include "ember/data/data.h"
 #include "ember/io/io.h"
 #include "ember/models/lenet.h"
+#include "ember/models/resnet.h"
 #include "ember/multiprocessing/process.h"
 #include "ember/multiprocessing/queue.h"
 #include "ember/nn/nn.h"
+#include "ember/ops/batch_norm.h"
 #include "ember/ops/conv.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/elementwise.h"

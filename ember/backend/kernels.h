@@ -94,6 +94,45 @@ void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p);
 void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
 void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);
 
+// Adaptive average pooling (PyTorch's windows): output o of O over an input of size I averages
+// [floor(o * I / O), ceil((o + 1) * I / O)). x (N, C, H, W) contiguous, out (N, C, oH, oW).
+EMBER_HOST_DEVICE inline int64_t adaptive_start(int64_t o, int64_t in, int64_t out) {
+  return o * in / out;
+}
+EMBER_HOST_DEVICE inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
+void adaptive_avg_pool2d_cpu(const Tensor& x, const Tensor& out);
+void adaptive_avg_pool2d_cuda(const Tensor& x, const Tensor& out);
+void adaptive_avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x);
+void adaptive_avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x);
+
+// Batch norm over x viewed as (N, C, S), contiguous (S: the product of the dims after C).
+// Per-channel tensors (C) are contiguous, in the statistics dtype: float32 for 16-bit x, else
+// x's. An undefined weight, bias, sum_dy or sum_dy_xmu means 1, 0, 0, 0. The elementwise math is
+// backend/functors/batch_norm.h.
+/// mean and biased variance of each channel over N and S.
+void batch_norm_stats_cpu(const Tensor& x, const Tensor& mean, const Tensor& var);
+void batch_norm_stats_cuda(const Tensor& x, const Tensor& mean, const Tensor& var);
+/// out (x's shape and dtype) = (x - mean) * invstd * weight + bias.
+void batch_norm_elemt_cpu(const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                          const Tensor& weight, const Tensor& bias, const Tensor& out);
+void batch_norm_elemt_cuda(const Tensor& x, const Tensor& mean, const Tensor& invstd,
+                           const Tensor& weight, const Tensor& bias, const Tensor& out);
+/// sum_dy = sum of grad_out, sum_dy_xmu = sum of grad_out * (x - mean), per channel.
+void batch_norm_backward_reduce_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
+                                    const Tensor& sum_dy, const Tensor& sum_dy_xmu);
+void batch_norm_backward_reduce_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
+                                     const Tensor& sum_dy, const Tensor& sum_dy_xmu);
+/// grad_in (x's shape and dtype) from the sums over `count` elements per channel.
+void batch_norm_backward_elemt_cpu(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
+                                   const Tensor& invstd, const Tensor& weight, const Tensor& sum_dy,
+                                   const Tensor& sum_dy_xmu, double count, const Tensor& grad_in);
+void batch_norm_backward_elemt_cuda(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
+                                    const Tensor& invstd, const Tensor& weight,
+                                    const Tensor& sum_dy, const Tensor& sum_dy_xmu, double count,
+                                    const Tensor& grad_in);
+
 // out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter writes src at
 // the indexed positions of out in place, adding it with `accumulate` (scatter_add). Indices out of
 // range are an error naming the index.

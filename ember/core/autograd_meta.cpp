@@ -4,7 +4,6 @@
 
 namespace ember {
 
-thread_local bool GradMode::enabled_ = true;
 std::atomic<uint64_t> Node::next_sequence_nr_{0};
 
 Node::Node() : sequence_nr(next_sequence_nr_.fetch_add(1, std::memory_order_relaxed)) {}

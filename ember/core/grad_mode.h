@@ -1,14 +1,14 @@
 // Whether ops record the autograd graph (per thread), and the guards that switch it off.
 #pragma once
 
+#include "ember/core/thread_local_state.h"
+
 namespace ember {
 
+/// Kept in this thread's ThreadLocalState, so threads ember starts for the caller inherit it.
 struct GradMode {
-  static bool is_enabled() { return enabled_; }
-  static void set_enabled(bool enabled) { enabled_ = enabled; }
-
- private:
-  static thread_local bool enabled_;
+  static bool is_enabled() { return detail::t_local_state.grad_enabled; }
+  static void set_enabled(bool enabled) { detail::t_local_state.grad_enabled = enabled; }
 };
 
 /// Disables graph recording in its scope (torch.no_grad()).

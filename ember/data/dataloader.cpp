@@ -8,6 +8,7 @@
 
 #include "ember/core/device_backend.h"
 #include "ember/core/philox.h"
+#include "ember/core/thread_local_state.h"
 
 namespace ember::data {
 
@@ -85,8 +86,12 @@ DataLoader::Iterator DataLoader::begin() {
   epoch->done.assign(batches, false);
   Epoch* e = epoch.get();
   size_t workers = std::min(options_.num_workers, batches);
+  // The workers run with the grad mode and autocast settings of the thread that began the epoch,
+  // as the batches would be made there without workers.
+  ThreadLocalState caller = ThreadLocalState::capture();
   for (size_t k = 0; k < workers; ++k) {
-    e->workers.emplace_back([this, e, k, workers] {
+    e->workers.emplace_back([this, e, k, workers, caller] {
+      ThreadLocalStateGuard state(caller);
       for (size_t b = k; b < e->batches.size(); b += workers) {
         {
           std::unique_lock<std::mutex> lock(e->mutex);

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "ember/core/grad_mode.h"
+#include "ember/nn/functional.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
@@ -149,24 +150,28 @@ MNIST::MNIST(const std::string& root, MNISTOptions options) : options_(options) 
   labels_ = labels.to(kInt64);
 }
 
-Tensor MNIST::normalize(const Tensor& raw) const {
+Tensor MNIST::prepare(const Tensor& raw) const {
   // (x / 255 - mean) / std as one multiply-add
   double scale = 1.0 / (255.0 * options_.std), shift = -options_.mean / options_.std;
-  return raw.to(kFloat32) * scale + shift;
+  Tensor x = (raw.to(kFloat32) * scale + shift).unsqueeze(1);
+  // Resizing after normalising gives the same images: bilinear weights sum to 1.
+  if (options_.resize > 0)
+    x = nn::functional::interpolate(x, {options_.resize, options_.resize}, "bilinear");
+  return x;
 }
 
 Example MNIST::get(size_t index) const {
   EMBER_CHECK_INDEX(index < size(), "[MNIST] index ", index, " out of range for ", size(), " samples");
   auto i = static_cast<int64_t>(index);
   NoGradGuard no_grad;
-  return {normalize(images_[i]).unsqueeze(0), labels_[i]};
+  return {prepare(images_[i].unsqueeze(0)).squeeze(0), labels_[i]};
 }
 
 Example MNIST::get_batch(const std::vector<size_t>& indices) const {
   std::vector<int64_t> idx(indices.begin(), indices.end());
   Tensor index = from_vector(idx, {static_cast<int64_t>(idx.size())});
   NoGradGuard no_grad;
-  return {normalize(index_select(images_, 0, index)).unsqueeze(1), index_select(labels_, 0, index)};
+  return {prepare(index_select(images_, 0, index)), index_select(labels_, 0, index)};
 }
 
 }  // namespace datasets

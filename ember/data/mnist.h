@@ -23,10 +23,13 @@ struct MNISTOptions {
   bool train = true;
   /// Images become (x / 255 - mean) / std; Fashion-MNIST's statistics by default.
   double mean = 0.2860, std = 0.3530;
+  /// When > 0, images are resized to resize x resize, bilinearly (d2l's
+  /// load_data_fashion_mnist(resize=96), which ResNet's larger stem is trained on).
+  int64_t resize = 0;
 };
 
-/// Images (1, 28, 28) float32, labels int64. Reads {train,t10k}-{images-idx3,labels-idx1}-ubyte
-/// with or without .gz from `root`.
+/// Images (1, 28, 28) float32 (or resized), labels int64. Reads
+/// {train,t10k}-{images-idx3,labels-idx1}-ubyte with or without .gz from `root`.
 class MNIST : public Dataset {
  public:
   explicit MNIST(const std::string& root, MNISTOptions options = {});
@@ -38,7 +41,8 @@ class MNIST : public Dataset {
   const Tensor& labels() const { return labels_; }
 
  private:
-  Tensor normalize(const Tensor& raw) const;
+  /// raw uint8 images (N, 28, 28) -> normalised (and resized) float32 (N, 1, H, W).
+  Tensor prepare(const Tensor& raw) const;
   Tensor images_, labels_;
   MNISTOptions options_;
 };

@@ -1,6 +1,7 @@
 #include "ember/nn/functional.h"
 
 #include "ember/core/grad_mode.h"
+#include "ember/ops/autocast.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
@@ -17,44 +18,47 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   return x * keep * (1.0 / (1 - p));
 }
 
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps) {
-  EMBER_CHECK(x.dim() >= 2, "[batch_norm] expected an input with at least 2 dims (N, C, ...), got ",
-              x.sizes());
-  int64_t C = x.size(1);
-  Shape dims{0};
-  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
-  Shape bshape(static_cast<size_t>(x.dim()), 1);
-  bshape[1] = C;
-  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
-    if (t->defined())
-      EMBER_CHECK(t->numel() == C, "[batch_norm] expected per-channel tensors of ", C,
-                  " elements, got ", t->sizes());
-  Tensor mean, var;
-  if (training) {
-    int64_t n = x.numel() / std::max<int64_t>(C, 1);
-    EMBER_CHECK(
-        n > 1, "[batch_norm] expected more than 1 value per channel when training, got input size ",
-        x.sizes());
-    mean = x.mean(dims);
-    var = x.var(dims, /*unbiased=*/false);
-    if (running_mean.defined() && running_var.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(mean.detach() * momentum);
-      rv.mul_(1 - momentum).add_(var.detach() * (momentum * static_cast<double>(n) / (n - 1)));
+namespace {
+// The (out, in) matrix that interpolates one axis: row o mixes the inputs output o reads.
+Tensor interpolation_matrix(int64_t in, int64_t out, bool bilinear, bool align_corners) {
+  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+  auto at = [&](int64_t o, int64_t i) -> double& { return m[static_cast<size_t>(o * in + i)]; };
+  for (int64_t o = 0; o < out; ++o) {
+    if (!bilinear) {  // PyTorch's "nearest": floor(o * in / out)
+      at(o, std::min(in - 1, o * in / out)) = 1;
+      continue;
     }
-  } else {
-    EMBER_CHECK(running_mean.defined() && running_var.defined(),
-                "[batch_norm] running_mean and running_var must be defined in evaluation mode");
-    mean = running_mean;
-    var = running_var;
+    double src = align_corners ? (out > 1 ? static_cast<double>(o) * (in - 1) / (out - 1) : 0.0)
+                               : std::max(0.0, (o + 0.5) * in / out - 0.5);
+    auto i0 = std::min(in - 1, static_cast<int64_t>(src));
+    int64_t i1 = std::min(in - 1, i0 + 1);
+    double frac = src - static_cast<double>(i0);
+    at(o, i0) += 1 - frac;
+    at(o, i1) += frac;
   }
-  Tensor y = (x - mean.view(bshape)) * rsqrt(var.view(bshape) + eps);
-  if (weight.defined()) y = y * weight.view(bshape);
-  if (bias.defined()) y = y + bias.view(bshape);
-  return y;
+  return from_vector(m, {out, in});
+}
+}  // namespace
+
+Tensor interpolate(const Tensor& x, Pair size, const std::string& mode, bool align_corners) {
+  check_defined("interpolate", x);
+  EMBER_CHECK(x.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", x.sizes());
+  EMBER_CHECK(mode == "bilinear" || mode == "nearest",
+              "[interpolate] expected mode 'bilinear' or 'nearest', got '", mode, "'");
+  EMBER_CHECK(mode == "bilinear" || !align_corners,
+              "[interpolate] align_corners option can only be set with the interpolating mode "
+              "bilinear");
+  EMBER_CHECK(size[0] > 0 && size[1] > 0, "[interpolate] expected a positive output size, got (",
+              size[0], ", ", size[1], ")");
+  EMBER_CHECK(x.is_floating_point(), "[interpolate] expected a floating point input, got ",
+              x.dtype());
+  int64_t H = x.size(2), W = x.size(3);
+  EMBER_CHECK(H > 0 && W > 0, "[interpolate] expected a non-empty image, got ", x.sizes());
+  bool bilinear = mode == "bilinear";
+  TensorOptions options = TensorOptions(x.dtype()).with_device(x.device());
+  Tensor rows = interpolation_matrix(H, size[0], bilinear, align_corners).to(options);
+  Tensor cols = interpolation_matrix(W, size[1], bilinear, align_corners).to(options);
+  return matmul(matmul(rows, x), cols.t());  // (oH, H) @ x @ (W, oW)
 }
 
 namespace {
@@ -92,6 +96,7 @@ void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
+  EMBER_AUTOCAST(kFp32, nll_loss, input, target, weight, ignore_index, reduction);
   if (input.dim() > 2) {  // (N, C, d1, ...): per-element losses in the target's shape
     Shape rest = without_class_dim(input);
     EMBER_CHECK(target.sizes() == rest, "[nll_loss] expected a target of shape ", rest,
@@ -137,6 +142,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
+  EMBER_AUTOCAST(kFp32, cross_entropy, input, target, weight, ignore_index, reduction,
+                 label_smoothing);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
               "[cross_entropy] label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
   if (input.dim() > 2) {
@@ -198,6 +205,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_AUTOCAST(kFp32, mse_loss, input, target, reduction);
   Tensor d = input - target;
   return reduce(d * d, reduction);
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
+#include "ember/ops/batch_norm.h"
 #include "ember/ops/conv.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"
@@ -15,7 +17,9 @@ namespace ember::nn::functional {
 
 enum class Reduction { None, Mean, Sum };
 
+using ember::adaptive_avg_pool2d;
 using ember::avg_pool2d;
+using ember::batch_norm;
 using ember::conv2d;
 using ember::embedding;
 using ember::linear;
@@ -30,11 +34,11 @@ using ember::tanh;
 /// Zeroes each element with probability p in training and scales the rest by 1 / (1 - p).
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
-/// Batch normalisation over all dims but 1. In training, batch statistics are used and the running
-/// ones (if given) updated in place: running = (1 - momentum) * running + momentum * batch.
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum = 0.1,
-                  double eps = 1e-5);
+/// Resizes the spatial dims of x (N, C, H, W) to `size` (F.interpolate) with mode
+/// "bilinear" (align_corners false: PyTorch's half-pixel centres) or "nearest". Each axis is a
+/// product with an (out, in) interpolation matrix: it runs on any device and is differentiable.
+Tensor interpolate(const Tensor& x, Pair size, const std::string& mode = "nearest",
+                   bool align_corners = false);
 
 /// Negative log likelihood of class indices `target` (N) under log-probabilities `input` (N, C)
 /// or (C); entries equal to ignore_index count for nothing.

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <typeinfo>
 
 #include "ember/core/grad_mode.h"
 #include "ember/core/scope_guard.h"
@@ -79,16 +80,6 @@ std::shared_ptr<Module> Module::named_child(const std::string& name) const {
   for (auto& [n, c] : children_)
     if (n == name) return c;
   return nullptr;
-}
-
-void Module::replace_module(const std::string& name, std::shared_ptr<Module> m) {
-  EMBER_CHECK(m != nullptr, "[replace_module] module '", name, "' is null");
-  for (auto& [n, c] : children_)
-    if (n == name) {
-      c = std::move(m);
-      return;
-    }
-  EMBER_FAIL("[replace_module] ", this->name(), " has no submodule '", name, "'");
 }
 
 bool Module::remove_module(const std::string& name) {
@@ -174,6 +165,18 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> out;
   for (auto& [n, c] : children_) out.push_back(c);
   return out;
+}
+
+std::shared_ptr<Module> Module::replace_module(const std::string& name,
+                                               std::shared_ptr<Module> module) {
+  EMBER_CHECK(module != nullptr, "[replace_module] the new module '", name, "' is null");
+  for (auto& [n, c] : children_)
+    if (n == name) {
+      std::shared_ptr<Module> old = std::move(c);
+      c = std::move(module);
+      return old;
+    }
+  EMBER_FAIL("[replace_module] ", this->name(), " has no submodule '", name, "'");
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
@@ -299,8 +302,22 @@ std::shared_ptr<Module> Module::clone_structure() const {
     ScopeGuard restore([&] { t_skip_init = saved; });
     copy = clone_impl();
   }
+  copy->adopt_replaced_children(*this);
   copy->train(training_);
   return copy;
+}
+
+void Module::adopt_replaced_children(const Module& original) {
+  // clone_impl() rebuilds the children a constructor makes; a child replaced since
+  // (replace_module) has another type there, and takes a copy of the original's structure.
+  for (auto& [name, child] : original.children_)
+    for (auto& [n, c] : children_) {
+      if (n != name) continue;
+      if (typeid(*c) != typeid(*child))
+        replace_module(name, child->clone_structure());
+      else
+        c->adopt_replaced_children(*child);
+    }
 }
 
 std::shared_ptr<Module> Module::clone() const {

@@ -41,6 +41,11 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Tensor> buffers(bool recurse = true) const;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
   std::vector<std::shared_ptr<Module>> children() const;
+  /// Puts `module` in the place of the child `name` (same position in the state dict) and returns
+  /// the child it replaced (convert_sync_batchnorm). Modules that keep typed handles to their
+  /// children (Sequential, the models) override it to update them, then call this.
+  virtual std::shared_ptr<Module> replace_module(const std::string& name,
+                                                 std::shared_ptr<Module> module);
   /// This module and all below it, depth first, with dotted names ("" for this one).
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules();
   /// Calls fn on every module below this one, then on this one (PyTorch's order).
@@ -98,9 +103,6 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::string> registered_names(bool parameters) const;
   /// The child registered as `name` (null if none).
   std::shared_ptr<Module> named_child(const std::string& name) const;
-  /// Puts `m` in place of the child `name`, keeping its position (PyTorch's setattr of a module
-  /// over an existing one; convert_sync_batchnorm).
-  void replace_module(const std::string& name, std::shared_ptr<Module> m);
   /// Removes the child `name` (del module.name); false if there is none.
   bool remove_module(const std::string& name);
 
@@ -141,6 +143,7 @@ class Module : public std::enable_shared_from_this<Module> {
   NamedTensors unique_named_tensors(bool params, bool recurse) const;
   std::vector<Tensor*> slots(bool params, bool recurse) const;
   void check_new_name(const char* op, const std::string& name) const;
+  void adopt_replaced_children(const Module& original);
   Module& convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;

@@ -1,5 +1,6 @@
 #include "ember/ops/conv.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 
@@ -7,6 +8,7 @@ namespace ember {
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, conv2d, x_in, w, bias, stride, padding, dilation, groups);
   check_defined("conv2d", x_in);
   check_defined("conv2d", w, "weight");
   check_same_device("conv2d", {&x_in, &w, &bias});
@@ -50,15 +52,13 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
     out_hw[i] = (in + 2 * padding[i] - span) / stride[i] + 1;
   }
   p.groups = groups;
-  // The CPU kernels compute in float32 or float64; 16-bit inputs go through float32.
-  bool widen = x.is_cpu() && (x.dtype() == kFloat16 || x.dtype() == kBFloat16);
-  DType kt = widen ? kFloat32 : x.dtype();
-  Tensor xc = x.to(kt).contiguous(), wc = w.to(kt).contiguous();
+  // The kernels take one dtype (a CPU without a kernel for it computes in float32 and rounds).
+  DType kt = x.dtype();
+  Tensor xc = x.contiguous(), wc = w.contiguous();
   Tensor bc = bias.defined() ? bias.to(kt).contiguous() : Tensor();
   Tensor out =
       empty({x.size(0), O, out_hw[0], out_hw[1]}, TensorOptions(kt).with_device(x.device()));
   EMBER_DISPATCH_DEVICE(x.device(), conv2d, xc, wc, bc, out, p);
-  if (widen) out = out.to(x.dtype());
   if (any_requires_grad({&x, &w, &bias})) {
     record("ConvolutionBackward0", {&out}, {&x, &w, &bias},
            [sx = SavedTensor(x), sw = SavedTensor(w), has_bias = bias.defined(), p, kt](

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -288,6 +289,7 @@ Tensor operator/(Scalar a, const Tensor& b) { return mul(reciprocal(b), a); }
 // --- pow ---------------------------------------------------------------------------------------
 
 Tensor pow(const Tensor& a, const Tensor& e) {
+  EMBER_AUTOCAST(kFp32OnCuda, pow, a, e);
   Tensor out = detail::binary(BinaryOp::Pow, a, e);
   if (any_requires_grad({&a, &e})) {
     record("PowBackward1", {&out}, {&a, &e},
@@ -310,6 +312,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
+  EMBER_AUTOCAST(kFp32OnCuda, pow, a, e);
   check_defined("pow", a, "self");
   DType rt = result_type(a, e);
   EMBER_CHECK(is_floating_point(rt) || e.is_floating_point() || e.to_int() >= 0,
@@ -473,6 +476,7 @@ Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2
 }  // namespace
 
 Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_AUTOCAST(kPromoteOnCuda, addcmul, s, t1, t2, value);
   Tensor out = ternary(TernaryOp::Addcmul, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcmulBackward0", {&out}, {&s, &t1, &t2},
@@ -489,6 +493,7 @@ Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 }
 
 Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_AUTOCAST(kPromoteOnCuda, addcdiv, s, t1, t2, value);
   Tensor out = ternary(TernaryOp::Addcdiv, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcdivBackward0", {&out}, {&s, &t1, &t2},
@@ -542,6 +547,13 @@ bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
   if (a.numel() == 0) return true;
   return all(eq(a, b)).item<bool>();
+}
+
+Tensor isfinite(const Tensor& x) {
+  check_defined("isfinite", x);
+  if (!x.is_floating_point()) return ones_like(x, kBool);
+  NoGradGuard no_grad;
+  return eq(x - x, 0);  // inf - inf and NaN - NaN are NaN; any finite value minus itself is 0
 }
 
 // --- in-place methods --------------------------------------------------------------------------

@@ -77,6 +77,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 /// Same shape and the same values.
 bool equal(const Tensor& a, const Tensor& b);
+/// Whether each element is finite (not infinite, not NaN); true for every non-floating dtype.
+Tensor isfinite(const Tensor& x);
 
 /// Raw kernels without autograd, for backward formulas and optimizers.
 namespace detail {

@@ -1,5 +1,6 @@
 #include "ember/ops/indexing.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -124,6 +125,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_AUTOCAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
   return scatter_copy("scatter_add", x, dim, index, src, true);
 }
 

@@ -1,5 +1,6 @@
 #include "ember/ops/linalg.h"
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -40,6 +41,7 @@ Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, doubl
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, bmm, a, b);
   check_matmul_args("bmm", a, b);
   EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "[bmm] expected 3-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -74,6 +76,7 @@ Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, mm, a, b);
   check_matmul_args("mm", a, b);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "[mm] expected 2-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -98,8 +101,12 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
+  check_defined("addmm", bias, "self");
+  EMBER_CHECK(bias.dtype() == a.dtype(), "[addmm] self and mat2 must have the same dtype, got ",
+              bias.dtype(), " and ", a.dtype());
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
               "[addmm] mat1 and mat2 shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(),
               ")");
@@ -129,6 +136,7 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, matmul, a, b);
   check_matmul_args("matmul", a, b);
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "[matmul] both arguments need at least 1 dimension, got ", da,
@@ -173,6 +181,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, linear, x, weight, bias);
   EMBER_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "[linear] input with last dimension ",
               x.dim() ? x.size(-1) : 0, " doesn't match weight of shape ", weight.sizes(),

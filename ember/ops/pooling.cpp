@@ -90,4 +90,33 @@ Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, b
   return batched ? out : out.squeeze(0);
 }
 
+Tensor adaptive_avg_pool2d(const Tensor& x_in, Pair output_size) {
+  check_defined("adaptive_avg_pool2d", x_in);
+  EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4,
+              "[adaptive_avg_pool2d] expected 3-D or 4-D input, got ", x_in.sizes());
+  EMBER_CHECK(output_size[0] >= 0 && output_size[1] >= 0,
+              "[adaptive_avg_pool2d] expected a non-negative output size, got (", output_size[0],
+              ", ", output_size[1], ")");
+  for (int64_t d = 1; d < x_in.dim(); ++d)
+    EMBER_CHECK(x_in.size(d) > 0,
+                "[adaptive_avg_pool2d] expected input to have non-zero size for "
+                "non-batch dimensions, but input has sizes ",
+                x_in.sizes(), " with dimension ", d, " being empty");
+  EMBER_CHECK(x_in.is_floating_point(),
+              "[adaptive_avg_pool2d] expected a floating point input, got ", x_in.dtype());
+  bool batched = x_in.dim() == 4;
+  Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
+  Tensor out = empty({x.size(0), x.size(1), output_size[0], output_size[1]}, x.options());
+  EMBER_DISPATCH_DEVICE(x.device(), adaptive_avg_pool2d, x, out);
+  if (any_requires_grad({&x})) {
+    record("AdaptiveAvgPool2DBackward0", {&out}, {&x},
+           [xs = x.sizes(), xo = x.options()](const Tensor& g) -> TensorList {
+             Tensor gx = empty(xs, xo);
+             EMBER_DISPATCH_DEVICE(g.device(), adaptive_avg_pool2d_backward, g.contiguous(), gx);
+             return {gx};
+           });
+  }
+  return batched ? out : out.squeeze(0);
+}
+
 }  // namespace ember

@@ -1,4 +1,4 @@
-// 2-D max and average pooling.
+// 2-D max, average and adaptive average pooling.
 #pragma once
 
 #include <optional>
@@ -12,5 +12,8 @@ Tensor max_pool2d(const Tensor& x, Pair kernel_size, std::optional<Pair> stride 
                   Pair padding = {0, 0}, Pair dilation = {1, 1}, bool ceil_mode = false);
 Tensor avg_pool2d(const Tensor& x, Pair kernel_size, std::optional<Pair> stride = std::nullopt,
                   Pair padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true);
+/// Averages over windows that tile the input into output_size (oH, oW) cells; x (N, C, H, W) or
+/// (C, H, W), floating. (1, 1) is global average pooling (ResNet's head).
+Tensor adaptive_avg_pool2d(const Tensor& x, Pair output_size);
 
 }  // namespace ember

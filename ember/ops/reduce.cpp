@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -95,6 +96,7 @@ int64_t count(const Tensor& x, const Shape& dims) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DType> dtype) {
+  EMBER_AUTOCAST(kFp32SetDtypeOnCuda, sum, x, dims_in, keepdim, dtype);
   check_defined("sum", x);
   Shape dims = normalize_dims(x, dims_in, "sum");
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
@@ -141,6 +143,7 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
 Tensor mean(const Tensor& x) { return mean(x, Shape{}, false); }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_AUTOCAST(kFp32, prod, x, dim, keepdim);
   check_defined("prod", x);
   Shape dims = normalize_dims(x, {dim}, "prod");
   DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
@@ -331,6 +334,7 @@ Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor norm(const Tensor& x, Scalar p) {
+  EMBER_AUTOCAST(kFp32OnCuda, norm, x, p);
   check_defined("norm", x);
   EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
               x.dtype());
@@ -370,6 +374,7 @@ Tensor norm(const Tensor& x, Scalar p) {
 }
 
 Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {
+  EMBER_AUTOCAST(kFp32OnCuda, logsumexp, x_in, dims_in, keepdim);
   check_defined("logsumexp", x_in);
   // In the result's floating dtype from the start: x - max(x) in an integer dtype overflows.
   Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kDefaultFloat);

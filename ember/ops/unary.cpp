@@ -1,6 +1,7 @@
 // Unary elementwise ops: dtype rules, dispatch, backward formulas, in-place variants.
 #include <limits>
 
+#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
@@ -44,9 +45,11 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   return self;
 }
 
-// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad.
-#define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                              \
+// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad;
+// `policy` is the op's autocast policy (ops/autocast.h).
+#define EMBER_UNARY_WITH_GRAD(fname, Op, policy, NodeName, saves_input, ...)                      \
   Tensor fname(const Tensor& x) {                                                                 \
+    EMBER_AUTOCAST(policy, fname, x);                                                             \
     Tensor out = detail::unary(UnaryOp::Op, x);                                                   \
     if (any_requires_grad({&x})) {                                                                \
       record(                                                                                     \
@@ -65,28 +68,29 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
 
 }  // namespace
 
-EMBER_UNARY_WITH_GRAD(neg, Neg, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
-EMBER_UNARY_WITH_GRAD(abs, Abs, "AbsBackward0", true, g* sign(x))
-EMBER_UNARY_WITH_GRAD(exp, Exp, "ExpBackward0", false, g* out)
-EMBER_UNARY_WITH_GRAD(log, Log, "LogBackward0", true, g / x)
-EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, "SqrtBackward0", false, g / (out * 2.0))
-EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, "RsqrtBackward0", false, g* out* out* out * -0.5)
-EMBER_UNARY_WITH_GRAD(tanh, Tanh, "TanhBackward0", false,
+EMBER_UNARY_WITH_GRAD(neg, Neg, kNoCast, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
+EMBER_UNARY_WITH_GRAD(abs, Abs, kNoCast, "AbsBackward0", true, g* sign(x))
+EMBER_UNARY_WITH_GRAD(exp, Exp, kFp32OnCuda, "ExpBackward0", false, g* out)
+EMBER_UNARY_WITH_GRAD(log, Log, kFp32OnCuda, "LogBackward0", true, g / x)
+EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, kNoCast, "SqrtBackward0", false, g / (out * 2.0))
+EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, kFp32OnCuda, "RsqrtBackward0", false, g* out* out* out * -0.5)
+EMBER_UNARY_WITH_GRAD(tanh, Tanh, kNoCast, "TanhBackward0", false,
                       detail::binary(BinaryOp::TanhBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, "SigmoidBackward0", false,
+EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, kNoCast, "SigmoidBackward0", false,
                       detail::binary(BinaryOp::SigmoidBackward, g, out))
-EMBER_UNARY_WITH_GRAD(relu, Relu, "ReluBackward0", false,
+EMBER_UNARY_WITH_GRAD(relu, Relu, kNoCast, "ReluBackward0", false,
                       detail::binary(BinaryOp::ReluBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sin, Sin, "SinBackward0", true, g* cos(x))
-EMBER_UNARY_WITH_GRAD(cos, Cos, "CosBackward0", true, -g* sin(x))
-EMBER_UNARY_WITH_GRAD(square, Square, "PowBackward0", true, g* x * 2.0)
-EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, "ReciprocalBackward0", false, -g* out* out)
-EMBER_UNARY_WITH_GRAD(sign, Sign, "SignBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(floor, Floor, "FloorBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(ceil, Ceil, "CeilBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(round, Round, "RoundBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(log1p, Log1p, "Log1PBackward0", true, g / (x + 1.0))
-EMBER_UNARY_WITH_GRAD(expm1, Expm1, "Expm1Backward0", false, g*(out + 1.0))
+EMBER_UNARY_WITH_GRAD(sin, Sin, kNoCast, "SinBackward0", true, g* cos(x))
+EMBER_UNARY_WITH_GRAD(cos, Cos, kNoCast, "CosBackward0", true, -g* sin(x))
+EMBER_UNARY_WITH_GRAD(square, Square, kNoCast, "PowBackward0", true, g* x * 2.0)
+EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, kFp32OnCuda, "ReciprocalBackward0", false,
+                      -g* out* out)
+EMBER_UNARY_WITH_GRAD(sign, Sign, kNoCast, "SignBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(floor, Floor, kNoCast, "FloorBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(ceil, Ceil, kNoCast, "CeilBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(round, Round, kNoCast, "RoundBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(log1p, Log1p, kFp32OnCuda, "Log1PBackward0", true, g / (x + 1.0))
+EMBER_UNARY_WITH_GRAD(expm1, Expm1, kFp32OnCuda, "Expm1Backward0", false, g*(out + 1.0))
 #undef EMBER_UNARY_WITH_GRAD
 
 Tensor logical_not(const Tensor& x) { return detail::unary(UnaryOp::LogicalNot, x); }

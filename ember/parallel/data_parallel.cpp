@@ -8,6 +8,7 @@
 #include "ember/backend/cuda/stream.h"
 #include "ember/core/grad_mode.h"
 #include "ember/core/scope_guard.h"
+#include "ember/core/thread_local_state.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/join.h"
 
@@ -83,14 +84,15 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
 
 void run_on_devices(const std::vector<Device>& devices, const std::function<void(size_t)>& fn) {
   std::vector<std::exception_ptr> errors(devices.size());
-  bool grad = GradMode::is_enabled();
+  // Grad mode and autocast apply on the devices' threads as in the caller (as in PyTorch).
+  ThreadLocalState caller = ThreadLocalState::capture();
   // Each thread makes the caller's current stream of its device current for itself.
   std::vector<uintptr_t> streams(devices.size(), 0);
   for (size_t i = 0; i < devices.size(); ++i)
     if (devices[i].is_cuda()) streams[i] = cuda::current_stream(devices[i].index()).handle();
   auto run = [&](size_t i) {
     try {
-      AutoGradMode mode(grad);
+      ThreadLocalStateGuard state(caller);
       if (devices[i].is_cuda()) {
         cuda::DeviceGuard guard(devices[i]);
         cuda::StreamGuard stream(cuda::Stream(devices[i].index(), streams[i]));

@@ -109,6 +109,20 @@ TEST(Gradcheck, EveryOp) {
          return avg_pool2d(v[0], {3, 2}, Pair{2, 1}, {1, 1}, true, false);
        },
        {input({2, 1, 5, 6})}},
+      {"adaptive_avg_pool2d",  // overlapping windows: 5 -> 3 and 7 -> 4
+       [](auto& v) {
+         return adaptive_avg_pool2d(v[0], {3, 4});
+       },
+       {input({2, 2, 5, 7})}},
+      {"batch_norm_train",
+       [](auto& v) { return batch_norm(v[0], Tensor(), Tensor(), v[1], v[2], /*training=*/true); },
+       {input({3, 2, 2, 3}), input({2}), input({2})}},
+      {"batch_norm_eval",
+       [](auto& v) {
+         return batch_norm(v[0], tensor({0.1, -0.2}, kFloat64), tensor({0.5, 2.0}, kFloat64), v[1],
+                           v[2], /*training=*/false);
+       },
+       {input({4, 2, 3}), input({2}), input({2})}},
       {"gather",
        [](auto& v) {
          return gather(v[0], 1, tensor({{2, 0, 2}, {1, 1, 0}}));

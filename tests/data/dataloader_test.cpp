@@ -82,5 +82,23 @@ TEST(DataLoader, AWorkerErrorReachesTheLoop) {
   EXPECT_EQ(batches, 3);
 }
 
+// Records the settings it was called under.
+class Recording : public data::Dataset {
+ public:
+  size_t size() const override { return 4; }
+  data::Example get(size_t i) const override {
+    bool ok = amp::is_autocast_enabled(kCPU) && !GradMode::is_enabled();
+    return {scalar_tensor(ok ? 1.0 : 0.0), scalar_tensor(static_cast<int64_t>(i), kInt64)};
+  }
+};
+
+TEST(DataLoader, WorkersRunWithTheSettingsOfTheThreadThatBeganTheEpoch) {
+  data::DataLoader loader(std::make_shared<Recording>(),
+                          data::DataLoaderOptions().with_batch_size(1).with_workers(2));
+  NoGradGuard no_grad;
+  amp::autocast guard(kCPU);
+  for (const data::Example& b : loader) EXPECT_EQ(b.data.item<double>(), 1);
+}
+
 }  // namespace
 }  // namespace ember

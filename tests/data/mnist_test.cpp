@@ -137,6 +137,23 @@ TEST(MNIST, FashionMnistFromDebian) {
   EXPECT_EQ(train.size(), 60000u);
 }
 
+TEST(MNIST, ResizedImagesAreTheBilinearInterpolation) {
+  std::string root = data::datasets::kFashionMnistDir;
+  if (!fs::exists(fs::path(root) / "t10k-labels-idx1-ubyte.gz"))
+    GTEST_SKIP() << "needs Debian's dataset-fashion-mnist (scripts/install-deps installs it)";
+  data::datasets::MNISTOptions options;
+  options.train = false;
+  options.resize = 96;
+  data::datasets::MNIST resized(root, options), plain(root, {false});
+  data::Example b = resized.get_batch({0, 7});
+  EXPECT_EQ(b.data.sizes(), (Shape{2, 1, 96, 96}));
+  EXPECT_TRUE(testing::all_close(
+      b.data, nn::functional::interpolate(plain.get_batch({0, 7}).data, {96, 96}, "bilinear"), 1e-5,
+      1e-5));
+  EXPECT_EQ(resized.get(7).data.sizes(), (Shape{1, 96, 96}));
+  EXPECT_TRUE(testing::all_close(resized.get(7).data, b.data[1], 1e-6, 1e-6));
+}
+
 TEST(MNIST, MismatchedFilesAreReported) {
   TempDir dir;
   write_file(dir.path / "t10k-images-idx3-ubyte.gz", idx_bytes({3, 28, 28}, 3 * 784), true);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <iostream>
+
+#include "ember/backend/cpu/bf16_kernels.h"
 #include "tests/util/reference.h"
 #include "tests/util/test_util.h"
 
@@ -115,6 +118,43 @@ TEST(Linalg, AnEmptyInnerDimensionGivesZeros) {
   EXPECT_EQ(values(bmm(ones({2, 2, 0}), ones({2, 0, 2}))), std::vector<double>(8, 0.0));
   EXPECT_EQ(values(addmm(ones({3}), ones({2, 0}), ones({0, 3}))), std::vector<double>(6, 1.0));
   EXPECT_EQ(values(nn::Linear(0, 2).forward(ones({3, 0}))).size(), 6u);
+}
+
+}  // namespace
+}  // namespace ember
+
+namespace ember {
+namespace {
+
+using namespace ember::testing;
+
+// bfloat16 products take oneDNN's bfloat16 kernels where the CPU has them (bf16_kernels.h) and go
+// through float32 otherwise: both round the float32-accumulated product once, so both are within
+// one bfloat16 rounding of the exact product of the (bfloat16) operands.
+TEST(Linalg, BFloat16ProductsAgreeWithAndWithoutTheBFloat16Kernels) {
+  std::cout << "bfloat16 kernels on this CPU: " << (cpu::have_bf16_kernels() ? "yes" : "no") << "\n";
+  bool had = cpu::have_bf16_kernels();
+  for (auto [n, m, p] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {3, 4, 5}, {64, 33, 17}, {130, 257, 129}, {2, 0, 3}}) {
+    Tensor a = uniform({n, m}, kBFloat16), b = uniform({m, p}, kBFloat16);
+    Tensor bias = uniform({p}, kBFloat16);
+    Tensor exact = make(ref_mm(values(a), values(b), n, m, p), {n, p});
+    Tensor exact_addmm = exact * 0.5 + bias.to(kFloat64) * 2.0;
+    for (bool kernels : {true, false}) {
+      cpu::set_bf16_kernels_enabled(kernels);
+      // Plain, transposed operands (the weight of linear), batched, and alpha/beta (addmm).
+      Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();
+      for (const Tensor& r : {mm(a, b), mm(at, bt), bmm(a.unsqueeze(0), b.unsqueeze(0)).squeeze(0),
+                              mm(noncontiguous(a), b)}) {
+        ASSERT_EQ(r.dtype(), kBFloat16);
+        EXPECT_TRUE(all_close(r, exact, 1.0 / 128, 1e-2)) << n << "x" << m << "x" << p;
+      }
+      Tensor r = addmm(bias, a, b, /*beta=*/2.0, /*alpha=*/0.5);
+      EXPECT_TRUE(all_close(r, exact_addmm, 1.0 / 128, 2e-2)) << "addmm " << kernels;
+    }
+  }
+  cpu::set_bf16_kernels_enabled(true);
+  EXPECT_EQ(cpu::have_bf16_kernels(), had);
 }
 
 }  // namespace

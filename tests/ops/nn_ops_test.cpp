@@ -1,8 +1,9 @@
-// softmax, conv2d, pooling and indexing against plain loops.
+// softmax, conv2d, pooling (max, average, adaptive average) and indexing against plain loops.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "ember/backend/cpu/bf16_kernels.h"
 #include "tests/util/reference.h"
 #include "tests/util/test_util.h"
 
@@ -92,6 +93,46 @@ TEST(Conv2d, MatchesDirectConvolution) {
   EXPECT_EQ(conv2d(x, w).sizes(), (Shape{2, 3, 3}));
 }
 
+// bfloat16 convolutions take oneDNN's bfloat16 kernels where the CPU has them (bf16_kernels.h)
+// and run in float32 otherwise; forward and backward, both agree with float64 on the same
+// (bfloat16) values within bfloat16's rounding.
+TEST(Conv2d, BFloat16WithAndWithoutTheBFloat16KernelsMatchFloat64) {
+  struct Case {
+    Shape x, w;
+    Pair stride, padding;
+    int64_t groups;
+  };
+  for (const Case& c : std::vector<Case>{{{2, 3, 9, 9}, {8, 3, 3, 3}, {1, 1}, {1, 1}, 1},
+                                         {{3, 16, 8, 8}, {32, 16, 3, 3}, {2, 2}, {1, 1}, 1},
+                                         {{2, 4, 7, 7}, {6, 2, 1, 1}, {1, 1}, {0, 0}, 2}}) {
+    Tensor x = uniform(c.x, kBFloat16), w = uniform(c.w, kBFloat16),
+           b = uniform({c.w[0]}, kBFloat16);
+    auto run = [&](DType t) {
+      // Fresh leaves each run (to() of the same dtype would return x itself).
+      auto leaf = [&](const Tensor& v) { return v.to(t, false, /*copy=*/true).requires_grad_(); };
+      Tensor xl = leaf(x), wl = leaf(w), bl = leaf(b);
+      Tensor y = conv2d(xl, wl, bl, c.stride, c.padding, {1, 1}, c.groups);
+      Tensor g = arange(y.numel(), TensorOptions(t)).reshape(y.sizes()) / y.numel();
+      (y * g).sum().backward();
+      return std::vector<Tensor>{y, xl.grad(), wl.grad(), bl.grad()};
+    };
+    std::vector<Tensor> exact = run(kFloat64);
+    for (bool kernels : {true, false}) {
+      cpu::set_bf16_kernels_enabled(kernels);
+      std::vector<Tensor> got = run(kBFloat16);
+      const char* what[] = {"output", "input grad", "weight grad", "bias grad"};
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].dtype(), kBFloat16) << what[i];
+        // One rounding of the result, and of the bfloat16 gradient fed to backward.
+        double scale = exact[i].abs().max().item<double>();
+        EXPECT_TRUE(all_close(got[i], exact[i], 1.0 / 64, scale / 64))
+            << what[i] << ", kernels " << kernels << ", x " << c.x;
+      }
+    }
+    cpu::set_bf16_kernels_enabled(true);
+  }
+}
+
 TEST(Conv2d, ErrorsExplainShapes) {
   EXPECT_THROW_WITH(conv2d(ones({1, 3, 8, 8}), ones({4, 2, 3, 3})),
                     "to have 2 channels, but got 3 channels");
@@ -117,6 +158,50 @@ TEST(Pooling, MaxAndAverageMatchReference) {
   EXPECT_EQ(values(avg_pool2d(ones4, {2, 2}, Pair{1, 1}, {1, 1}))[0], 0.25);
   EXPECT_EQ(values(avg_pool2d(ones4, {2, 2}, Pair{1, 1}, {1, 1}, false, false))[0], 1.0);
   EXPECT_THROW_WITH(max_pool2d(y, {2, 2}, std::nullopt, {2, 2}), "pad should be at most half");
+}
+
+// PyTorch's adaptive windows, in doubles: output o of O over I averages [floor(o*I/O),
+// ceil((o+1)*I/O)).
+Tensor ref_adaptive_avg(const Tensor& x, int64_t oH, int64_t oW) {
+  std::vector<double> xv = values(x);
+  int64_t P = x.size(0) * x.size(1), H = x.size(2), W = x.size(3);
+  std::vector<double> out;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t i = 0; i < oH; ++i)
+      for (int64_t j = 0; j < oW; ++j) {
+        int64_t h0 = i * H / oH, h1 = ((i + 1) * H + oH - 1) / oH;
+        int64_t w0 = j * W / oW, w1 = ((j + 1) * W + oW - 1) / oW;
+        double acc = 0;
+        for (int64_t h = h0; h < h1; ++h)
+          for (int64_t w = w0; w < w1; ++w) acc += xv[static_cast<size_t>((p * H + h) * W + w)];
+        out.push_back(acc / static_cast<double>((h1 - h0) * (w1 - w0)));
+      }
+  return make(out, {x.size(0), x.size(1), oH, oW}, x.dtype());
+}
+
+TEST(Pooling, AdaptiveAverageMatchesReference) {
+  for (Shape s : {Shape{2, 3, 7, 7}, Shape{1, 2, 5, 9}, Shape{3, 1, 4, 4}, Shape{2, 4, 1, 3}}) {
+    for (Pair o : {Pair{1, 1}, Pair{2, 3}, Pair{4, 4}, Pair{7, 2}}) {
+      for (DType dt : {kFloat32, kFloat64}) {
+        Tensor x = uniform(s, dt);
+        EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, o), ref_adaptive_avg(x, o[0], o[1]),
+                              tolerance(dt), tolerance(dt)))
+            << s << " -> " << o[0] << "x" << o[1] << " " << dt;
+      }
+    }
+  }
+  Tensor x = uniform({2, 3, 6, 6});
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, {1, 1}), x.mean({2, 3}, true), 1e-6, 1e-6));
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(x, {3, 3}), avg_pool2d(x, {2, 2}), 1e-6, 1e-6))
+      << "an even split is avg_pool2d";
+  EXPECT_EQ(adaptive_avg_pool2d(uniform({3, 5, 5}), {2, 2}).sizes(), (Shape{3, 2, 2}));
+  EXPECT_TRUE(all_close(adaptive_avg_pool2d(noncontiguous(x), {2, 4}), ref_adaptive_avg(x, 2, 4),
+                        1e-6, 1e-6));
+  EXPECT_EQ(adaptive_avg_pool2d(uniform({0, 3, 4, 4}), {1, 1}).sizes(), (Shape{0, 3, 1, 1}));
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(uniform({2, 0, 4}), {1, 1}), "non-zero size");
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(ones({4, 4}), {1, 1}), "expected 3-D or 4-D input");
+  EXPECT_THROW_WITH(adaptive_avg_pool2d(ones({1, 1, 4, 4}, kInt64), {1, 1}),
+                    "expected a floating point input");
 }
 
 TEST(Indexing, GatherScatterIndexSelectOneHotEmbedding) {

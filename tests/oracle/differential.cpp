@@ -242,7 +242,8 @@ std::string shape_str(const V& s) {
 }
 
 // Empty when they agree, else what differs.
-std::string compare(const ETensor& e, const TTensor& t, double scale, double rtol_scale) {
+std::string compare(const ETensor& e, const TTensor& t, double scale, double rtol_scale,
+                    double min_tolerance) {
   if (!e.defined() || !t.defined())
     return e.defined() == t.defined() ? "" : "one side has no tensor";
   at::ScalarType et = to_torch(e.dtype());
@@ -252,7 +253,7 @@ std::string compare(const ETensor& e, const TTensor& t, double scale, double rto
   V ts(t.sizes().begin(), t.sizes().end());
   if (es != ts) return "shape " + shape_str(es) + " vs torch " + shape_str(ts);
   std::vector<double> a = values_of(e), b = values_of(t);
-  double tol = tolerance(t.scalar_type()) * rtol_scale;
+  double tol = std::max(tolerance(t.scalar_type()) * rtol_scale, min_tolerance);
   double atol = tol * std::max({1.0, max_abs(b), scale});
   for (size_t i = 0; i < a.size(); ++i) {
     if (std::isnan(a[i]) && std::isnan(b[i])) continue;
@@ -274,8 +275,8 @@ struct Outcome {
 };
 
 template <typename T, typename F, typename Api>
-Outcome run_side(const std::vector<Input>& inputs, bool grad, F f, Api, std::vector<T>& outs,
-                 T Input::*side) {
+Outcome run_side(const std::vector<Input>& inputs, bool grad, bool autocast, F f, Api,
+                 std::vector<T>& outs, T Input::*side) {
   Outcome o;
   try {
     std::vector<T> in;
@@ -283,7 +284,11 @@ Outcome run_side(const std::vector<Input>& inputs, bool grad, F f, Api, std::vec
       const T& x = i.*side;
       in.push_back(grad && x.is_floating_point() ? Api::leaf(x) : x);
     }
-    outs = f(in);
+    {
+      std::optional<typename Api::Autocast> region;
+      if (autocast) region.emplace();
+      outs = f(in);
+    }
     if (grad) {
       // The gradients of sum(out * w) with w fixed: every output element's gradient differs.
       T loss;
@@ -313,22 +318,26 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
   at::set_num_threads(1);  // small tensors: torch's thread pool only costs time here
   // EMBER_DIFFERENTIAL_TRACE=1 names each case before it runs: the last line names a crash.
   const bool trace = std::getenv("EMBER_DIFFERENTIAL_TRACE") != nullptr;
+  // EMBER_DIFFERENTIAL_FAMILY=autocast runs only that family's cases (of the same numbering).
+  const char* only = std::getenv("EMBER_DIFFERENTIAL_FAMILY");
   for (int64_t i = first_case; i < first_case + cases; ++i) {
     Rng r(seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i));
     int family = static_cast<int>(r.pick(0, family_count() - 1));
     OpCase c = make_case(r, family);
+    if (only && c.family != only) continue;
     ++rep.cases;
     ++rep.per_family[c.family];
     if (trace) std::cerr << "case " << i << " [" << c.family << "] " << c.desc << std::endl;
     std::vector<ETensor> eo;
     std::vector<TTensor> to;
-    Outcome eres = run_side(c.inputs, c.grad, c.ember, EApi{}, eo, &Input::e);
+    Outcome eres = run_side(c.inputs, c.grad, c.autocast, c.ember, EApi{}, eo, &Input::e);
     if (!c.torch_broken.empty() && eres.raised) {
       ++rep.deliberate["ember raises where torch 1.13 " + c.torch_broken];
       continue;
     }
     Outcome tres;
-    if (c.torch_broken.empty()) tres = run_side(c.inputs, c.grad, c.torch, TApi{}, to, &Input::t);
+    if (c.torch_broken.empty())
+      tres = run_side(c.inputs, c.grad, c.autocast, c.torch, TApi{}, to, &Input::t);
     std::string problem;
     if (!c.torch_broken.empty()) {
       problem = "ember computed where torch 1.13 " + c.torch_broken;
@@ -355,7 +364,7 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
       for (const Input& in : c.inputs)
         if (in.t.is_floating_point()) scale = std::max(scale, max_abs(values_of(in.t)));
       for (size_t k = 0; k < eo.size() && problem.empty(); ++k) {
-        std::string d = compare(eo[k], to[k], scale, c.rtol_scale);
+        std::string d = compare(eo[k], to[k], scale, c.rtol_scale, c.min_tolerance);
         if (!d.empty()) problem = "result " + std::to_string(k) + ": " + d;
       }
     }

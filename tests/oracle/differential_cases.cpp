@@ -289,8 +289,10 @@ OpCase cat_case(Rng& r);
 OpCase index_case(Rng& r);
 OpCase loss_case(Rng& r);
 OpCase grad_case(Rng& r);
+OpCase autocast_case(Rng& r);
+OpCase nn_layers_case(Rng& r);
 
-int family_count() { return 13; }
+int family_count() { return 15; }
 
 OpCase make_case(Rng& r, int family) {
   switch (family) {
@@ -318,6 +320,10 @@ OpCase make_case(Rng& r, int family) {
       return index_case(r);
     case 11:
       return loss_case(r);
+    case 13:
+      return nn_layers_case(r);
+    case 14:
+      return autocast_case(r);
     default:
       return grad_case(r);
   }

@@ -1,5 +1,6 @@
-// The differential test's structured families: views, matmul, softmax, conv2d, pooling,
-// cat/split/stack, indexing, losses and autograd chains.
+// The differential test's structured families: views, matmul, softmax, conv2d, pooling, ResNet's
+// layers (batch norm, adaptive pooling, interpolation), cat/split/stack, indexing, losses and
+// autograd chains.
 #include <sstream>
 
 #include "tests/oracle/differential_internal.h"
@@ -423,6 +424,78 @@ OpCase loss_case(Rng& r) {
       return A::nll_loss(in[0].log_softmax(sx.size() == 1 ? 0 : 1), in[1], w, ignore, reduction);
     return A::cross_entropy(in[0], in[1], w, ignore, reduction, smoothing);
   });
+  return c;
+}
+
+// ResNet's layers: batch norm (training, with the running statistics compared after their update,
+// or evaluation), adaptive average pooling, bilinear and nearest interpolation; in float64 the
+// gradients too.
+OpCase nn_layers_case(Rng& r) {
+  OpCase c;
+  c.family = "nn_layers";
+  int op = static_cast<int>(r.pick(0, 2));
+  DType t = r.coin(0.9) ? r.choose(std::vector<DType>{kFloat32, kFloat64}) : random_dtype(r);
+  c.grad = t == kFloat64 && r.coin();
+  c.rtol_scale = 50;
+  auto finite = [&](const Shape& sh) {  // infinities make NaNs whose placement is not the point
+    Stress st = random_stress(r);
+    return make_input(r, {sh, t, st == Stress::Special ? Stress::Normal : st, true});
+  };
+  std::ostringstream o;
+  if (op == 0) {
+    Shape sx{r.pick(1, 4), r.pick(1, 3)};
+    for (int64_t d = r.pick(0, 2); d > 0; --d) sx.push_back(r.pick(1, 4));
+    bool training = r.coin(0.7), affine = r.coin(0.8);
+    double momentum = r.coin() ? 0.1 : 0.5, eps = r.coin() ? 1e-5 : 1e-3;
+    c.inputs = {finite(sx)};
+    if (affine) c.inputs.push_back(finite({sx[1]})), c.inputs.push_back(finite({sx[1]}));
+    int64_t per_channel = 1;
+    for (size_t d = 0; d < sx.size(); ++d) per_channel *= d == 1 ? 1 : sx[d];
+    if (training && per_channel == 1) {
+      c.deliberate =
+          "batch_norm in training raises on one value per channel, as F.batch_norm does "
+          "(at::batch_norm computes)";
+      c.deliberate_results = true;
+    }
+    o << "batch_norm(" << str(t) << str(sx) << ", training=" << training << ", affine=" << affine
+      << ", momentum=" << momentum << ", eps=" << eps << ")";
+    set_op(c, [=](auto api, const auto& in) {
+      using A = decltype(api);
+      // Running statistics of C elements made alike on both sides, returned after the update.
+      auto channel = in[0].detach().transpose(0, 1).reshape({sx[1], -1}).select(1, 0);
+      auto rm = A::full_like_scalar(channel, 0.25), rv = A::full_like_scalar(channel, 1.75);
+      auto y = A::batch_norm(in[0], affine ? &in[1] : nullptr, affine ? &in[2] : nullptr, rm, rv,
+                             training, momentum, eps);
+      return std::vector<std::decay_t<decltype(y)>>{y, rm, rv};
+    });
+  } else {
+    Shape sx{r.pick(0, 2), r.pick(1, 3), r.pick(1, 6), r.pick(1, 6)};
+    if (op == 1 && r.coin(0.2)) sx.erase(sx.begin());
+    Pair out{r.pick(op == 1 ? 0 : 1, 7), r.pick(1, 7)};
+    bool bilinear = r.coin(), corners = bilinear && r.coin();
+    c.inputs = {finite(sx)};
+    if (!is_floating_point(t)) {
+      c.deliberate = op == 1 ? "adaptive_avg_pool2d takes floating point only (torch 1.13 "
+                               "returns an empty integer batch)"
+                             : "interpolate takes floating point only (torch 1.13's nearest "
+                               "also resizes integers)";
+      c.deliberate_results = true;
+    }
+    if (op == 1 && c.grad && out[0] == 0)
+      c.deliberate =
+          "adaptive_avg_pool2d's gradient for an empty output is zeros (torch 1.13 raises)";
+    if (op == 1)
+      o << "adaptive_avg_pool2d(" << str(t) << str(sx) << ", " << out[0] << "x" << out[1] << ")";
+    else
+      o << "interpolate(" << str(t) << str(sx) << ", " << out[0] << "x" << out[1] << ", "
+        << (bilinear ? "bilinear" : "nearest") << ", align_corners=" << corners << ")";
+    set_op(c, [=](auto api, const auto& in) {
+      using A = decltype(api);
+      return op == 1 ? A::adaptive_avg_pool2d(in[0], out)
+                     : A::interpolate(in[0], out, bilinear, corners);
+    });
+  }
+  c.desc = o.str();
   return c;
 }
 

@@ -2,9 +2,11 @@
 // built identically on both sides, and an op written once for ember and for torch.
 #pragma once
 
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -90,11 +92,18 @@ struct OpCase {
   bool deliberate_results = false;
   // Where torch 1.13 itself is broken (corrupts memory): torch is not run, ember must raise.
   std::string torch_broken;
+  // The op runs inside CPU bfloat16 autocast on both sides (its loss and backward outside).
+  bool autocast = false;
+  // A floor under every result's tolerance: bfloat16's where float32 results come from bfloat16.
+  double min_tolerance = 0;
 };
 
 /// The ops whose names or signatures differ between ember and torch.
 struct EApi {
   using T = ETensor;
+  struct Autocast {  // CPU bfloat16 autocast for its scope
+    amp::autocast guard{kCPU, kBFloat16};
+  };
   static T cat(const std::vector<T>& v, int64_t d) { return ember::cat(v, d); }
   static T stack(const std::vector<T>& v, int64_t d) { return ember::stack(v, d); }
   static T conv2d(const T& x, const T& w, const T* b, Pair s, Pair p, Pair d, int64_t g) {
@@ -105,6 +114,14 @@ struct EApi {
   }
   static T avg_pool2d(const T& x, Pair k, Pair s, Pair p, bool ceil, bool cip) {
     return ember::avg_pool2d(x, k, s, p, ceil, cip);
+  }
+  static T batch_norm(const T& x, const T* w, const T* b, const T& rm, const T& rv, bool train,
+                      double momentum, double eps) {
+    return ember::batch_norm(x, rm, rv, w ? *w : T(), b ? *b : T(), train, momentum, eps);
+  }
+  static T adaptive_avg_pool2d(const T& x, Pair o) { return ember::adaptive_avg_pool2d(x, o); }
+  static T interpolate(const T& x, Pair o, bool bilinear, bool align_corners) {
+    return nn::functional::interpolate(x, o, bilinear ? "bilinear" : "nearest", align_corners);
   }
   static T cross_entropy(const T& x, const T& t, const T* w, int64_t ignore, int reduction,
                          double smoothing) {
@@ -142,6 +159,20 @@ struct EApi {
 
 struct TApi {
   using T = TTensor;
+  struct Autocast {  // what torch.autocast("cpu", torch.bfloat16)'s __enter__ and __exit__ do
+    bool enabled = at::autocast::is_cpu_enabled();
+    at::ScalarType dtype = at::autocast::get_autocast_cpu_dtype();
+    Autocast() {
+      at::autocast::set_cpu_enabled(true);
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::increment_nesting();
+    }
+    ~Autocast() {
+      if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+      at::autocast::set_cpu_enabled(enabled);
+      at::autocast::set_autocast_cpu_dtype(dtype);
+    }
+  };
   static T cat(const std::vector<T>& v, int64_t d) { return at::cat(v, d); }
   static T stack(const std::vector<T>& v, int64_t d) { return at::stack(v, d); }
   static T conv2d(const T& x, const T& w, const T* b, Pair s, Pair p, Pair d, int64_t g) {
@@ -152,6 +183,16 @@ struct TApi {
   }
   static T avg_pool2d(const T& x, Pair k, Pair s, Pair p, bool ceil, bool cip) {
     return at::avg_pool2d(x, k, s, p, ceil, cip);
+  }
+  static T batch_norm(const T& x, const T* w, const T* b, const T& rm, const T& rv, bool train,
+                      double momentum, double eps) {
+    return at::batch_norm(x, w ? c10::optional<T>(*w) : c10::nullopt,
+                          b ? c10::optional<T>(*b) : c10::nullopt, rm, rv, train, momentum, eps,
+                          /*cudnn_enabled=*/false);
+  }
+  static T adaptive_avg_pool2d(const T& x, Pair o) { return at::adaptive_avg_pool2d(x, o); }
+  static T interpolate(const T& x, Pair o, bool bilinear, bool align_corners) {
+    return bilinear ? at::upsample_bilinear2d(x, o, align_corners) : at::upsample_nearest2d(x, o);
   }
   static T cross_entropy(const T& x, const T& t, const T* w, int64_t ignore, int reduction,
                          double smoothing) {

@@ -94,15 +94,47 @@ TEST(DataParallel, BatchNormModelOverOneToFourDevices) {
 
 TEST(DataParallel, RunningStatisticsOfTheFirstReplicaPersist) {
   auto model = bn_model();
-  auto* bn =
-      dynamic_cast<nn::BatchNorm2d*>((*std::dynamic_pointer_cast<nn::Sequential>(model))[1].get());
-  Tensor x = randn({8, 3, 6, 6}) * 2 + 1;
-  auto dp = nn::make<nn::DataParallel>(model, devices(2));
-  dp->forward(x);
-  // Replica 0 normalised the first half and updated the original running statistics in place.
+  auto seq = std::dynamic_pointer_cast<nn::Sequential>(model);
+  auto* bn = dynamic_cast<nn::BatchNorm2d*>((*seq)[1].get());
+  Tensor x = randn({9, 3, 6, 6}) * 2 + 1;  // chunks of 3, 2, 2, 2 on four devices
+  auto dp = nn::make<nn::DataParallel>(model, devices(4));
+  Tensor y = dp->forward(x);
+  // Replica 0 normalised the first chunk and updated the original running statistics in place;
+  // the other replicas' updates went to copies (PyTorch's semantics).
+  Tensor h = (*seq)[0]->forward(x.narrow(0, 0, 3)).detach();
   EXPECT_EQ(bn->num_batches_tracked.item<int64_t>(), 1);
-  EXPECT_GT(bn->running_mean.abs().sum().item<double>(), 0);
+  EXPECT_TRUE(all_close(bn->running_mean, h.mean({0, 2, 3}) * 0.1, 1e-5, 1e-6));
+  EXPECT_TRUE(
+      all_close(bn->running_var, h.var({0, 2, 3}, /*unbiased=*/true) * 0.1 + 0.9, 1e-5, 1e-6));
   EXPECT_EQ(bn->running_mean.device(), Device("cpu:0"));
+  // In training mode each replica normalises its own chunk with its own statistics.
+  auto plain = bn_model();
+  plain->load_state_dict(model->state_dict());
+  Tensor last = plain->forward(x.narrow(0, 7, 2));
+  EXPECT_TRUE(all_close(y.narrow(0, 7, 2), last, 1e-5, 1e-5));
+}
+
+TEST(DataParallel, AutocastAndGradModeApplyInsideTheReplicas) {
+  // The replicas run on threads of their own: the caller's settings travel with them
+  // (ThreadLocalState), so the outputs are bfloat16 as on one device, and no_grad records nothing.
+  manual_seed(4);
+  auto model = nn::make<models::LeNet>();
+  auto dp = nn::make<nn::DataParallel>(model, devices(3));
+  Tensor x = randn({6, 1, 28, 28});
+  {
+    amp::autocast guard(kCPU);
+    Tensor y = dp->forward(x);
+    EXPECT_EQ(y.dtype(), kBFloat16);
+    Tensor y1 = model->forward(x);
+    EXPECT_TRUE(all_close(y.to(kFloat32), y1.to(kFloat32), 2e-2, 2e-2));
+    nn::functional::cross_entropy(y, randint(0, 10, {6})).backward();
+  }
+  for (auto& [name, p] : model->named_parameters()) {
+    ASSERT_TRUE(p.grad().defined()) << name;
+    EXPECT_EQ(p.grad().dtype(), kFloat32) << name;
+  }
+  NoGradGuard no_grad;
+  EXPECT_FALSE(dp->forward(x).requires_grad());
 }
 
 TEST(DataParallel, ParametersMustBeOnTheFirstDevice) {

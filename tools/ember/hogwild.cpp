@@ -42,10 +42,10 @@ int train_hogwild(const TrainConfig& cfg, int nprocs, const std::string& out) {
   EMBER_CHECK(device.is_cpu(), "[train] --hogwild trains on the CPU; got --device ", device);
   int threads = std::max(1, get_num_threads() / nprocs);
   manual_seed(cfg.seed);
-  MnistSets sets = load_fashion_mnist(cfg.data);
+  MnistSets sets = load_fashion_mnist(cfg.data, cfg.resize);
   const auto& train_set = sets.train;
   const auto& test_set = sets.test;
-  std::shared_ptr<nn::Module> model = make_model(cfg.model);
+  std::shared_ptr<nn::Module> model = make_model(cfg.model, cfg.resize ? cfg.resize : 28);
   model->share_memory();
   std::cerr << "ember train: " << model->name() << " Hogwild over " << nprocs << " processes of "
             << threads << " CPU threads, " << train_set->size() << " training and "

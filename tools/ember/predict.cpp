@@ -1,6 +1,7 @@
 // `ember predict`: a trained model classifies the test set; probabilities are softmax(logits / T).
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -25,11 +26,23 @@ int predict(int argc, char** argv) {
   if (args.has("threads")) set_num_threads(static_cast<int>(args.integer("threads", 1, 1, 4096)));
   Device device = pick_device(args.str("device", "auto"));
   io::SafetensorsFile file = io::load_safetensors(args.str("model", ""));
-  std::shared_ptr<nn::Module> model = make_model(model_kind(file.tensors));
+  // `ember train --resize S` records S: the model was trained on, and takes, S x S images.
+  int64_t resize = 0;
+  if (auto it = file.metadata.find("resize"); it != file.metadata.end()) {
+    char* end = nullptr;
+    resize = std::strtoll(it->second.c_str(), &end, 10);
+    EMBER_CHECK(!it->second.empty() && *end == '\0' && resize >= 0 && resize <= 4096,
+                "[predict] the checkpoint's resize metadata is '", it->second,
+                "', expected 0 to 4096");
+  }
+  std::shared_ptr<nn::Module> model = make_model(model_kind(file.tensors), resize ? resize : 28);
   model->load_state_dict(file.tensors);
   model->to(device);
   model->eval();
-  data::datasets::MNIST test(args.str("data", data::datasets::kFashionMnistDir), {false});
+  data::datasets::MNISTOptions options;
+  options.train = false;
+  options.resize = resize;
+  data::datasets::MNIST test(args.str("data", data::datasets::kFashionMnistDir), options);
 
   NoGradGuard no_grad;
   auto t0 = std::chrono::steady_clock::now();

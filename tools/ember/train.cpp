@@ -24,7 +24,10 @@ namespace F = nn::functional;
 
 const char* kHelp = R"(usage: ember train [options]
 
-  --model lenet|mlp       LeNet-5 (default) or an MLP 784-256-256-10
+  --model lenet|mlp|resnet18
+                          LeNet-5 (default), an MLP 784-256-256-10, or ResNet-18 (d2l's: a 3x3
+                          stem at 28x28, torchvision's 7x7 stem and max-pool with --resize 96)
+  --resize S              resize the images to S x S, bilinearly (resnet18 only)
   --data DIR              Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
   --device D              auto (default: the best GPU, else the CPU), cpu, cuda, cuda:N
   --epochs N              passes over the training set (default 1)
@@ -47,6 +50,8 @@ const char* kHelp = R"(usage: ember train [options]
   --hogwild N             Hogwild: N processes train one shared model, each on 1/N of the data
                           with threads/N threads (CPU only)
   --workers N             DataLoader threads preparing batches (default 1)
+  --amp bf16|fp16         mixed precision: forward and loss under autocast in that dtype; fp16
+                          scales the loss (GradScaler) and skips steps whose gradients overflow
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
 )";
 
@@ -102,9 +107,11 @@ struct EpochResult {
   double samples_per_second = 0;
 };
 
-// One pass over `loader`, with the progress bar; adds about 100 points to `loss_curve`.
+// One pass over `loader`, with the progress bar; adds about 100 points to `loss_curve`. With
+// `amp`, the forward and the loss run under autocast; `scaler` is enabled for float16 only.
 EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::DataLoader& loader,
-                        Device device, int64_t epoch, int64_t epochs, Curve& loss_curve) {
+                        Device device, int64_t epoch, int64_t epochs, Curve& loss_curve,
+                        std::optional<DType> amp, amp::GradScaler& scaler) {
   trained.train();
   const size_t steps = loader.size();
   const size_t update_every = std::max<size_t>(1, steps / 100);
@@ -119,11 +126,16 @@ EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::
   for (const data::Example& batch : loader) {
     Tensor x = batch.data.to(device, /*non_blocking=*/true);
     Tensor y = batch.target.to(device, /*non_blocking=*/true);
-    Tensor logits = trained.forward(x);
-    Tensor loss = F::cross_entropy(logits, y);
+    Tensor logits, loss;
+    {
+      amp::autocast region(device.type(), amp, /*enabled=*/amp.has_value());
+      logits = trained.forward(x);
+      loss = F::cross_entropy(logits, y);
+    }
     optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
+    scaler.scale(loss).backward();
+    scaler.step(optimizer);
+    scaler.update();
     {
       NoGradGuard no_grad;
       loss_sum.add_(loss.detach() * static_cast<double>(y.size(0)));
@@ -199,11 +211,12 @@ TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
              "workers", "out", "devices", "hogwild", "nproc", "master-port", "checkpoint-every",
-             "events"},
+             "events", "amp", "resize"},
             {"help", "resume"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
+  cfg.resize = args.integer("resize", 0, 1, 4096);
   cfg.data = args.str("data", data::datasets::kFashionMnistDir);
   cfg.device = args.str("device", "auto");
   cfg.epochs = args.integer("epochs", 1, 1, 1000000);
@@ -223,6 +236,14 @@ TrainConfig parse_train_args(int argc, char** argv) {
   EMBER_CHECK(
       cfg.nproc > 0 || (!cfg.resume && !args.has("checkpoint-every") && !args.has("events")),
       "--resume, --checkpoint-every and --events are for --nproc N (DDP)");
+  if (args.has("amp")) {
+    std::string a = args.str("amp", "");
+    EMBER_CHECK(a == "bf16" || a == "fp16", "--amp expects bf16 or fp16, got '", a, "'");
+    EMBER_CHECK(cfg.nproc == 0 && cfg.hogwild == 0,
+                "--amp trains on one device or with --devices; it does not combine with --nproc "
+                "or --hogwild");
+    cfg.amp = a == "bf16" ? kBFloat16 : kFloat16;
+  }
   if (cfg.nproc > 0) {
     EMBER_CHECK(
         cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
@@ -253,8 +274,8 @@ int train(int argc, char** argv) {
   const std::vector<Device>& devices = cfg.devices;
   Device device = devices.empty() ? pick_device(cfg.device) : devices[0];
   manual_seed(cfg.seed);
-  MnistSets sets = load_fashion_mnist(cfg.data);
-  std::shared_ptr<nn::Module> model = make_model(cfg.model);
+  MnistSets sets = load_fashion_mnist(cfg.data, cfg.resize);
+  std::shared_ptr<nn::Module> model = make_model(cfg.model, cfg.resize ? cfg.resize : 28);
   model->to(device);
   // Training goes through DataParallel; the checkpoint holds the plain model's state.
   std::shared_ptr<nn::Module> trained = model;
@@ -271,18 +292,20 @@ int train(int argc, char** argv) {
     where = "DataParallel over";
     for (const Device& d : devices) where += " " + d.str();
   }
-  std::cerr << "ember train: " << model->name() << " on " << where << ", " << sets.train->size()
-            << " training and " << sets.test->size() << " test images, batch " << cfg.batch_size
-            << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", " << get_num_threads()
-            << " CPU threads\n";
+  amp::GradScaler scaler(amp::GradScalerOptions().with_enabled(cfg.amp == kFloat16));
+  std::string precision = cfg.amp ? std::string(", autocast ") + dtype_name(*cfg.amp) : "";
+  std::cerr << "ember train: " << model->name() << " on " << where << precision << ", "
+            << sets.train->size() << " training and " << sets.test->size() << " test images, batch "
+            << cfg.batch_size << ", SGD lr " << cfg.lr << " momentum " << cfg.momentum << ", "
+            << get_num_threads() << " CPU threads\n";
 
   std::ofstream metrics(std::filesystem::path(cfg.out) / "metrics.jsonl");
   Curves curves;
   double train_seconds = 0;
   Evaluation last{};
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
-    EpochResult r =
-        train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss);
+    EpochResult r = train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss,
+                                cfg.amp, scaler);
     train_seconds += r.seconds;
     last = evaluate(*model, *sets.test, device, 512);
     curves.train_accuracy.points.emplace_back(static_cast<double>(epoch), r.train_accuracy);
@@ -298,6 +321,7 @@ int train(int argc, char** argv) {
   std::string model_path = (std::filesystem::path(cfg.out) / "model.safetensors").string();
   io::save(*model, model_path,
            {{"model", cfg.model},
+            {"resize", std::to_string(cfg.resize)},
             {"epochs", std::to_string(cfg.epochs)},
             {"test_accuracy", std::to_string(last.accuracy)}});
   double samples_per_second =
@@ -308,7 +332,8 @@ int train(int argc, char** argv) {
                  {"epochs", cfg.epochs},
                  {"train_seconds", train_seconds},
                  {"samples_per_second", samples_per_second},
-                 {"test_accuracy", last.accuracy}};
+                 {"test_accuracy", last.accuracy},
+                 {"amp", cfg.amp ? dtype_name(*cfg.amp) : "none"}};
   std::cout << result.dump() << std::endl;
   return 0;
 }

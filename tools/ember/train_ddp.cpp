@@ -36,8 +36,8 @@ int worker(const TrainConfig& cfg) {
   if (cfg.threads == 0)
     set_num_threads(std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world));
   manual_seed(cfg.seed + static_cast<uint64_t>(rank));  // DDP's broadcast makes them rank 0's
-  MnistSets sets = load_fashion_mnist(cfg.data);
-  dist::DDP model(make_model(cfg.model));
+  MnistSets sets = load_fashion_mnist(cfg.data, cfg.resize);
+  dist::DDP model(make_model(cfg.model, cfg.resize ? cfg.resize : 28));
   optim::SGD opt(model.parameters(), optim::SGDOptions(cfg.lr).with_momentum(cfg.momentum));
   dist::DistributedSampler sampler(sets.train->size(), world, rank, /*shuffle=*/true, cfg.seed);
   if (rank == 0)

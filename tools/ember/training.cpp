@@ -15,26 +15,34 @@ Device pick_device(const std::string& spec) {
   return resolve_device(Device(spec));
 }
 
-MnistSets load_fashion_mnist(const std::string& root) {
+MnistSets load_fashion_mnist(const std::string& root, int64_t resize) {
   using data::datasets::MNIST;
-  return {std::make_shared<MNIST>(root, data::datasets::MNISTOptions{true}),
-          std::make_shared<MNIST>(root, data::datasets::MNISTOptions{false})};
+  data::datasets::MNISTOptions train, test;
+  test.train = false;
+  train.resize = test.resize = resize;
+  return {std::make_shared<MNIST>(root, train), std::make_shared<MNIST>(root, test)};
 }
 
-std::shared_ptr<nn::Module> make_model(const std::string& name) {
+std::shared_ptr<nn::Module> make_model(const std::string& name, int64_t image_size) {
+  if (name == "lenet" || name == "mlp")
+    EMBER_CHECK(image_size == 28, "--model ", name,
+                " takes 28x28 images; --resize is for resnet18");
   if (name == "lenet") return nn::make<models::LeNet>();
   if (name == "mlp") return nn::make<models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
-  EMBER_FAIL("unknown model '", name, "' (expected lenet or mlp)");
+  if (name == "resnet18") return models::resnet18_fashion_mnist(image_size);
+  EMBER_FAIL("unknown model '", name, "' (expected lenet, mlp or resnet18)");
 }
 
 std::string model_kind(const nn::NamedTensors& state) {
+  for (auto& [name, t] : state)
+    if (name == "layer1.0.conv1.weight") return "resnet18";
   for (auto& [name, t] : state)
     if (name == "conv1.weight") return "lenet";
   for (auto& [name, t] : state)
     if (name == "fc1.weight" && t.dim() == 2 && t.size(1) == 784) return "mlp";
   EMBER_FAIL(
-      "the state dict is neither a LeNet (conv1.weight, ...) nor an MLP (fc1.weight of 784 "
-      "inputs)");
+      "the state dict is neither a LeNet (conv1.weight, ...), an MLP (fc1.weight of 784 "
+      "inputs) nor a ResNet-18 (layer1.0.conv1.weight, ...)");
 }
 
 Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device device,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace ember::cli {
 
 struct TrainConfig {
   std::string model = "lenet";
+  int64_t resize = 0;  // --resize S: images resized to S x S (bilinear), 0: as they are (28 x 28)
   std::string data;
   std::string device = "auto";
   int64_t epochs = 1;
@@ -34,6 +36,7 @@ struct TrainConfig {
   int64_t checkpoint_every = 100;  // with --resume: steps between checkpoints
   std::string events;              // rank 0's JSON lines of steps, checkpoints and restarts
 
+  std::optional<DType> amp;     // --amp bf16|fp16: autocast's dtype (fp16 adds a GradScaler)
   bool help = false;
 };
 
@@ -51,11 +54,12 @@ Device pick_device(const std::string& spec);
 struct MnistSets {
   std::shared_ptr<data::datasets::MNIST> train, test;
 };
-MnistSets load_fashion_mnist(const std::string& root);
+/// `resize` > 0: images resized to resize x resize.
+MnistSets load_fashion_mnist(const std::string& root, int64_t resize = 0);
 
-/// "lenet" or "mlp" (784-256-256-10).
-std::shared_ptr<nn::Module> make_model(const std::string& name);
-/// The architecture a state dict was saved from ("lenet" or "mlp").
+/// "lenet", "mlp" (784-256-256-10) or "resnet18" (d2l's ResNet-18 for images of image_size).
+std::shared_ptr<nn::Module> make_model(const std::string& name, int64_t image_size = 28);
+/// The architecture a state dict was saved from ("lenet", "mlp" or "resnet18").
 std::string model_kind(const nn::NamedTensors& state);
 
 struct Evaluation {

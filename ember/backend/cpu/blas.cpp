@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "ember/backend/cpu/bf16_kernels.h"
+#include "ember/backend/cpu/gemm_dnnl.h"
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/matmul_layout.h"
@@ -19,10 +21,10 @@ void init_blas() {
 namespace {
 
 // Splits C into column blocks (or row blocks when C is tall) of at least ~kMinWork flops each
-// and runs one BLAS call per block on the pool.
-template <typename T, typename Gemm>
-void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
-                 int64_t lda, const T* b, int64_t ldb, T beta, T* c, int64_t ldc, Gemm gemm) {
+// and runs one BLAS call per block on the pool. T is the element type, S the scalars'.
+template <typename T, typename S, typename Gemm>
+void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, S alpha, const T* a,
+                 int64_t lda, const T* b, int64_t ldb, S beta, T* c, int64_t ldc, Gemm gemm) {
   init_blas();
   constexpr double kMinWork = 2e6;  // below this a thread hand-off costs more than it saves
   double work = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
@@ -65,12 +67,23 @@ void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, con
 
 void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  gemm_blocks<float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_sgemm);
+  gemm_blocks<float, float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_sgemm);
 }
 
 void dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
            int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  gemm_blocks<double>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_dgemm);
+  gemm_blocks<double, double>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_dgemm);
+}
+
+void bf16gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const BFloat16* a,
+              int64_t lda, const BFloat16* b, int64_t ldb, float beta, BFloat16* c, int64_t ldc) {
+  gemm_blocks<BFloat16, float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                               [](CBLAS_ORDER, CBLAS_TRANSPOSE ta_, CBLAS_TRANSPOSE tb_, int m_,
+                                  int n_, int k_, float al, const BFloat16* a_, int lda_,
+                                  const BFloat16* b_, int ldb_, float be, BFloat16* c_, int ldc_) {
+                                 dnnl_bf16_gemm(ta_ == CblasTrans, tb_ == CblasTrans, m_, n_, k_,
+                                                al, a_, lda_, b_, ldb_, be, c_, ldc_);
+                               });
 }
 
 }  // namespace ember::cpu
@@ -78,7 +91,7 @@ void dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, cons
 namespace ember {
 namespace {
 
-template <typename T, typename G>
+template <typename T, typename S, typename G>
 void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta,
                G gemm) {
   MatrixOperand A = blas_operand(a), B = blas_operand(b);
@@ -87,8 +100,8 @@ void bmm_typed(const Tensor& a, const Tensor& b, const Tensor& out, double alpha
   const T* pb = static_cast<const T*>(B.t.data_ptr());
   T* pc = static_cast<T*>(out.data_ptr());
   auto one = [&](int64_t i) {
-    gemm(A.trans, B.trans, m, n, k, static_cast<T>(alpha), pa + i * A.batch_stride, A.ld,
-         pb + i * B.batch_stride, B.ld, static_cast<T>(beta), pc + i * m * n, n);
+    gemm(A.trans, B.trans, m, n, k, static_cast<S>(alpha), pa + i * A.batch_stride, A.ld,
+         pb + i * B.batch_stride, B.ld, static_cast<S>(beta), pc + i * m * n, n);
   };
   if (batch >= get_num_threads() && !in_parallel_region()) {
     parallel_for(0, batch, 1, [&](int64_t lo, int64_t hi) {
@@ -132,15 +145,19 @@ void bmm_integer(const Tensor& a, const Tensor& b, const Tensor& out, double alp
 void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, double beta) {
   switch (out.dtype()) {
     case kFloat32:
-      return bmm_typed<float>(a, b, out, alpha, beta, cpu::sgemm);
+      return bmm_typed<float, float>(a, b, out, alpha, beta, cpu::sgemm);
     case kFloat64:
-      return bmm_typed<double>(a, b, out, alpha, beta, cpu::dgemm);
+      return bmm_typed<double, double>(a, b, out, alpha, beta, cpu::dgemm);
     case kUInt8:
     case kInt32:
     case kInt64:
       return bmm_integer(a, b, out, alpha, beta);
+    case kBFloat16:
+      if (cpu::have_bf16_kernels())
+        return bmm_typed<BFloat16, float>(a, b, out, alpha, beta, cpu::bf16gemm);
+      [[fallthrough]];
     default: {
-      // 16-bit floats go through float32.
+      // float16, and bfloat16 without bfloat16 kernels, go through float32.
       DType wide = kFloat32;
       Tensor o = out.to(wide);
       bmm_cpu(a.to(wide), b.to(wide), o, alpha, beta);

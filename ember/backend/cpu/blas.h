@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "ember/core/half.h"
+
 namespace ember::cpu {
 
 /// C (m x n, row stride ldc) = alpha * op(A) op(B) + beta * C, row-major, split over the pool.
@@ -14,6 +16,12 @@ void sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float al
 void dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
            const double* a, int64_t lda, const double* b, int64_t ldb, double beta, double* c,
            int64_t ldc);
+
+/// The same for bfloat16 operands and result (float32 accumulation) through oneDNN; only when
+/// have_bf16_kernels() (bf16_kernels.h).
+void bf16gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+              const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
+              BFloat16* c, int64_t ldc);
 
 /// Makes sure OpenBLAS runs single-threaded (called before any BLAS use).
 void init_blas();

@@ -1,14 +1,16 @@
-// CPU 2-D convolution: float32 goes to oneDNN when ember is built with it (conv_dnnl.cpp, the
-// faster path by the benchmark); float64, and float32 without oneDNN, run as im2col + GEMM. Samples
-// are processed in chunks whose column matrix stays in cache: one GEMM per chunk and group, then a
-// copy into NCHW that adds the bias. Chunks run in parallel on the pool (BLAS single-threaded
-// inside); with fewer chunks than threads the GEMMs split themselves instead.
+// CPU 2-D convolution: float32 (and bfloat16 on CPUs with bfloat16 instructions) goes to oneDNN
+// when ember is built with it (conv_dnnl.cpp, the faster path by the benchmark); other 16-bit
+// inputs run in float32 and round at the end; float64, and float32 without oneDNN, run as im2col +
+// GEMM. Samples are processed in chunks whose column matrix stays in cache: one GEMM per chunk and
+// group, then a copy into NCHW that adds the bias. Chunks run in parallel on the pool (BLAS
+// single-threaded inside); with fewer chunks than threads the GEMMs split themselves instead.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <vector>
 
 #include "ember/backend/conv_layout.h"
+#include "ember/backend/cpu/bf16_kernels.h"
 #include "ember/backend/cpu/blas.h"
 #include "ember/backend/cpu/conv_dnnl.h"
 #include "ember/backend/cpu/thread_pool.h"
@@ -196,25 +198,46 @@ void conv_backward(const Tensor& x, const Tensor& w, const Tensor& gout, const T
 
 }  // namespace
 
+namespace {
+// oneDNN takes float32, and bfloat16 where the CPU has bfloat16 instructions.
+bool dnnl_takes(DType t) {
+  return cpu::have_dnnl() && (t == kFloat32 || (t == kBFloat16 && cpu::have_bf16_kernels()));
+}
+// 16-bit floats otherwise run in float32: a float32 copy of t (undefined stays undefined).
+Tensor widened(const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; }
+// Copies a float32 result back into its 16-bit destination.
+void narrow_into(const Tensor& dst, const Tensor& wide) {
+  if (!dst.defined()) return;
+  TensorIter it(dst, {wide});
+  copy_cpu(it);
+}
+}  // namespace
+
 void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                 const Conv2dParams& p) {
   if (out.numel() == 0) return;
-  if (x.dtype() == kFloat32 && cpu::have_dnnl()) return cpu::dnnl_conv2d(x, w, bias, out, p);
-  if (x.dtype() == kFloat64)
-    conv_forward<double>(x, w, bias, out, p);
-  else
-    conv_forward<float>(x, w, bias, out, p);
+  if (dnnl_takes(x.dtype())) return cpu::dnnl_conv2d(x, w, bias, out, p);
+  if (x.dtype() == kFloat64) return conv_forward<double>(x, w, bias, out, p);
+  if (x.dtype() == kFloat32) return conv_forward<float>(x, w, bias, out, p);
+  Tensor wide = empty(out.sizes(), kFloat32);
+  conv2d_cpu(widened(x), widened(w), widened(bias), wide, p);
+  narrow_into(out, wide);
 }
 
 void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_out,
                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
                          const Conv2dParams& p) {
-  if (x.dtype() == kFloat32 && cpu::have_dnnl() && x.numel() > 0)
+  if (dnnl_takes(x.dtype()) && x.numel() > 0)
     return cpu::dnnl_conv2d_backward(x, w, grad_out, grad_x, grad_w, grad_b, p);
   if (x.dtype() == kFloat64)
-    conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);
-  else
-    conv_backward<float>(x, w, grad_out, grad_x, grad_w, grad_b, p);
+    return conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);
+  if (x.dtype() == kFloat32) return conv_backward<float>(x, w, grad_out, grad_x, grad_w, grad_b, p);
+  auto wide_like = [](const Tensor& t) { return t.defined() ? empty(t.sizes(), kFloat32) : t; };
+  Tensor gx = wide_like(grad_x), gw = wide_like(grad_w), gb = wide_like(grad_b);
+  conv2d_backward_cpu(widened(x), widened(w), widened(grad_out), gx, gw, gb, p);
+  narrow_into(grad_x, gx);
+  narrow_into(grad_w, gw);
+  narrow_into(grad_b, gb);
 }
 
 }  // namespace ember

@@ -3,17 +3,11 @@
 
 #if defined(EMBER_WITH_DNNL)
 
-#include <omp.h>
-
-#include <map>
-#include <mutex>
-#include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <vector>
 
+#include "ember/backend/cpu/dnnl_util.h"
 #include "ember/backend/cpu/thread_pool.h"
-#include "ember/core/device_backend.h"
-#include "ember/core/scope_guard.h"
 
 namespace ember::cpu {
 namespace {
@@ -21,25 +15,15 @@ namespace {
 using dnnl::memory;
 using tag = memory::format_tag;
 using dt = memory::data_type;
-
-dnnl::engine& engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
-// Runs f with OpenMP limited to this thread, restoring the caller's setting after: oneDNN then
-// runs sequentially inside the pool worker that called it.
-template <typename F>
-void single_threaded(F&& f) {
-  int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  ScopeGuard restore([&] { omp_set_num_threads(saved); });
-  f();
-}
+using dnnl_util::Buffer;
+using dnnl_util::engine;
+using dnnl_util::reserve;
+using dnnl_util::single_threaded;
 
 struct Geometry {
   memory::dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
   bool grouped;
+  dt type;  // of the input, weight, output and their gradients; bias and weight gradients: f32
 };
 
 Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out,
@@ -47,6 +31,7 @@ Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out
   Geometry g;
   int64_t groups = p.groups;
   g.grouped = groups > 1;
+  g.type = x.dtype() == kBFloat16 ? dt::bf16 : dt::f32;
   g.src = {n, x.size(1), x.size(2), x.size(3)};
   g.dst = {n, out.size(1), out.size(2), out.size(3)};
   if (g.grouped)
@@ -66,22 +51,31 @@ Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out
   return g;
 }
 
-memory::desc md(const memory::dims& d, tag t) { return memory::desc(d, dt::f32, t); }
-
-// Pool workers may run the same primitive at once: each brings its own scratchpad.
-dnnl::primitive_attr attr() {
-  dnnl::primitive_attr a;
-  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return a;
+memory::desc md(const memory::dims& d, tag t, dt type = dt::f32) {
+  return memory::desc(d, type, t);
 }
 
-// Plans are built once per shape: building one costs far more than running it.
+dnnl::primitive_attr attr() { return dnnl_util::user_scratchpad_attr(); }
+
 using Key = std::vector<int64_t>;
 Key key(int kind, int64_t n, const Tensor& x, const Tensor& w, const Conv2dParams& p, bool bias) {
-  return Key{
-      kind,      n,           x.size(1),   x.size(2),    x.size(3),    w.size(0),     w.size(2),
-      w.size(3), p.stride[0], p.stride[1], p.padding[0], p.padding[1], p.dilation[0], p.dilation[1],
-      p.groups,  bias ? 1 : 0};
+  return Key{kind,
+             n,
+             x.size(1),
+             x.size(2),
+             x.size(3),
+             w.size(0),
+             w.size(2),
+             w.size(3),
+             p.stride[0],
+             p.stride[1],
+             p.padding[0],
+             p.padding[1],
+             p.dilation[0],
+             p.dilation[1],
+             p.groups,
+             bias ? 1 : 0,
+             static_cast<int64_t>(x.dtype())};
 }
 
 // A built convolution and the layouts it chose. oneDNN's fast kernels want blocked layouts
@@ -92,14 +86,6 @@ struct Plan {
   memory::desc scratch;
   memory::desc a, b, c;  // the primitive's layouts for its three tensor arguments
 };
-
-// Scratch memory from cpu:0's caching allocator: these buffers come and go with every call, and
-// fresh pages from the kernel (malloc's mmap for large sizes) cost more than the reorders.
-using Buffer = DataPtr;
-void* reserve(Buffer& buffer, size_t bytes) {
-  buffer = device_backend(kCPU).allocator(0).allocate(bytes);
-  return buffer.get();
-}
 
 // The user's tensor as `want`: itself when the layouts agree, else a reordered copy in `buffer`.
 memory in_layout(const memory::desc& want, const memory& user, Buffer& buffer, dnnl::stream& s) {
@@ -129,28 +115,14 @@ void run(const Plan& plan, std::unordered_map<int, memory> args, dnnl::stream& s
   s.wait();  // before `buffer` goes back to the cache
 }
 
-struct Plans {
-  std::mutex mutex;
-  std::map<Key, Plan> built;
-};
-Plans& plans() {
-  static ForkSafeLazy<Plans> c;
-  return c.get([] { return new Plans(); });
-}
-
 template <typename Make>
 Plan lookup(const Key& k, Make make) {
-  std::lock_guard<std::mutex> lock(plans().mutex);
-  auto it = plans().built.find(k);
-  if (it != plans().built.end()) return it->second;
-  Plan plan = make();
-  plans().built.emplace(k, plan);
-  return plan;
+  return dnnl_util::plan_cache<Plan>().lookup(k, make);
 }
 
 dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& g, bool bias) {
-  memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any),
-               any_dst = md(g.dst, tag::any);
+  memory::desc any_src = md(g.src, tag::any, g.type), any_w = md(g.weights, tag::any, g.type),
+               any_dst = md(g.dst, tag::any, g.type);
   auto d =
       bias ? dnnl::convolution_forward::desc(
                  dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, any_src,
@@ -174,8 +146,9 @@ void for_batch_slices(int64_t N, F f) {
   });
 }
 
-float* fptr(const Tensor& t, int64_t offset = 0) {
-  return static_cast<float*>(t.data_ptr()) + offset;
+// The address of element `offset` of t (float32 or bfloat16).
+void* ptr(const Tensor& t, int64_t offset = 0) {
+  return static_cast<char*>(t.data_ptr()) + offset * static_cast<int64_t>(t.element_size());
 }
 
 tag weights_tag(const Geometry& g) { return g.grouped ? tag::goihw : tag::oihw; }
@@ -189,6 +162,7 @@ void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
   int64_t x_stride = x.size(1) * x.size(2) * x.size(3),
           o_stride = out.size(1) * out.size(2) * out.size(3);
   bool has_bias = bias.defined();
+  Tensor bias32 = has_bias && bias.dtype() != kFloat32 ? bias.to(kFloat32) : bias;
   for_batch_slices(x.size(0), [&](int64_t n0, int64_t n, int64_t) {
     Geometry g = geometry(n, x, w, out, p);
     Plan plan = lookup(key(0, n, x, w, p, has_bias), [&] {
@@ -198,15 +172,16 @@ void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
     });
     dnnl::stream s(engine());
     Buffer bx, bw, bo;
-    memory user_out(md(g.dst, tag::nchw), engine(), fptr(out, n0 * o_stride));
+    memory user_out(md(g.dst, tag::nchw, g.type), engine(), ptr(out, n0 * o_stride));
     memory dst = out_layout(plan.c, user_out, bo);
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC,
-         in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bx, s)},
+         in_layout(plan.a, memory(md(g.src, tag::nchw, g.type), engine(), ptr(x, n0 * x_stride)),
+                   bx, s)},
         {DNNL_ARG_WEIGHTS,
-         in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+         in_layout(plan.b, memory(md(g.weights, weights_tag(g), g.type), engine(), ptr(w)), bw, s)},
         {DNNL_ARG_DST, dst}};
-    if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(md(g.bias, tag::x), engine(), fptr(bias)));
+    if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(md(g.bias, tag::x), engine(), ptr(bias32)));
     run(plan, std::move(args), s);
     copy_back(dst, user_out, s);
     s.wait();
@@ -227,32 +202,34 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
   for_batch_slices(N, [&](int64_t n0, int64_t n, int64_t slice) {
     Geometry g = geometry(n, x, w, grad_out, p);
     dnnl::stream s(engine());
-    memory user_dst_diff(md(g.dst, tag::nchw), engine(), fptr(grad_out, n0 * o_stride));
+    memory user_dst_diff(md(g.dst, tag::nchw, g.type), engine(), ptr(grad_out, n0 * o_stride));
     if (grad_x.defined()) {
       Plan plan = lookup(key(1, n, x, w, p, false), [&] {
         auto d = dnnl::convolution_backward_data::desc(
-            dnnl::algorithm::convolution_direct, md(g.src, tag::any), md(g.weights, tag::any),
-            md(g.dst, tag::any), g.strides, g.dilates, g.pad_l, g.pad_r);
+            dnnl::algorithm::convolution_direct, md(g.src, tag::any, g.type),
+            md(g.weights, tag::any, g.type), md(g.dst, tag::any, g.type), g.strides, g.dilates,
+            g.pad_l, g.pad_r);
         dnnl::convolution_backward_data::primitive_desc pd(d, attr(), engine(),
                                                            forward_pd(g, false));
         return Plan{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.diff_dst_desc(),
                     pd.weights_desc(), pd.diff_src_desc()};
       });
       Buffer bd, bw, bx;
-      memory user_src_diff(md(g.src, tag::nchw), engine(), fptr(grad_x, n0 * x_stride));
+      memory user_src_diff(md(g.src, tag::nchw, g.type), engine(), ptr(grad_x, n0 * x_stride));
       memory src_diff = out_layout(plan.c, user_src_diff, bx);
       run(plan,
           {{DNNL_ARG_DIFF_DST, in_layout(plan.a, user_dst_diff, bd, s)},
            {DNNL_ARG_WEIGHTS,
-            in_layout(plan.b, memory(md(g.weights, weights_tag(g)), engine(), fptr(w)), bw, s)},
+            in_layout(plan.b, memory(md(g.weights, weights_tag(g), g.type), engine(), ptr(w)), bw,
+                      s)},
            {DNNL_ARG_DIFF_SRC, src_diff}},
           s);
       copy_back(src_diff, user_src_diff, s);
     }
     if (want_w) {
       Plan plan = lookup(key(2, n, x, w, p, has_bias), [&] {
-        memory::desc any_src = md(g.src, tag::any), any_w = md(g.weights, tag::any),
-                     any_dst = md(g.dst, tag::any);
+        memory::desc any_src = md(g.src, tag::any, g.type), any_w = md(g.weights, tag::any),
+                     any_dst = md(g.dst, tag::any, g.type);
         auto d = has_bias ? dnnl::convolution_backward_weights::desc(
                                 dnnl::algorithm::convolution_direct, any_src, any_w,
                                 md(g.bias, tag::x), any_dst, g.strides, g.dilates, g.pad_l, g.pad_r)
@@ -267,32 +244,38 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
       Tensor& pw = part_w[static_cast<size_t>(slice)];
       pw = empty(w.sizes(), kFloat32);
       Buffer bs, bd, bw;
-      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), fptr(pw));
+      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), ptr(pw));
       memory w_diff = out_layout(plan.c, user_w_diff, bw);
       std::unordered_map<int, memory> args{
           {DNNL_ARG_SRC,
-           in_layout(plan.a, memory(md(g.src, tag::nchw), engine(), fptr(x, n0 * x_stride)), bs,
-                     s)},
+           in_layout(plan.a, memory(md(g.src, tag::nchw, g.type), engine(), ptr(x, n0 * x_stride)),
+                     bs, s)},
           {DNNL_ARG_DIFF_DST, in_layout(plan.b, user_dst_diff, bd, s)},
           {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
       if (has_bias) {
         Tensor& pb = part_b[static_cast<size_t>(slice)];
         pb = empty({w.size(0)}, kFloat32);
-        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), fptr(pb)));
+        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), ptr(pb)));
       }
       run(plan, std::move(args), s);
       copy_back(w_diff, user_w_diff, s);
     }
     s.wait();
   });
+  // Summed in float32, then rounded once when the gradient is bfloat16.
   auto reduce = [&](std::vector<Tensor>& parts, const Tensor& dst) {
     if (!dst.defined()) return;
-    float* out = fptr(dst);
-    std::fill(out, out + dst.numel(), 0.0f);
+    Tensor sum = dst.dtype() == kFloat32 ? dst : empty(dst.sizes(), kFloat32);
+    float* out = static_cast<float*>(sum.data_ptr());
+    std::fill(out, out + sum.numel(), 0.0f);
     for (const Tensor& part : parts) {
       if (!part.defined()) continue;
       const float* p = static_cast<const float*>(part.data_ptr());
       for (int64_t i = 0; i < part.numel(); ++i) out[i] += p[i];
+    }
+    if (!sum.is_same(dst)) {
+      TensorIter it(dst, {sum});
+      copy_cpu(it);
     }
   };
   if (want_w) {

@@ -1,6 +1,7 @@
-// Float32 convolutions through oneDNN (Debian's libdnnl, the library libtorch uses on the CPU),
-// run on ember's pool: each worker takes a slice of the batch and calls oneDNN single-threaded,
-// so oneDNN's OpenMP team never spins against the pool (backend/cpu/thread_pool.h says why).
+// Float32 and bfloat16 convolutions through oneDNN (Debian's libdnnl, the library libtorch uses on
+// the CPU), run on ember's pool: each worker takes a slice of the batch and calls oneDNN
+// single-threaded, so oneDNN's OpenMP team never spins against the pool (backend/cpu/thread_pool.h
+// says why).
 #pragma once
 
 #include "ember/backend/kernels.h"
@@ -10,7 +11,8 @@ namespace ember::cpu {
 /// Whether ember was built with oneDNN.
 bool have_dnnl();
 
-/// conv2d_cpu / conv2d_backward_cpu for float32 through oneDNN.
+/// conv2d_cpu / conv2d_backward_cpu for float32, and bfloat16 where have_bf16_kernels(), through
+/// oneDNN (a bfloat16 bias is used in float32; weight gradients are summed in float32).
 void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                  const Conv2dParams& p);
 void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_out,

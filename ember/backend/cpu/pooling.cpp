@@ -1,4 +1,4 @@
-// CPU max and average pooling over (N, C, H, W), one plane per task.
+// CPU max, average and adaptive average pooling over (N, C, H, W), one plane per task.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -122,10 +122,11 @@ void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, cons
 }
 
 namespace {
-// The window of output (oh, ow) clipped to the padded and to the real input, and its divisor.
+// The window of one output clipped to the real input, and the count it is divided by.
 struct Window {
   int64_t h0, h1, w0, w1, divisor;
 };
+// avg_pool2d's window of output (oh, ow): clipped to the padded and to the real input.
 Window window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dParams& p) {
   int64_t h0 = oh * p.stride[0] - p.padding[0], w0 = ow * p.stride[1] - p.padding[1];
   int64_t h1 = std::min(h0 + p.kernel[0], H + p.padding[0]);
@@ -138,59 +139,98 @@ Window window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dParams& 
   int64_t divisor = p.count_include_pad ? padded : (h1 - h0) * (w1 - w0);
   return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
 }
+// adaptive_avg_pool2d's window of output (oh, ow) of (oH, oW) over an (H, W) input.
+Window adaptive_window(int64_t oh, int64_t ow, int64_t H, int64_t W, int64_t oH, int64_t oW) {
+  Window w{adaptive_start(oh, H, oH), adaptive_end(oh, H, oH), adaptive_start(ow, W, oW),
+           adaptive_end(ow, W, oW), 0};
+  w.divisor = (w.h1 - w.h0) * (w.w1 - w.w0);
+  return w;
+}
+
+// out[plane, oh, ow] = the sum of x over window(oh, ow), divided by its divisor (accumulated in A).
+template <typename T, typename A, typename WindowFn>
+void average_windows(const Tensor& x, const Tensor& out, const WindowFn& window_of) {
+  int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
+  parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   const T* in = xp + pl * H * W;
+                   for (int64_t oh = 0; oh < oH; ++oh)
+                     for (int64_t ow = 0; ow < oW; ++ow) {
+                       Window w = window_of(oh, ow);
+                       A acc = 0;
+                       for (int64_t ih = w.h0; ih < w.h1; ++ih)
+                         for (int64_t iw = w.w0; iw < w.w1; ++iw)
+                           acc += static_cast<A>(in[ih * W + iw]);
+                       op[(pl * oH + oh) * oW + ow] =
+                           static_cast<T>(acc / static_cast<A>(w.divisor));
+                     }
+                 }
+               });
+}
+
+// The backward of average_windows: each output's gradient / divisor added over its window.
+template <typename T, typename WindowFn>
+void scatter_windows(const Tensor& grad_out, const Tensor& grad_x, const WindowFn& window_of) {
+  using A = opmath_t<T>;
+  int64_t H = grad_x.size(2), W = grad_x.size(3), oH = grad_out.size(2), oW = grad_out.size(3);
+  const T* gp = static_cast<const T*>(grad_out.data_ptr());
+  T* gx = static_cast<T*>(grad_x.data_ptr());
+  parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
+               [&](int64_t b, int64_t e) {
+                 std::vector<A> acc(static_cast<size_t>(H * W));
+                 for (int64_t pl = b; pl < e; ++pl) {
+                   std::fill(acc.begin(), acc.end(), A(0));
+                   for (int64_t oh = 0; oh < oH; ++oh)
+                     for (int64_t ow = 0; ow < oW; ++ow) {
+                       Window w = window_of(oh, ow);
+                       A g =
+                           static_cast<A>(gp[(pl * oH + oh) * oW + ow]) / static_cast<A>(w.divisor);
+                       for (int64_t ih = w.h0; ih < w.h1; ++ih)
+                         for (int64_t iw = w.w0; iw < w.w1; ++iw)
+                           acc[static_cast<size_t>(ih * W + iw)] += g;
+                     }
+                   for (int64_t i = 0; i < H * W; ++i)
+                     gx[pl * H * W + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
+                 }
+               });
+}
 }  // namespace
 
 void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
-  int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  int64_t H = x.size(2), W = x.size(3);
   dispatch_numeric(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    using A = pool_acc_t<T>;
-    const T* xp = static_cast<const T*>(x.data_ptr());
-    T* op = static_cast<T*>(out.data_ptr());
-    parallel_for(0, planes(x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
-                 [&](int64_t b, int64_t e) {
-                   for (int64_t pl = b; pl < e; ++pl) {
-                     const T* in = xp + pl * H * W;
-                     for (int64_t oh = 0; oh < oH; ++oh)
-                       for (int64_t ow = 0; ow < oW; ++ow) {
-                         Window w = window(oh, ow, H, W, p);
-                         A acc = 0;
-                         for (int64_t ih = w.h0; ih < w.h1; ++ih)
-                           for (int64_t iw = w.w0; iw < w.w1; ++iw)
-                             acc += static_cast<A>(in[ih * W + iw]);
-                         op[(pl * oH + oh) * oW + ow] =
-                             static_cast<T>(acc / static_cast<A>(w.divisor));
-                       }
-                   }
-                 });
+    average_windows<T, pool_acc_t<T>>(
+        x, out, [&](int64_t oh, int64_t ow) { return window(oh, ow, H, W, p); });
   });
 }
 
 void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p) {
-  int64_t H = grad_x.size(2), W = grad_x.size(3), oH = grad_out.size(2), oW = grad_out.size(3);
+  int64_t H = grad_x.size(2), W = grad_x.size(3);
   dispatch_floating(grad_x.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    scatter_windows<EMBER_TYPE(tag)>(
+        grad_out, grad_x, [&](int64_t oh, int64_t ow) { return window(oh, ow, H, W, p); });
+  });
+}
+
+void adaptive_avg_pool2d_cpu(const Tensor& x, const Tensor& out) {
+  int64_t H = x.size(2), W = x.size(3), oH = out.size(2), oW = out.size(3);
+  dispatch_floating(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    using A = opmath_t<T>;
-    const T* gp = static_cast<const T*>(grad_out.data_ptr());
-    T* gx = static_cast<T*>(grad_x.data_ptr());
-    parallel_for(0, planes(grad_x), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(H * W, 1)),
-                 [&](int64_t b, int64_t e) {
-                   std::vector<A> acc(static_cast<size_t>(H * W));
-                   for (int64_t pl = b; pl < e; ++pl) {
-                     std::fill(acc.begin(), acc.end(), A(0));
-                     for (int64_t oh = 0; oh < oH; ++oh)
-                       for (int64_t ow = 0; ow < oW; ++ow) {
-                         Window w = window(oh, ow, H, W, p);
-                         A g = static_cast<A>(gp[(pl * oH + oh) * oW + ow]) /
-                               static_cast<A>(w.divisor);
-                         for (int64_t ih = w.h0; ih < w.h1; ++ih)
-                           for (int64_t iw = w.w0; iw < w.w1; ++iw)
-                             acc[static_cast<size_t>(ih * W + iw)] += g;
-                       }
-                     for (int64_t i = 0; i < H * W; ++i)
-                       gx[pl * H * W + i] = static_cast<T>(acc[static_cast<size_t>(i)]);
-                   }
-                 });
+    average_windows<T, opmath_t<T>>(
+        x, out, [&](int64_t oh, int64_t ow) { return adaptive_window(oh, ow, H, W, oH, oW); });
+  });
+}
+
+void adaptive_avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x) {
+  int64_t H = grad_x.size(2), W = grad_x.size(3), oH = grad_out.size(2), oW = grad_out.size(3);
+  dispatch_floating(grad_x.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
+    scatter_windows<EMBER_TYPE(tag)>(grad_out, grad_x, [&](int64_t oh, int64_t ow) {
+      return adaptive_window(oh, ow, H, W, oH, oW);
+    });
   });
 }
 

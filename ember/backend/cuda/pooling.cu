@@ -1,6 +1,6 @@
-// CUDA max and average pooling over (N, C, H, W): a thread per output element forward; backward
-// a thread per output (max: atomically adds into the input gradient, windows may overlap) or per
-// input element (average: gathers from the windows that cover it, deterministic).
+// CUDA max, average and adaptive average pooling over (N, C, H, W): a thread per output element
+// forward; backward a thread per output (max: atomically adds into the input gradient, windows may
+// overlap) or per input element (averages: gathers from the windows that cover it, deterministic).
 #include <cuda_runtime.h>
 
 #include <limits>
@@ -118,6 +118,50 @@ __global__ void avg_pool_backward_kernel(const T* grad_out, T* grad_x, PoolGeom 
   }
 }
 
+// Adaptive average pooling: a thread per output forward; backward a thread per input element
+// that gathers from the windows containing it (deterministic).
+template <typename T>
+__global__ void adaptive_avg_pool_kernel(const T* x, T* out, PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.oH * g.oW;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t ow = k % g.oW, oh = k / g.oW % g.oH, pl = k / (g.oW * g.oH);
+    int64_t h0 = adaptive_start(oh, g.H, g.oH), h1 = adaptive_end(oh, g.H, g.oH);
+    int64_t w0 = adaptive_start(ow, g.W, g.oW), w1 = adaptive_end(ow, g.W, g.oW);
+    const T* in = x + pl * g.H * g.W;
+    A acc = 0;
+    for (int64_t ih = h0; ih < h1; ++ih)
+      for (int64_t iw = w0; iw < w1; ++iw) acc += static_cast<A>(in[ih * g.W + iw]);
+    out[k] = static_cast<T>(acc / static_cast<A>((h1 - h0) * (w1 - w0)));
+  }
+}
+
+template <typename T>
+__global__ void adaptive_avg_pool_backward_kernel(const T* grad_out, T* grad_x, PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.H * g.W;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t iw = k % g.W, ih = k / g.W % g.H, pl = k / (g.W * g.H);
+    // Windows that can contain (ih, iw); each is checked, the range may hold one too many.
+    int64_t oh_lo = ih * g.oH / g.H, oh_hi = min(g.oH, ((ih + 1) * g.oH + g.H - 1) / g.H);
+    int64_t ow_lo = iw * g.oW / g.W, ow_hi = min(g.oW, ((iw + 1) * g.oW + g.W - 1) / g.W);
+    A acc = 0;
+    for (int64_t oh = oh_lo; oh < oh_hi; ++oh) {
+      int64_t h0 = adaptive_start(oh, g.H, g.oH), h1 = adaptive_end(oh, g.H, g.oH);
+      if (ih < h0 || ih >= h1) continue;
+      for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+        int64_t w0 = adaptive_start(ow, g.W, g.oW), w1 = adaptive_end(ow, g.W, g.oW);
+        if (iw < w0 || iw >= w1) continue;
+        acc += static_cast<A>(grad_out[(pl * g.oH + oh) * g.oW + ow]) /
+               static_cast<A>((h1 - h0) * (w1 - w0));
+      }
+    }
+    grad_x[k] = static_cast<T>(acc);
+  }
+}
+
 PoolGeom geom(const Tensor& x, const Tensor& out, const Pool2dParams& p) {
   return {x.size(0) * x.size(1), x.size(2), x.size(3), out.size(2), out.size(3), p};
 }
@@ -175,6 +219,31 @@ void avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x, cons
         <<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0, launch.stream>>>(
             static_cast<const T*>(grad_out.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("avg_pool2d_backward");
+  });
+}
+
+void adaptive_avg_pool2d_cuda(const Tensor& x, const Tensor& out) {
+  if (out.numel() == 0) return;
+  PoolGeom g = geom(x, out, Pool2dParams{});
+  cuda::LaunchScope launch(x.device().index());
+  dispatch_floating(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    adaptive_avg_pool_kernel<T><<<cuda::grid_for(out.numel(), kBlock), kBlock, 0, launch.stream>>>(
+        static_cast<const T*>(x.data_ptr()), static_cast<T*>(out.data_ptr()), g);
+    EMBER_CUDA_LAUNCH_CHECK("adaptive_avg_pool2d");
+  });
+}
+
+void adaptive_avg_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& grad_x) {
+  if (grad_x.numel() == 0) return;
+  PoolGeom g = geom(grad_x, grad_out, Pool2dParams{});
+  cuda::LaunchScope launch(grad_x.device().index());
+  dispatch_floating(grad_x.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    adaptive_avg_pool_backward_kernel<T>
+        <<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0, launch.stream>>>(
+            static_cast<const T*>(grad_out.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
+    EMBER_CUDA_LAUNCH_CHECK("adaptive_avg_pool2d_backward");
   });
 }
 

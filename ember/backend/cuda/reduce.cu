@@ -3,6 +3,7 @@
 // and reduces their partial results in a second pass; "columns" give each thread one output.
 #include <cuda_runtime.h>
 
+#include "ember/backend/cuda/block_reduce.cuh"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/functors/reduce.h"
 #include "ember/backend/kernels.h"
@@ -38,30 +39,6 @@ RowGeometry geometry(const Shape& sizes, const Shape& strides) {
   return g;
 }
 
-template <typename A>
-__device__ A shfl_down(A v, int offset) {
-  if constexpr (std::is_same_v<A, bool>)
-    return __shfl_down_sync(0xffffffffu, static_cast<int>(v), offset) != 0;
-  else
-    return __shfl_down_sync(0xffffffffu, v, offset);
-}
-
-// Reduces one value per thread across the block; the result is valid in thread 0.
-template <typename A, typename R>
-__device__ A block_reduce(A v, R r) {
-  __shared__ A warp_results[kBlock / 32];
-  for (int o = 16; o > 0; o /= 2) v = r(v, shfl_down(v, o));
-  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) warp_results[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < static_cast<int>(blockDim.x / 32) ? warp_results[lane] : R::identity();
-    for (int o = 16; o > 0; o /= 2) v = r(v, shfl_down(v, o));
-  }
-  __syncthreads();
-  return v;
-}
-
 // out[row * G + part] = R over part's slice of row `row` (contiguous, length N).
 template <typename T, typename A, typename O, typename R>
 __global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, int64_t parts,
@@ -73,7 +50,7 @@ __global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
     A acc = R::identity();
     for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
       acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(x[i])));
-    acc = block_reduce<A>(acc, r);
+    acc = cuda::block_reduce<A>(acc, r);
     if (threadIdx.x == 0) out[job] = static_cast<O>(acc);
   }
 }

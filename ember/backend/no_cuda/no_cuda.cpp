@@ -126,6 +126,15 @@ EMBER_NO_CUDA(max_pool2d_cuda, const Tensor&, const Tensor&, const Tensor&, cons
 EMBER_NO_CUDA(max_pool2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(avg_pool2d_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
 EMBER_NO_CUDA(avg_pool2d_backward_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
+EMBER_NO_CUDA(adaptive_avg_pool2d_cuda, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(adaptive_avg_pool2d_backward_cuda, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(batch_norm_stats_cuda, const Tensor&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(batch_norm_elemt_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&)
+EMBER_NO_CUDA(batch_norm_backward_reduce_cuda, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&)
+EMBER_NO_CUDA(batch_norm_backward_elemt_cuda, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, const Tensor&)
 EMBER_NO_CUDA(gather_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)

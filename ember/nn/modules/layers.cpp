@@ -50,6 +50,9 @@ std::shared_ptr<Module> AvgPool2d::clone_impl() const {
   return std::make_shared<AvgPool2d>(kernel_size, stride, padding, ceil_mode, count_include_pad);
 }
 
+Tensor AdaptiveAvgPool2d::forward(const Tensor& x) { return adaptive_avg_pool2d(x, output_size); }
+std::string AdaptiveAvgPool2d::extra_repr() const { return "output_size=" + pair_str(output_size); }
+
 Dropout::Dropout(double prob) : p(prob) {
   EMBER_CHECK(p >= 0 && p <= 1, "[Dropout] dropout probability has to be between 0 and 1, but got ",
               p);

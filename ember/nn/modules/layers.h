@@ -78,6 +78,23 @@ class AvgPool2d : public Module {
   std::shared_ptr<Module> clone_impl() const override;
 };
 
+/// Global or adaptive average pooling to a fixed output size, whatever the input's (ResNet's head).
+class AdaptiveAvgPool2d : public Module {
+ public:
+  explicit AdaptiveAvgPool2d(Pair output_size) : output_size(output_size) {}
+  explicit AdaptiveAvgPool2d(int64_t output_size)
+      : AdaptiveAvgPool2d(Pair{output_size, output_size}) {}
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return "AdaptiveAvgPool2d"; }
+  std::string extra_repr() const override;
+  const Pair output_size;
+
+ protected:
+  std::shared_ptr<Module> clone_impl() const override {
+    return std::make_shared<AdaptiveAvgPool2d>(output_size);
+  }
+};
+
 class Flatten : public Module {
  public:
   explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)

@@ -26,6 +26,16 @@ std::shared_ptr<Module> Sequential::operator[](size_t i) const {
   return modules_[i];
 }
 
+std::shared_ptr<Module> Sequential::replace_module(const std::string& name,
+                                                   std::shared_ptr<Module> module) {
+  std::shared_ptr<Module> old = Module::replace_module(name, module);
+  // Children and modules_ were appended together: the child's position is its index.
+  auto named = named_children();
+  for (size_t i = 0; i < named.size(); ++i)
+    if (named[i].first == name) modules_[i] = module;
+  return old;
+}
+
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
   for (auto& m : modules_) y = m->forward(y);

@@ -21,6 +21,8 @@ class Sequential : public Module {
 
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "Sequential"; }
+  std::shared_ptr<Module> replace_module(const std::string& name,
+                                         std::shared_ptr<Module> module) override;
 
  protected:
   std::shared_ptr<Module> clone_impl() const override;
