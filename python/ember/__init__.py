@@ -32,8 +32,10 @@ for _name in _TENSOR_FUNCTIONS:
     globals()[_name] = getattr(Tensor, _name)
 del _name
 
-from . import (autograd, cuda, nn, optim, utils, multiprocessing, distributed, backends,  # noqa: E402
-               models)
+from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
+               backends, models)
+from .amp import autocast, is_autocast_enabled  # noqa: E402
+import ember.cuda.amp  # noqa: E402,F401
 from .return_types import max as _max_type, min as _min_type  # noqa: E402
 
 # The Python-made objects the C++ binding hands out, registered once here (see python_object).

@@ -39,6 +39,7 @@ void bind_parallel(py::module_& m);
 void bind_distributed(py::module_& m);
 void bind_multiprocessing(py::module_& m);
 void bind_interop(py::module_& m);
+void bind_amp(py::module_& m);
 
 // --- calling ember ---
 /// Runs fn (a computation returning a tensor) without the GIL.

@@ -5,6 +5,7 @@
 #include "bind.h"
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/sync_batch_norm.h"
 
 namespace ember::python {
 namespace {
@@ -227,6 +228,36 @@ void bind_distributed(py::module_& m) {
         s.guard.reset();
         return false;
       });
+  py::class_<dist::SyncBatchNorm, nn::Module, std::shared_ptr<dist::SyncBatchNorm>> sync_bn(
+      d, "SyncBatchNorm", py::dynamic_attr(),
+      "batch normalisation with statistics all-reduced over the process group in training");
+  sync_bn.attr("__ember_native__") = true;
+  sync_bn
+      .def(py::init([](int64_t num_features, double eps, double momentum, bool affine,
+                       bool track_running_stats, py::handle process_group) {
+             std::shared_ptr<dist::ProcessGroup> group;
+             if (!process_group.is_none())
+               group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+             return std::make_shared<dist::SyncBatchNorm>(num_features, eps, momentum, affine,
+                                                          track_running_stats, group);
+           }),
+           "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
+           "track_running_stats"_a = true, "process_group"_a = py::none())
+      .def("_ember_args",
+           [](const dist::SyncBatchNorm& b) {
+             return py::make_tuple(b.num_features, b.eps, b.momentum, b.affine,
+                                   b.track_running_stats);
+           })
+      .def_static(
+          "convert_sync_batchnorm",
+          [](py::handle module, py::handle process_group) {
+            std::shared_ptr<dist::ProcessGroup> group;
+            if (!process_group.is_none())
+              group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+            return module_object(
+                dist::SyncBatchNorm::convert_sync_batchnorm(module_ptr(module), group));
+          },
+          "module"_a, "process_group"_a = py::none());
   py::class_<dist::DistributedDataParallel, nn::Module,
              std::shared_ptr<dist::DistributedDataParallel>>(
       d, "DistributedDataParallel", py::dynamic_attr(),

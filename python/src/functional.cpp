@@ -91,6 +91,36 @@ void bind_functional(py::module_& m) {
       "input"_a, "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "ceil_mode"_a = false,
       "count_include_pad"_a = true);
   f.def(
+      "adaptive_avg_pool2d",
+      [](const Tensor& x, py::handle size) {
+        Pair out = to_pair(size, "output_size");
+        return nogil([&] { return adaptive_avg_pool2d(x, out); });
+      },
+      "input"_a, "output_size"_a);
+  f.def(
+      "interpolate",
+      [](const Tensor& x, py::handle size, py::handle scale_factor, const std::string& mode,
+         std::optional<bool> align_corners) {
+        EMBER_CHECK_VALUE(size.is_none() != scale_factor.is_none(),
+                          "interpolate: give either size or scale_factor");
+        Pair out;
+        if (!size.is_none()) {
+          out = to_pair(size, "size");
+        } else {
+          EMBER_CHECK_VALUE(x.dim() == 4, "interpolate: expected a 4-d input (N, C, H, W), got ",
+                            x.dim(), " dims");
+          auto f = py::isinstance<py::sequence>(scale_factor)
+                       ? scale_factor.cast<std::pair<double, double>>()
+                       : std::make_pair(scale_factor.cast<double>(), scale_factor.cast<double>());
+          out = {static_cast<int64_t>(static_cast<double>(x.size(2)) * f.first),
+                 static_cast<int64_t>(static_cast<double>(x.size(3)) * f.second)};
+        }
+        bool ac = align_corners.value_or(false);
+        return nogil([&] { return F::interpolate(x, out, mode, ac); });
+      },
+      "input"_a, "size"_a = py::none(), "scale_factor"_a = py::none(), "mode"_a = "nearest",
+      "align_corners"_a = py::none());
+  f.def(
       "batch_norm",
       [](const Tensor& x, py::handle running_mean, py::handle running_var, py::handle weight,
          py::handle bias, bool training, double momentum, double eps) {

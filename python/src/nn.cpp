@@ -519,6 +519,14 @@ void bind_nn(py::module_& m) {
         return py::make_tuple(pair_tuple(p.kernel_size), pair_tuple(p.stride),
                               pair_tuple(p.padding), p.ceil_mode, p.count_include_pad);
       });
+  layer<nn::AdaptiveAvgPool2d>(nn, "AdaptiveAvgPool2d", "average pooling to a fixed output size")
+      .def(py::init([](py::handle size) {
+             return std::make_shared<nn::AdaptiveAvgPool2d>(to_pair(size, "output_size"));
+           }),
+           "output_size"_a)
+      .def("_ember_args", [](const nn::AdaptiveAvgPool2d& p) {
+        return py::make_tuple(pair_tuple(p.output_size));
+      });
   // inplace= is accepted for PyTorch's signatures; ember's activations always return a new
   // tensor (the same values).
   auto no_args = [](const nn::Module&) { return py::tuple(); };
@@ -604,6 +612,22 @@ void bind_nn(py::module_& m) {
       .def(py::init<int64_t>(), "num_classes"_a = 10)
       .def("_ember_args",
            [](const models::LeNet& l) { return py::make_tuple(l.fc3->out_features); });
+  layer<models::ResNet18>(models, "ResNet18", "ResNet-18 with torchvision's module names")
+      .def(py::init([](int64_t in_channels, int64_t num_classes, bool small_stem) {
+             return std::make_shared<models::ResNet18>(
+                 models::ResNet18Options()
+                     .with_in_channels(in_channels)
+                     .with_num_classes(num_classes)
+                     .with_stem(small_stem ? models::ResNetStem::Small
+                                           : models::ResNetStem::ImageNet));
+           }),
+           "in_channels"_a = 3, "num_classes"_a = 1000, "small_stem"_a = false)
+      .def("_ember_args", [](const models::ResNet18& r) {
+        return py::make_tuple(r.options.in_channels, r.options.num_classes,
+                              r.options.stem == models::ResNetStem::Small);
+      });
+  models.def("resnet18_fashion_mnist", &models::resnet18_fashion_mnist, "image_size"_a = 28,
+             "d2l's ResNet-18 for 1-channel Fashion-MNIST (the small stem up to 32x32 images)");
   layer<models::MLP>(models, "MLP", "a multilayer perceptron with ReLU between")
       .def(py::init<std::vector<int64_t>>(), "sizes"_a = std::vector<int64_t>{784, 256, 256, 10})
       .def("_ember_args", [](const models::MLP& mlp) {

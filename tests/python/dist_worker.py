@@ -74,6 +74,30 @@ def ddp(rank, world):
         F.cross_entropy(ddp_model(x[shard]), y[shard]).backward()
 
 
+def sync_batchnorm(rank, world):
+    # Each rank normalises its shard with statistics of the whole batch: the input's gradients,
+    # the parameters' summed over ranks and the running statistics equal one BatchNorm2d's on the
+    # concatenated batch.
+    rng = np.random.default_rng(2)
+    x = ember.from_numpy(rng.standard_normal((8, 3, 4, 4)).astype(np.float32))
+    g = ember.from_numpy(rng.standard_normal((8, 3, 4, 4)).astype(np.float32))
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(nn.BatchNorm2d(3)))
+    assert type(model[0]).__name__ == "SyncBatchNorm", model
+    shard = slice(rank * 8 // world, (rank + 1) * 8 // world)
+    xs = x[shard].clone().requires_grad_()
+    (model(xs) * g[shard]).sum().backward()
+    ref = nn.BatchNorm2d(3)
+    xr = x.clone().requires_grad_()
+    (ref(xr) * g).sum().backward()
+    close = dict(rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(xs.grad.numpy(), xr.grad[shard].numpy(), **close)
+    for (n, p), q in zip(model.named_parameters(), ref.parameters()):
+        dist.all_reduce(p.grad)  # each rank holds its shard's part, as DDP would sum them
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), **close, err_msg=n)
+    for (n, b), r in zip(model.named_buffers(), ref.buffers()):
+        np.testing.assert_allclose(b.numpy(), r.numpy(), **close, err_msg=n)
+
+
 def dead_rank(rank, world):
     dist.barrier()
     if rank == 1:
@@ -93,6 +117,7 @@ if __name__ == "__main__":
     dist.init_process_group("gloo", timeout=20)
     rank, world = dist.get_rank(), dist.get_world_size()
     assert world == int(os.environ["WORLD_SIZE"]) and rank == int(os.environ["RANK"])
-    {"collectives": collectives, "ddp": ddp, "dead_rank": dead_rank}[sys.argv[1]](rank, world)
+    {"collectives": collectives, "ddp": ddp, "sync_batchnorm": sync_batchnorm,
+     "dead_rank": dead_rank}[sys.argv[1]](rank, world)
     dist.destroy_process_group()
     print(f"rank {rank} ok", flush=True)

@@ -52,6 +52,12 @@ def test_ddp_matches_one_process_on_the_whole_batch():
     assert "rank 0 ok" in r.stdout and "rank 1 ok" in r.stdout
 
 
+def test_sync_batchnorm_equals_batchnorm_on_the_whole_batch():
+    r, _ = launch("sync_batchnorm")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "rank 0 ok" in r.stdout and "rank 1 ok" in r.stdout
+
+
 def test_a_dead_rank_is_an_error_within_seconds():
     # The ranks are started here, not by `ember launch` (which would end rank 0 as soon as rank 1
     # died): what is measured is rank 0 finding out by itself.

@@ -10,6 +10,7 @@ Linear = _C._nn.Linear
 Conv2d = _C._nn.Conv2d
 MaxPool2d = _C._nn.MaxPool2d
 AvgPool2d = _C._nn.AvgPool2d
+AdaptiveAvgPool2d = _C._nn.AdaptiveAvgPool2d
 ReLU = _C._nn.ReLU
 Sigmoid = _C._nn.Sigmoid
 Tanh = _C._nn.Tanh
@@ -20,6 +21,7 @@ Dropout = _C._nn.Dropout
 Embedding = _C._nn.Embedding
 BatchNorm1d = _C._nn.BatchNorm1d
 BatchNorm2d = _C._nn.BatchNorm2d
+SyncBatchNorm = _C._distributed.SyncBatchNorm
 Sequential = _C._nn.Sequential
 DataParallel = parallel.DataParallel
 

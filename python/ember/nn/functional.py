@@ -8,3 +8,4 @@ dropout, linear, conv2d, max_pool2d, avg_pool2d = (_f.dropout, _f.linear, _f.con
 batch_norm, cross_entropy, nll_loss, mse_loss = (_f.batch_norm, _f.cross_entropy, _f.nll_loss,
                                                  _f.mse_loss)
 one_hot, embedding = _f.one_hot, _f.embedding
+adaptive_avg_pool2d, interpolate = _f.adaptive_avg_pool2d, _f.interpolate

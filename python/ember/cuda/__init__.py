@@ -1,6 +1,6 @@
 """ember.cuda: GPUs (torch.cuda's names). Without a GPU, is_available() is False and
 unavailable_reason() says why; the memory functions and streams then raise."""
-from . import _C
+from .. import _C
 
 _c = _C._cuda
 is_available = _c.is_available
