@@ -48,6 +48,11 @@ debian_root_cleanup() {
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     umount -R "${mounted[$i]}" 2>/dev/null || umount -lR "${mounted[$i]}" 2>/dev/null || true
   done
+  # What ran inside may have mounted too: `ip netns add` binds /run/netns and one file per
+  # namespace. Deepest first.
+  findmnt -rn -o TARGET | grep "^$root/" | sort -r | while read -r m; do
+    umount -l "$m" 2>/dev/null || true
+  done
   if findmnt -rn -o TARGET | grep -q "^$root"; then
     echo "$root still has mounts; not deleting it" >&2
   else

@@ -59,7 +59,18 @@ std::string TwoNodes::unavailable() {
   if (sh("ip netns add " + probe) != 0)
     return "cannot make a network namespace here (ip netns add failed: no CAP_SYS_ADMIN?)";
   sh("ip netns delete " + probe);
-  return "";
+  // Making a namespace is not enough: in a chroot (scripts/fresh-machine-check) `ip -n` cannot
+  // enter one, because it remounts / as a slave and / is no mount point there. So the probe is a
+  // whole pair, made once per process.
+  static const std::string why = [] {
+    try {
+      TwoNodes pair;
+      return std::string();
+    } catch (const Error& e) {
+      return std::string("cannot join two network namespaces here: ") + e.what();
+    }
+  }();
+  return why;
 }
 
 TwoNodes::TwoNodes() {
