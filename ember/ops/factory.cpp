@@ -208,63 +208,67 @@ template Tensor from_vector(const std::vector<double>&, Shape, const TensorOptio
 template Tensor from_vector(const std::vector<Half>&, Shape, const TensorOptions&);
 template Tensor from_vector(const std::vector<BFloat16>&, Shape, const TensorOptions&);
 
-namespace {
-
-// Walks `data` in row-major order: its shape (checked to be rectangular), its values, and the
-// widest kind among them.
-struct Flattened {
-  Shape sizes;
-  std::vector<Scalar> values;
-  Scalar::Kind kind = Scalar::Kind::Bool;
-  bool seen_value = false;
-};
-void flatten(const NestedList& data, size_t dim, Flattened& f) {
-  if (!data.is_list()) {
-    EMBER_CHECK(dim == f.sizes.size(), "[tensor] expected a sequence at dim ", dim,
-                " (the first element nests ", f.sizes.size(), " deep), got a number");
-    f.values.push_back(data.value());
-    f.kind = std::max(f.kind, data.value().kind());
-    f.seen_value = true;
-    return;
-  }
-  auto n = static_cast<int64_t>(data.items().size());
-  if (dim == f.sizes.size()) {  // the first list at this depth sets its length
-    EMBER_CHECK(!f.seen_value, "[tensor] expected a number at dim ", dim, ", got a sequence");
-    f.sizes.push_back(n);
+void TensorData::list(size_t dim, int64_t length) {
+  if (dim == sizes_.size()) {  // the first list at this depth sets its length
+    EMBER_CHECK_VALUE(values_.empty(), "[tensor] expected a number at dim ", dim,
+                      ", got a sequence");
+    sizes_.push_back(length);
   } else {
-    EMBER_CHECK(f.sizes[dim] == n, "[tensor] expected sequence of length ", f.sizes[dim],
-                " at dim ", dim, " (got ", n, ")");
+    EMBER_CHECK_VALUE(sizes_[dim] == length, "[tensor] expected sequence of length ", sizes_[dim],
+                      " at dim ", dim, " (got ", length, ")");
   }
-  for (const NestedList& item : data.items()) flatten(item, dim + 1, f);
 }
 
+void TensorData::value(size_t dim, const Scalar& v) {
+  EMBER_CHECK_VALUE(dim == sizes_.size(), "[tensor] expected a sequence at dim ", dim,
+                    " (the first element nests ", sizes_.size(), " deep), got a number");
+  if (values_.empty()) {
+    // The first number completes the shape: room for all of it at once (bounded, as ragged data
+    // may promise more than it holds) saves the regrowth of long lists.
+    values_.reserve(static_cast<size_t>(std::min<int64_t>(numel_of(sizes_), int64_t{1} << 24)));
+  }
+  values_.push_back(v);
+  kind_ = std::max(kind_, v.kind());
+}
+
+Tensor TensorData::make(const TensorOptions& options) const {
+  DType inferred = kind_ == Scalar::Kind::Float ? kDefaultFloat
+                   : values_.empty()            ? kDefaultFloat
+                   : kind_ == Scalar::Kind::Int ? kInt64
+                                                : kBool;
+  EMBER_CHECK(numel_of(sizes_) == static_cast<int64_t>(values_.size()), "[tensor] shape ", sizes_,
+              " needs ", numel_of(sizes_), " values, got ", values_.size());
+  // Written in float64 or int64 first so that int64 values stay exact, then converted at once.
+  Tensor t;
+  if (inferred == kDefaultFloat) {
+    t = empty(sizes_, TensorOptions(kFloat64));
+    auto* p = static_cast<double*>(t.data_ptr());
+    for (const Scalar& x : values_) *p++ = x.to_double();
+  } else {
+    t = empty(sizes_, TensorOptions(kInt64));
+    auto* p = static_cast<int64_t*>(t.data_ptr());
+    for (const Scalar& x : values_) *p++ = x.to_int();
+  }
+  Tensor r = t.to(options.device, options.has_dtype ? options.dtype : inferred);
+  if (options.requires_grad) r.requires_grad_(true);
+  return r;
+}
+
+namespace {
+void walk(const NestedList& data, size_t dim, TensorData& out) {
+  if (!data.is_list()) {
+    out.value(dim, data.value());
+    return;
+  }
+  out.list(dim, static_cast<int64_t>(data.items().size()));
+  for (const NestedList& item : data.items()) walk(item, dim + 1, out);
+}
 }  // namespace
 
 Tensor tensor(const NestedList& data, const TensorOptions& options) {
-  Flattened f;
-  flatten(data, 0, f);
-  DType inferred = f.kind == Scalar::Kind::Float ? kDefaultFloat
-                   : f.kind == Scalar::Kind::Int ? kInt64
-                   : f.seen_value                ? kBool
-                                                 : kDefaultFloat;  // tensor({}): float32[0]
-  TensorOptions o = options;
-  if (!o.has_dtype) o.dtype = inferred;
-  // Values are written in the inferred kind first so that int64 values stay exact.
-  Shape sizes = data.is_list() ? f.sizes : Shape{1};
-  Tensor t;
-  if (inferred == kDefaultFloat) {
-    std::vector<double> v;
-    for (const Scalar& x : f.values) v.push_back(x.to_double());
-    t = from_vector(v, sizes, TensorOptions(kFloat64));
-  } else {
-    std::vector<int64_t> v;
-    for (const Scalar& x : f.values) v.push_back(x.to_int());
-    t = from_vector(v, sizes, TensorOptions(kInt64));
-  }
-  if (!data.is_list()) t = t.reshape(Shape{});  // tensor(5.0): 0-dim
-  Tensor r = t.to(o.device, o.dtype);
-  if (o.requires_grad) r.requires_grad_(true);
-  return r;
+  TensorData out;
+  walk(data, 0, out);
+  return out.make(options);
 }
 
 }  // namespace ember

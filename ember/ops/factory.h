@@ -74,8 +74,26 @@ class NestedList {
   bool is_list_ = false;
 };
 
-/// torch.tensor(data): the dtype comes from the data unless given (any float: float32, else any
-/// integer: int64, else bool), like PyTorch. Ragged lists are an error naming the dim.
+/// torch.tensor's data met one element at a time in row-major order, as a walk over nested lists
+/// meets it (NestedList's here, Python's lists in ember.tensor): checks that the lists are
+/// rectangular (ragged data is a ValueError naming the dim, as in PyTorch) and keeps the values.
+class TensorData {
+ public:
+  /// A list of `length` items at depth `dim` (0: the outermost).
+  void list(size_t dim, int64_t length);
+  /// A number at depth `dim`; a lone number at depth 0 makes a 0-dim tensor.
+  void value(size_t dim, const Scalar& v);
+  /// The tensor. Its dtype, unless `options` gives one, comes from the values as PyTorch infers
+  /// it: any float: float32, else any integer: int64, else bool; no values: float32.
+  Tensor make(const TensorOptions& options) const;
+
+ private:
+  Shape sizes_;  // the first list's length at each depth; every other must agree
+  std::vector<Scalar> values_;
+  Scalar::Kind kind_ = Scalar::Kind::Bool;  // the widest kind among values_
+};
+
+/// torch.tensor(data) from C++ braces.
 Tensor tensor(const NestedList& data, const TensorOptions& options = {});
 
 }  // namespace ember

@@ -127,52 +127,22 @@ TensorOptions to_options(py::handle dtype, py::handle device, bool requires_grad
 
 namespace {
 
-// Nested lists of numbers: their shape (from the first element at each depth; every other must
-// agree) and their values in row-major order.
-struct Nested {
-  Shape shape;
-  std::vector<Scalar> values;
-  Scalar::Kind kind = Scalar::Kind::Bool;
-  bool any = false;
-};
-
-void walk(py::handle h, size_t depth, Nested& n) {
+// Python's nested sequences, walked as ember::tensor walks C++ braces: TensorData checks the
+// shape and infers the dtype, so the rules (and the ValueError for ragged data) are the C++ API's.
+void walk(py::handle h, size_t dim, TensorData& out) {
   if (std::optional<Scalar> s = as_scalar(h)) {
-    if (depth != n.shape.size())
-      throw py::value_error("tensor(): expected a sequence at depth " + std::to_string(depth) +
-                            ", got a number (ragged nested lists)");
-    if (static_cast<int>(s->kind()) > static_cast<int>(n.kind)) n.kind = s->kind();
-    n.any = true;
-    n.values.push_back(*s);
+    out.value(dim, *s);
     return;
   }
-  if (is_tensor(h)) {
-    const Tensor& t = as_tensor(h);
-    if (t.numel() == 1 && t.dim() == 0) {
-      walk(py::cast(t.item()), depth, n);
-      return;
-    }
+  if (is_tensor(h) && as_tensor(h).dim() == 0) {
+    out.value(dim, as_tensor(h).item());
+    return;
   }
   if (!py::isinstance<py::sequence>(h) || py::isinstance<py::str>(h))
     throw py::type_error("tensor(): expected a number or a sequence of numbers, got " +
                          type_name(h));
-  py::sequence seq = py::reinterpret_borrow<py::sequence>(h);
-  auto len = static_cast<int64_t>(py::len(seq));
-  if (depth == n.shape.size()) {
-    if (!n.values.empty())
-      throw py::value_error("tensor(): expected a number at depth " + std::to_string(depth) +
-                            ", got a sequence (ragged nested lists)");
-    n.shape.push_back(len);
-  } else if (depth > n.shape.size() || n.shape[depth] != len) {
-    throw py::value_error("tensor(): expected a sequence of length " +
-                          std::to_string(n.shape[depth]) + " at dim " + std::to_string(depth) +
-                          " (got " + std::to_string(len) + ")");
-  }
-  for (py::handle item : seq) walk(item, depth + 1, n);
-}
-
-DType dtype_of_kind(Scalar::Kind k) {
-  return k == Scalar::Kind::Float ? kFloat32 : k == Scalar::Kind::Int ? kInt64 : kBool;
+  out.list(dim, static_cast<int64_t>(py::len(h)));
+  for (py::handle item : h) walk(item, dim + 1, out);
 }
 
 }  // namespace
@@ -189,40 +159,12 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device devi
     py::gil_scoped_release no_gil;
     return t.to(device, dtype.value_or(t.dtype()), false, /*copy=*/true);
   }
-  Nested n;
-  walk(data, 0, n);
-  // An empty list has no values to say: float32, as PyTorch.
-  DType natural = n.any ? dtype_of_kind(n.kind) : kFloat32;
-  Tensor t;
-  {
-    // Built in float64 / int64 / bool, then converted: one conversion for the whole tensor.
-    switch (natural) {
-      case kFloat32: {
-        std::vector<double> v;
-        v.reserve(n.values.size());
-        for (const Scalar& s : n.values) v.push_back(s.to_double());
-        t = from_vector(v, n.shape);
-        break;
-      }
-      case kInt64: {
-        std::vector<int64_t> v;
-        v.reserve(n.values.size());
-        for (const Scalar& s : n.values) v.push_back(s.to_int());
-        t = from_vector(v, n.shape);
-        break;
-      }
-      default: {
-        std::vector<uint8_t> v;
-        v.reserve(n.values.size());
-        for (const Scalar& s : n.values) v.push_back(s.to<bool>());
-        t = from_vector(v, n.shape).to(kBool);
-        break;
-      }
-    }
-  }
-  if (n.shape.empty() && !n.values.empty()) t = t.reshape({});
+  TensorData values;
+  walk(data, 0, values);
+  TensorOptions options = TensorOptions().with_device(device);
+  if (dtype) options.with_dtype(*dtype);
   py::gil_scoped_release no_gil;
-  return t.to(device, dtype.value_or(natural));
+  return values.make(options);
 }
 
 ToArgs to_args(const py::args& args, const py::kwargs& kwargs) {
