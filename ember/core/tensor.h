@@ -212,6 +212,7 @@ class Tensor {
   std::vector<Tensor> split(const Shape& split_sizes, int64_t dim = 0) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> unbind(int64_t dim = 0) const;
+  Tensor repeat(const Shape& repeats) const;  // a copy (ops/join.cpp)
 
   // --- elementwise (ops/elementwise.cpp) ---
   Tensor add(const Tensor& other, Scalar alpha = 1) const;

@@ -35,12 +35,24 @@ Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requi
   return *parameters_.back().tensor;
 }
 
-Tensor& Module::register_buffer(const std::string& name, Tensor t) {
+Tensor& Module::register_buffer(const std::string& name, Tensor t, bool persistent) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
               "[register_buffer] invalid buffer name '", name, "'");
   check_new_name("register_buffer", name);
-  buffers_.push_back({name, std::make_unique<Tensor>(std::move(t))});
+  buffers_.push_back({name, std::make_unique<Tensor>(std::move(t)), persistent});
   return *buffers_.back().tensor;
+}
+
+bool Module::is_persistent(const std::string& buffer) const {
+  for (const Slot& s : buffers_)
+    if (s.name == buffer) return s.persistent;
+  EMBER_FAIL("[is_persistent] ", name(), " has no buffer '", buffer, "'");
+}
+
+void Module::set_persistent(const std::string& buffer, bool persistent) {
+  for (Slot& s : buffers_)
+    if (s.name == buffer) return void(s.persistent = persistent);
+  EMBER_FAIL("[set_persistent] ", name(), " has no buffer '", buffer, "'");
 }
 
 void Module::check_new_name(const char* op, const std::string& name) const {
@@ -90,14 +102,17 @@ bool Module::remove_module(const std::string& name) {
   return true;
 }
 
+Tensor Module::stand_in(const Tensor& t) {
+  // The caller (clone, replicate) replaces every defined tensor.
+  return t.defined() ? uninitialized(t.sizes()) : Tensor();
+}
+
 void Module::clone_registered_into(Module& copy) const {
   EMBER_ASSERT(copy.parameters_.empty() && copy.buffers_.empty() && copy.children_.empty(),
                "clone_registered_into expects a module with nothing registered");
-  // Stand-ins: the caller (clone, replicate) replaces every defined tensor.
-  auto stand_in = [](const Tensor& t) { return t.defined() ? uninitialized(t.sizes()) : Tensor(); };
   for (const Slot& s : parameters_)
     copy.register_parameter(s.name, stand_in(*s.tensor), s.tensor->requires_grad());
-  for (const Slot& s : buffers_) copy.register_buffer(s.name, stand_in(*s.tensor));
+  for (const Slot& s : buffers_) copy.register_buffer(s.name, stand_in(*s.tensor), s.persistent);
   for (auto& [n, c] : children_) copy.add_child(n, c->clone_structure());
 }
 
@@ -108,17 +123,17 @@ void Module::walk(Self& m, const std::string& prefix, bool recurse, const Fn& fn
   for (auto& [n, c] : m.children_) walk<Self>(*c, prefix + n + ".", true, fn);
 }
 
-std::vector<std::pair<std::string, Tensor*>> Module::named_slots(bool params, bool buffers,
-                                                                 bool recurse) const {
+std::vector<std::pair<std::string, Tensor*>> Module::named_slots(Slots which, bool recurse) const {
   // The Tensor objects are owned through unique_ptr, so a const module still hands out slots.
   std::vector<std::pair<std::string, Tensor*>> out;
   walk(*this, "", recurse, [&](const std::string& prefix, const Module& m) {
-    if (params)
+    if (which != Slots::Buffers)
       for (const Slot& s : m.parameters_)
         if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor.get());
-    if (buffers)
+    if (which != Slots::Parameters)
       for (const Slot& s : m.buffers_)
-        if (s.tensor->defined()) out.emplace_back(prefix + s.name, s.tensor.get());
+        if (s.tensor->defined() && (s.persistent || which == Slots::Buffers))
+          out.emplace_back(prefix + s.name, s.tensor.get());
   });
   return out;
 }
@@ -128,14 +143,15 @@ NamedTensors Module::unique_named_tensors(bool params, bool recurse) const {
   // first name, so that an optimizer steps it once.
   NamedTensors out;
   std::set<const TensorImpl*> seen;
-  for (auto& [name, t] : named_slots(params, !params, recurse))
+  for (auto& [name, t] : named_slots(params ? Slots::Parameters : Slots::Buffers, recurse))
     if (seen.insert(t->unsafe_impl()).second) out.emplace_back(name, *t);
   return out;
 }
 
 std::vector<Tensor*> Module::slots(bool params, bool recurse) const {
   std::vector<Tensor*> out;
-  for (auto& [name, t] : named_slots(params, !params, recurse)) out.push_back(t);
+  for (auto& [name, t] : named_slots(params ? Slots::Parameters : Slots::Buffers, recurse))
+    out.push_back(t);
   return out;
 }
 
@@ -252,13 +268,13 @@ void Module::zero_grad(bool set_to_none) {
 NamedTensors Module::state_dict() const {
   // PyTorch's order: each module's parameters, then its buffers, then its children.
   NamedTensors out;
-  for (auto& [name, t] : named_slots(true, true, true)) out.emplace_back(name, t->detach());
+  for (auto& [name, t] : named_slots(Slots::StateDict, true)) out.emplace_back(name, t->detach());
   return out;
 }
 
 void Module::load_state_dict(const NamedTensors& state, bool strict) {
   std::map<std::string, Tensor*> mine;
-  for (auto& [name, t] : named_slots(true, true, true)) mine[name] = t;
+  for (auto& [name, t] : named_slots(Slots::StateDict, true)) mine[name] = t;
   std::vector<std::string> missing, unexpected, mismatched;
   std::set<std::string> seen;
   for (auto& [name, t] : state) {
@@ -294,30 +310,73 @@ void Module::load_state_dict(const NamedTensors& state, bool strict) {
   }
 }
 
+std::shared_ptr<Module> Module::constructed() const {
+  bool saved = t_skip_init;
+  t_skip_init = true;
+  ScopeGuard restore([&] { t_skip_init = saved; });
+  return clone_impl();
+}
+
 std::shared_ptr<Module> Module::clone_structure() const {
-  std::shared_ptr<Module> copy;
-  {
-    bool saved = t_skip_init;
-    t_skip_init = true;
-    ScopeGuard restore([&] { t_skip_init = saved; });
-    copy = clone_impl();
-  }
+  std::shared_ptr<Module> copy = constructed();
   copy->adopt_replaced_children(*this);
+  copy->adopt_added_slots(*this);
   copy->train(training_);
   return copy;
 }
 
+template <typename Fn>
+void Module::for_each_replaced(Module& built, const Module& original, const std::string& prefix,
+                               const Fn& fn) {
+  for (auto& [name, child] : original.children_) {
+    std::shared_ptr<Module> mine = built.named_child(name);
+    // The same type and configuration (extra_repr: Linear(512, 3) in place of Linear(512, 10)
+    // is a replacement); its own children are compared in turn.
+    if (mine != nullptr && typeid(*mine) == typeid(*child) &&
+        mine->extra_repr() == child->extra_repr())
+      for_each_replaced(*mine, *child, prefix + name + ".", fn);
+    else
+      fn(built, prefix + name, name, child);
+  }
+}
+
 void Module::adopt_replaced_children(const Module& original) {
   // clone_impl() rebuilds the children a constructor makes; a child replaced since
-  // (replace_module) has another type there, and takes a copy of the original's structure.
+  // (replace_module) or added takes a copy of the original's structure.
+  for_each_replaced(*this, original, "",
+                    [](Module& owner, const std::string&, const std::string& name,
+                       const std::shared_ptr<Module>& child) {
+                      std::shared_ptr<Module> copy = child->clone_structure();
+                      if (owner.named_child(name) != nullptr)
+                        owner.replace_module(name, std::move(copy));
+                      else
+                        owner.add_child(name, std::move(copy));
+                    });
+}
+
+void Module::adopt_added_slots(const Module& original) {
+  // A parameter or buffer registered after construction (an extra buffer on a Linear) is not
+  // made by clone_impl(); nor is a buffer's persistence changed since.
+  for (const Slot& s : original.parameters_)
+    if (parameter_slot(s.name) == nullptr)
+      register_parameter(s.name, stand_in(*s.tensor), s.tensor->requires_grad());
+  for (const Slot& s : original.buffers_) {
+    if (buffer_slot(s.name) == nullptr)
+      register_buffer(s.name, stand_in(*s.tensor), s.persistent);
+    else
+      set_persistent(s.name, s.persistent);
+  }
   for (auto& [name, child] : original.children_)
-    for (auto& [n, c] : children_) {
-      if (n != name) continue;
-      if (typeid(*c) != typeid(*child))
-        replace_module(name, child->clone_structure());
-      else
-        c->adopt_replaced_children(*child);
-    }
+    if (std::shared_ptr<Module> mine = named_child(name)) mine->adopt_added_slots(*child);
+}
+
+std::vector<std::string> Module::replaced_modules() const {
+  std::shared_ptr<Module> built = constructed();
+  std::vector<std::string> out;
+  for_each_replaced(*built, *this, "",
+                    [&](Module&, const std::string& path, const std::string&,
+                        const std::shared_ptr<Module>&) { out.push_back(path); });
+  return out;
 }
 
 std::shared_ptr<Module> Module::clone() const {

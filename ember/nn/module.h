@@ -76,9 +76,14 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// Registers a parameter (a leaf that requires grad) or a buffer. The returned reference stays
   /// valid for the module's life: layers keep it as their `weight` member, so replacing the slot
-  /// (replication for DataParallel) is seen by the layer.
+  /// (replication for DataParallel) is seen by the layer. A buffer that is not `persistent` is
+  /// left out of the state dict (a cache derived from other state), as in PyTorch; it still moves,
+  /// replicates and is broadcast with the module.
   Tensor& register_parameter(const std::string& name, Tensor t, bool requires_grad = true);
-  Tensor& register_buffer(const std::string& name, Tensor t);
+  Tensor& register_buffer(const std::string& name, Tensor t, bool persistent = true);
+  /// Whether this module's own buffer `name` is in the state dict; changing it keeps the tensor.
+  bool is_persistent(const std::string& buffer) const;
+  void set_persistent(const std::string& buffer, bool persistent);
 
   /// Every parameter or buffer slot in registration order, a module used in two places giving
   /// its slots twice: the order clone_structure()'s copy has, which replicas fill with tensors
@@ -88,6 +93,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A copy of the structure whose slots the caller fills (clone() copies, DataParallel
   /// replicates).
   std::shared_ptr<Module> clone_structure() const;
+  /// The dotted names of the modules below this one that its constructor did not put there
+  /// (replace_module, convert_sync_batchnorm, an added child), outermost only: what rebuilding
+  /// it from its constructor's arguments in another process must bring along.
+  std::vector<std::string> replaced_modules() const;
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
     add_child(name, m);
@@ -129,21 +138,33 @@ class Module : public std::enable_shared_from_this<Module> {
   struct Slot {
     std::string name;
     std::unique_ptr<Tensor> tensor;  // a stable address for the layer's reference
+    bool persistent = true;          // in the state dict (buffers only)
   };
+  enum class Slots { Parameters, Buffers, StateDict };  // StateDict: parameters, persistent buffers
   /// The one walk over the module tree: fn(prefix, module) on `m` and, with `recurse`, every
   /// module below it, depth first in registration order, a module before its children. prefix is
   /// "" for `m` and "features.0." below it; a module used in two places is visited under each name.
   /// Self is Module or const Module.
   template <typename Self, typename Fn>
   static void walk(Self& m, const std::string& prefix, bool recurse, const Fn& fn);
-  /// The defined parameter and/or buffer slots in walk order (per module, parameters first), with
-  /// dotted names; nothing is deduplicated.
-  std::vector<std::pair<std::string, Tensor*>> named_slots(bool params, bool buffers,
-                                                           bool recurse) const;
+  /// The defined slots of a kind in walk order (per module, parameters first), with dotted
+  /// names; nothing is deduplicated.
+  std::vector<std::pair<std::string, Tensor*>> named_slots(Slots which, bool recurse) const;
   NamedTensors unique_named_tensors(bool params, bool recurse) const;
   std::vector<Tensor*> slots(bool params, bool recurse) const;
   void check_new_name(const char* op, const std::string& name) const;
+  /// clone_impl() with initialisation switched off: the structure the constructor makes.
+  std::shared_ptr<Module> constructed() const;
+  /// fn(owner in `built`, dotted path, name, original's child) for each child of `original`, at
+  /// any depth, that `built` (what original's constructor makes) lacks or holds with another type
+  /// or configuration.
+  template <typename Fn>
+  static void for_each_replaced(Module& built, const Module& original, const std::string& prefix,
+                                const Fn& fn);
   void adopt_replaced_children(const Module& original);
+  void adopt_added_slots(const Module& original);
+  /// What a copy holds in the place of `t` until the caller fills it (see uninitialized).
+  static Tensor stand_in(const Tensor& t);
   Module& convert(std::optional<Device> device, std::optional<DType> dtype, bool non_blocking);
   std::vector<Slot> parameters_;
   std::vector<Slot> buffers_;

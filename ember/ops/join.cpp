@@ -75,4 +75,34 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat(parts, d);
 }
 
+Tensor repeat(const Tensor& t, const Shape& repeats) {
+  check_defined("repeat", t);
+  EMBER_CHECK(static_cast<int64_t>(repeats.size()) >= t.dim(),
+              "[repeat] number of dimensions of repeat dims (", repeats.size(),
+              ") can not be smaller than number of dimensions of tensor (", t.dim(), ")");
+  // t (left-padded with 1s) seen as [1, s0, 1, s1, ...], broadcast to [r0, s0, r1, s1, ...] and
+  // laid out as [r0*s0, r1*s1, ...]: one copy, and autograd sums the copies' gradients through
+  // expand's backward.
+  size_t pad = repeats.size() - static_cast<size_t>(t.dim());
+  Shape split, expanded, out;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    int64_t size = i < pad ? 1 : t.sizes()[i - pad];
+    EMBER_CHECK(repeats[i] >= 0, "[repeat] trying to create tensor with negative dimension ",
+                repeats[i], ": ", repeats);
+    split.push_back(1);
+    split.push_back(size);
+    expanded.push_back(repeats[i]);
+    expanded.push_back(size);
+    out.push_back(repeats[i] * size);
+  }
+  return t.reshape(split).expand(expanded).reshape(out);
+}
+
+Tensor tile(const Tensor& t, const Shape& dims) {
+  Shape repeats;
+  for (int64_t i = static_cast<int64_t>(dims.size()); i < t.dim(); ++i) repeats.push_back(1);
+  for (int64_t d : dims) repeats.push_back(d);
+  return repeat(t, repeats);
+}
+
 }  // namespace ember

@@ -1,9 +1,11 @@
 // Tensor's op methods: each forwards to the free function of the same name.
 #include "ember/ops/elementwise.h"
+#include "ember/ops/join.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
 
+Tensor Tensor::repeat(const Shape& repeats) const { return ember::repeat(*this, repeats); }
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::add(Scalar o, Scalar alpha) const { return ember::add(*this, o, alpha); }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return ember::sub(*this, o, alpha); }

@@ -11,7 +11,7 @@ from ._C import (Tensor, device, dtype, float32, float, float64, double, float16
                  get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel, zeros,
                  ones, empty, rand, randn, zeros_like, ones_like, empty_like, rand_like,
                  randn_like, full, full_like, arange, linspace, eye, randint, randperm, bernoulli,
-                 cat, concat, stack, where, from_numpy, from_dlpack)
+                 cat, concat, stack, tile, where, from_numpy, from_dlpack)
 from ._size import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .serialization import save, load

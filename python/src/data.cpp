@@ -1,55 +1,10 @@
-// ember.utils.data: ember's datasets (TensorDataset, MNIST / Fashion-MNIST) and DataLoader, which
-// also takes any Python object with __len__ and __getitem__ (a torch-style Dataset subclass).
+// ember.utils.data's C++ part: ember's datasets (TensorDataset, MNIST / Fashion-MNIST) and the C++
+// DataLoader over them. Python datasets, samplers and collate_fn are batched in Python
+// (python/ember/utils/data).
 #include "bind.h"
 
 namespace ember::python {
 namespace {
-
-// A Python dataset seen by the C++ DataLoader: dataset[i] is (data, target), each a tensor or a
-// number. The DataLoader's worker threads call it, so it takes the GIL.
-class PythonDataset : public data::Dataset {
- public:
-  explicit PythonDataset(py::object dataset) : dataset_(std::move(dataset)) {
-    size_ = py::len(dataset_);
-  }
-  ~PythonDataset() override {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) {
-      dataset_.release();  // the interpreter is gone: nothing to release
-      return;
-    }
-    py::gil_scoped_acquire gil;
-    dataset_ = py::object();
-  }
-  size_t size() const override { return size_; }
-  data::Example get(size_t index) const override {
-    py::gil_scoped_acquire gil;
-    py::object item = dataset_[py::int_(index)];
-    if (!py::isinstance<py::tuple>(item) || py::len(item) != 2)
-      throw py::type_error("DataLoader: dataset[" + std::to_string(index) +
-                           "] must be a (data, target) pair, got " +
-                           std::string(py::str(py::type::handle_of(item).attr("__name__"))));
-    py::tuple pair = item;
-    return {to_tensor(pair[0]), to_tensor(pair[1])};
-  }
-
- private:
-  static Tensor to_tensor(py::handle h) {
-    if (is_tensor(h)) return as_tensor(h);
-    return tensor_from_data(h, std::nullopt, Device(kCPU, 0));
-  }
-  py::object dataset_;
-  size_t size_;
-};
-
-std::shared_ptr<data::Dataset> dataset_ptr(py::handle h) {
-  if (py::isinstance<data::Dataset>(h)) return h.cast<std::shared_ptr<data::Dataset>>();
-  if (!py::hasattr(h, "__len__") || !py::hasattr(h, "__getitem__"))
-    throw py::type_error(
-        "DataLoader: expected a dataset (an object with __len__ and "
-        "__getitem__), got " +
-        std::string(py::str(py::type::handle_of(h).attr("__name__"))));
-  return std::make_shared<PythonDataset>(py::reinterpret_borrow<py::object>(h));
-}
 
 // One pass over a DataLoader, as a Python iterator.
 struct LoaderIterator {
@@ -109,12 +64,8 @@ void bind_data(py::module_& m) {
       });
   py::class_<data::DataLoader, std::shared_ptr<data::DataLoader>>(
       d, "DataLoader", "Batches of a dataset, in order or shuffled, made by worker threads")
-      .def(py::init([](py::handle dataset, size_t batch_size, bool shuffle, size_t num_workers,
-                       bool drop_last, bool pin_memory, py::handle seed, py::handle collate_fn) {
-             if (!collate_fn.is_none())
-               throw py::value_error(
-                   "DataLoader: collate_fn is not supported; examples are "
-                   "stacked into (data, target) batches");
+      .def(py::init([](std::shared_ptr<data::Dataset> dataset, size_t batch_size, bool shuffle,
+                       size_t num_workers, bool drop_last, bool pin_memory, py::handle seed) {
              EMBER_CHECK_VALUE(batch_size > 0,
                                "[DataLoader] batch_size should be a positive "
                                "integer value, but got batch_size=",
@@ -128,21 +79,10 @@ void bind_data(py::module_& m) {
              // Without a seed the shuffle follows ember.manual_seed, as PyTorch's follows
              // torch.manual_seed.
              o.seed = seed.is_none() ? default_generator().random64() : seed.cast<uint64_t>();
-             // Destroying a loader joins its worker threads, which may be waiting for the GIL to
-             // call a Python dataset: the deleter lets go of the GIL first.
-             return std::shared_ptr<data::DataLoader>(
-                 new data::DataLoader(dataset_ptr(dataset), o), [](data::DataLoader* l) {
-                   if (Py_IsInitialized() && PyGILState_Check()) {
-                     py::gil_scoped_release no_gil;
-                     delete l;
-                   } else {
-                     delete l;
-                   }
-                 });
+             return std::make_shared<data::DataLoader>(std::move(dataset), o);
            }),
            "dataset"_a, "batch_size"_a = 1, "shuffle"_a = false, "num_workers"_a = 0,
-           "drop_last"_a = false, "pin_memory"_a = false, "seed"_a = py::none(),
-           "collate_fn"_a = py::none())
+           "drop_last"_a = false, "pin_memory"_a = false, "seed"_a = py::none())
       .def("__len__", &data::DataLoader::size)
       .def("__iter__",
            [](const std::shared_ptr<data::DataLoader>& self) {

@@ -5,6 +5,7 @@
 #include "bind.h"
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/distributed_sampler.h"
 #include "ember/distributed/sync_batch_norm.h"
 
 namespace ember::python {
@@ -87,6 +88,16 @@ void bind_distributed(py::module_& m) {
   py::class_<dist::ProcessGroup, std::shared_ptr<dist::ProcessGroup>>(d, "ProcessGroup")
       .def("rank", &dist::ProcessGroup::rank)
       .def("size", &dist::ProcessGroup::size);
+
+  // ember.utils.data.DistributedSampler's core; the Python class takes the dataset and the
+  // defaults from the process group.
+  py::class_<dist::DistributedSampler>(d, "_DistributedSampler")
+      .def(py::init<size_t, int, int, bool, uint64_t, bool>(), "dataset_size"_a, "num_replicas"_a,
+           "rank"_a, "shuffle"_a, "seed"_a, "drop_last"_a)
+      .def("set_epoch", &dist::DistributedSampler::set_epoch, "epoch"_a)
+      .def("set_start", &dist::DistributedSampler::set_start, "start"_a)
+      .def("indices", &dist::DistributedSampler::indices)
+      .def("__len__", &dist::DistributedSampler::size);
 
   d.def("available_backends", &dist::available_backends);
   d.def(

@@ -218,6 +218,13 @@ void bind_functions(py::module_& m) {
       },
       "tensors"_a, "dim"_a = 0);
   m.def(
+      "tile",
+      [](const Tensor& x, py::handle dims) {
+        Shape d = to_shape(dims, "tile");
+        return nogil([&] { return tile(x, d); });
+      },
+      "input"_a, "dims"_a);
+  m.def(
       "where",
       [](const Tensor& cond, py::handle a, py::handle b) {
         auto operand = [&](py::handle h) {

@@ -257,16 +257,22 @@ void bind_nn(py::module_& m) {
       .def(
           "register_buffer",
           [](nn::Module& self, const std::string& name, py::handle tensor, bool persistent) {
-            EMBER_CHECK(persistent,
-                        "[register_buffer] non-persistent buffers are not supported: every buffer "
-                        "is saved in the state dict");
             Tensor t = tensor.is_none() ? Tensor() : as_tensor(tensor);
-            if (Tensor* slot = self.buffer_slot(name))
+            if (Tensor* slot = self.buffer_slot(name)) {
               *slot = t;
-            else
-              self.register_buffer(name, t);
+              self.set_persistent(name, persistent);
+            } else {
+              self.register_buffer(name, t, persistent);
+            }
           },
           "name"_a, "tensor"_a, "persistent"_a = true)
+      .def_property_readonly("_non_persistent_buffers_set",
+                             [](const nn::Module& self) {
+                               py::set out;
+                               for (const std::string& n : self.registered_names(false))
+                                 if (!self.is_persistent(n)) out.add(py::str(n));
+                               return out;
+                             })
       .def("add_module", add_module, "name"_a, "module"_a)
       .def("register_module", add_module, "name"_a, "module"_a)
       .def(
@@ -444,9 +450,10 @@ void bind_nn(py::module_& m) {
              for (const std::string& n : self.registered_names(true))
                params.append(py::make_tuple(n, slot(self.parameter_slot(n))));
              for (const std::string& n : self.registered_names(false))
-               buffers.append(py::make_tuple(n, slot(self.buffer_slot(n))));
+               buffers.append(py::make_tuple(n, slot(self.buffer_slot(n)), self.is_persistent(n)));
              return py::make_tuple(params, buffers, named_list(self.named_children()));
            })
+      .def("_replaced_modules", &nn::Module::replaced_modules)
       .def("extra_repr", &nn::Module::extra_repr)
       .def("_get_name", &nn::Module::name)
       .def("__repr__", [](const nn::Module& self) { return self.repr(); });

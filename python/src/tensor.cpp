@@ -382,6 +382,16 @@ void bind_tensor(py::module_& m) {
       .def("expand",
            [](const Tensor& x, py::args sizes) { return x.expand(to_shape(sizes, "expand")); })
       .def("expand_as", &Tensor::expand_as)
+      .def("repeat",
+           [](const Tensor& x, py::args sizes) {
+             Shape repeats = to_shape(sizes, "repeat");
+             return nogil([&] { return x.repeat(repeats); });
+           })
+      .def("tile",
+           [](const Tensor& x, py::args dims) {
+             Shape d = to_shape(dims, "tile");
+             return nogil([&] { return tile(x, d); });
+           })
       .def("flatten", &Tensor::flatten, "start_dim"_a = 0, "end_dim"_a = -1)
       .def(
           "unflatten",

@@ -139,6 +139,45 @@ TEST(Module, StateDictRoundTripAndClearErrors) {
   EXPECT_THROW_WITH(b->load_state_dict(state), "conv1.weight: the value is an undefined tensor");
 }
 
+TEST(Module, NonPersistentBuffersStayOutOfTheStateDict) {
+  auto m = nn::make<nn::Linear>(2, 2);
+  m->register_buffer("cache", ones({3}), /*persistent=*/false);
+  m->register_buffer("count", zeros({1}));
+  nn::NamedTensors state = m->state_dict();
+  ASSERT_EQ(state.size(), 3U);
+  EXPECT_EQ(state.back().first, "count");
+  EXPECT_EQ(m->named_buffers().size(), 2U) << "named_buffers lists every buffer, as in PyTorch";
+  m->load_state_dict(state);  // strict: the cache is not missing
+  EXPECT_FALSE(m->is_persistent("cache"));
+  std::shared_ptr<nn::Module> copy = m->clone();
+  EXPECT_FALSE(copy->is_persistent("cache")) << "a clone keeps the buffer's kind";
+  EXPECT_TRUE(all_close(*copy->buffer_slot("cache"), ones({3}), 0, 0));
+  m->set_persistent("cache", true);
+  EXPECT_EQ(m->state_dict().size(), 4U);
+  EXPECT_THROW_WITH(m->is_persistent("nothing"), "has no buffer 'nothing'");
+}
+
+TEST(Module, ReplacedModulesAreThoseItsConstructorDidNotMake) {
+  auto net = models::resnet18_fashion_mnist();
+  EXPECT_TRUE(net->replaced_modules().empty());
+  net->replace_module("fc", nn::make<nn::Linear>(512, 3));  // fine-tuning's new head
+  net->named_child("layer2")->named_child("0")->replace_module("bn1",
+                                                               nn::make<nn::BatchNorm2d>(128));
+  auto block = net->named_child("layer1")->named_child("0");
+  block->replace_module("bn2", nn::make<nn::BatchNorm2d>(64, 1e-3));
+  block->register_module("extra", nn::make<nn::ReLU>());
+  EXPECT_EQ(net->replaced_modules(),
+            (std::vector<std::string>{"layer1.0.bn2", "layer1.0.extra", "fc"}))
+      << "the same type and configuration (layer2.0.bn1) is no replacement";
+  std::shared_ptr<nn::Module> copy = net->clone();
+  EXPECT_TRUE(copy->replaced_modules() == net->replaced_modules()) << "a clone keeps them";
+  EXPECT_EQ(copy->named_child("fc")->repr(), "Linear(in_features=512, out_features=3, bias=True)");
+  Tensor x = randn({2, 1, 28, 28});
+  net->eval();
+  copy->eval();
+  EXPECT_TRUE(all_close(net->forward(x), copy->forward(x), 0, 0));
+}
+
 TEST(Module, CloneIsADeepCopy) {
   auto a = nn::make<models::LeNet>();
   a->eval();

@@ -21,5 +21,27 @@ TEST(Join, CatAndStack) {
   EXPECT_THROW_WITH(stack({a, b}), "stack expects each tensor to be equal size");
 }
 
+TEST(Join, RepeatAndTileCopyAlongEachDimAndSumGradients) {
+  Tensor a = arange(6).view({2, 3});
+  // torch.arange(6).view(2, 3).repeat(2, 1, 2)
+  Tensor r = a.repeat({2, 1, 2});
+  EXPECT_EQ(r.sizes(), (Shape{2, 2, 6}));
+  EXPECT_EQ(values(r[1]), (std::vector<double>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}));
+  EXPECT_TRUE(r[0].equal(r[1]));
+  EXPECT_EQ(values(a.t().repeat({1, 2})), (std::vector<double>{0, 3, 0, 3, 1, 4, 1, 4, 2, 5, 2, 5}))
+      << "a non-contiguous input is read in its logical order";
+  EXPECT_EQ(a.repeat({0, 2}).sizes(), (Shape{0, 6}));
+  EXPECT_EQ(tile(a, {2}).sizes(), (Shape{2, 6})) << "tile pads the repeats with leading 1s";
+  EXPECT_TRUE(tile(a, {2, 1}).equal(a.repeat({2, 1})));
+  EXPECT_THROW_WITH(a.repeat({2}), "can not be smaller than number of dimensions of tensor");
+  EXPECT_THROW_WITH(a.repeat({1, -1}), "negative dimension");
+
+  Tensor x = randn({2, 3}).requires_grad_(true);
+  (x.repeat({3, 2}) * arange(36, kFloat32).view({6, 6})).sum().backward();
+  // Each element of x appears 6 times; its gradient is the sum of the weights at those places.
+  Tensor w = arange(36, kFloat32).view({3, 2, 2, 3});
+  EXPECT_TRUE(all_close(x.grad(), w.sum({0, 2}), 0, 0));
+}
+
 }  // namespace
 }  // namespace ember

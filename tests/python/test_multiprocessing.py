@@ -116,6 +116,7 @@ class Net(nn.Module):
         self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
         self.head = nn.Linear(8, 1)
         self.register_buffer("steps", ember.zeros(1))
+        self.register_buffer("scratch", ember.zeros(2), persistent=False)
         self.name = "net"
 
     def forward(self, x):
@@ -125,11 +126,14 @@ class Net(nn.Module):
 
 def hogwild_spawned(rank, model):
     assert type(model) is Net and model.name == "net" and model.training
+    assert model._non_persistent_buffers_set == {"scratch"} and "scratch" not in model.state_dict()
+    assert model.head._non_persistent_buffers_set == {"mask"}, "a C++ layer's kinds travel too"
     hogwild_worker(model, rank, 100)
 
 
 def test_modules_travel_to_spawned_processes_by_handle():
     model = Net()
+    model.head.register_buffer("mask", ember.ones(1), persistent=False)
     nn.init.zeros_(model.head.weight)
     before = model.head.weight.clone()
     mp.spawn(hogwild_spawned, args=(model,), nprocs=2)  # the spawn start method: pickled
@@ -137,6 +141,21 @@ def test_modules_travel_to_spawned_processes_by_handle():
     # 2 x 100 forwards added to the shared buffer (Hogwild: a racing update may be lost).
     assert 50 < model.steps.item() <= 200
     assert model.head.weight.is_shared() and isinstance(model.head.weight, nn.Parameter)
+
+
+def check_converted_resnet(rank, model, conv1_weight):
+    bns = [m for _, m in model.named_modules() if "BatchNorm" in type(m).__name__]
+    assert len(bns) == 20 and all(type(m) is nn.SyncBatchNorm for m in bns), set(map(type, bns))
+    assert type(model.fc) is nn.Linear and type(model.layer1[0].extra) is nn.ReLU
+    assert ember.equal(model.conv1.weight, conv1_weight)
+    assert ember.equal(model.layer2[0].bn1.running_var, ember.full((128,), 2.0))
+
+
+def test_a_converted_resnet_travels_with_its_replaced_layers():
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(ember.models.resnet18_fashion_mnist())
+    model.layer1[0].extra = nn.ReLU()  # a child its constructor does not make
+    model.layer2[0].bn1.running_var.fill_(2.0)
+    mp.spawn(check_converted_resnet, args=(model, model.conv1.weight.detach().clone()), nprocs=1)
 
 
 def test_a_subclass_of_a_layer_is_refused_clearly():

@@ -97,6 +97,26 @@ def test_setattr_replace_and_delete():
     assert net.state_dict()["seen"].tolist() == [5.0]
 
 
+def test_non_persistent_buffers_like_pytorch():
+    def build(lib):
+        m = lib.nn.Linear(3, 2)
+        m.register_buffer("cache", lib.ones(4), persistent=False)
+        m.register_buffer("count", lib.zeros(1))
+        return m
+
+    m, tm = build(ember), build(torch)
+    assert list(m.state_dict()) == list(tm.state_dict()) == ["weight", "bias", "count"]
+    assert [n for n, _ in m.named_buffers()] == [n for n, _ in tm.named_buffers()]
+    assert m._non_persistent_buffers_set == tm._non_persistent_buffers_set == {"cache"}
+    m.load_state_dict({k: E(v) for k, v in tm.state_dict().items()})  # strict
+    m.register_buffer("cache", ember.zeros(4))  # registering again makes it persistent
+    assert "cache" in m.state_dict() and m._non_persistent_buffers_set == set()
+
+
+def E(x):
+    return ember.from_numpy(x.detach().numpy().copy())
+
+
 def test_module_init_must_come_first():
     class Bad(nn.Module):
         def __init__(self):

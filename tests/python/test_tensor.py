@@ -171,6 +171,10 @@ def test_reductions_and_views_against_pytorch():
     assert [s.shape for s in e.split([1, 2], 1)] == [tuple(s.shape) for s in t.split([1, 2], 1)]
     same(ember.cat([e, e], 1), torch.cat([t, t], 1))
     same(ember.stack([e, e]), torch.stack([t, t]))
+    same(e.repeat(2, 1, 3), t.repeat(2, 1, 3))
+    same(e.transpose(0, 2).repeat((1, 2, 1, 2)), t.transpose(0, 2).repeat((1, 2, 1, 2)))
+    same(e.tile(2), t.tile(2))
+    same(ember.tile(e, (2, 1)), torch.tile(t, (2, 1)))
     same(ember.where(e > 0, e, 0.0), torch.where(t > 0, t, torch.tensor(0.0)))
     same(e.masked_select(e > 0), t.masked_select(t > 0))
     same(e.nonzero(), t.nonzero())

@@ -67,14 +67,22 @@ def reduce_tensor(t):
 # spawn start method, a model put on a queue). One of ember's C++ layers is rebuilt from its
 # constructor's arguments (_ember_args) with its tensors put back by name; a Python subclass is
 # rebuilt as DataParallel's replicas are, without calling __init__: a new instance, its __dict__,
-# its registered parameters, buffers and children.
+# its registered parameters, buffers and children. Modules below a C++ layer that its constructor
+# did not make (convert_sync_batchnorm's SyncBatchNorm in a ResNet) travel whole and are put back
+# in their places.
 
-def _rebuild_native(cls, args, training, tensors):
+def _rebuild_native(cls, args, training, replaced, tensors):
     m = cls(*args)
-    for name, is_param, t in tensors:
+    for name, module in replaced:
+        owner, _, leaf = name.rpartition(".")
+        setattr(m.get_submodule(owner) if owner else m, leaf, module)
+    for name, persistent, t in tensors:
         owner, _, leaf = name.rpartition(".")
         target = m.get_submodule(owner) if owner else m
-        (target.register_parameter if is_param else target.register_buffer)(leaf, t)
+        if persistent is None:  # a parameter
+            target.register_parameter(leaf, t)
+        else:
+            target.register_buffer(leaf, t, persistent)
     m.train(training)
     return m
 
@@ -85,8 +93,8 @@ def _rebuild_python(cls, state, training, params, buffers, children):
     m.__dict__.update(state)
     for name, t in params:
         m.register_parameter(name, t)
-    for name, t in buffers:
-        m.register_buffer(name, t)
+    for name, t, persistent in buffers:
+        m.register_buffer(name, t, persistent)
     for name, child in children:
         m.add_module(name, child)
     m.training = training
@@ -101,9 +109,20 @@ def reduce_module(m):
         # Children the constructor makes (LeNet's layers) get their tensors back by dotted name;
         # children passed to it (Sequential's) travel as modules with their own tensors.
         recurse = not getattr(cls, "_ember_children_in_args", False)
-        tensors = [(n, True, p) for n, p in m.named_parameters(recurse=recurse)]
-        tensors += [(n, False, b) for n, b in m.named_buffers(recurse=recurse)]
-        return _rebuild_native, (cls, m._ember_args(), m.training, tensors)
+        replaced = m._replaced_modules() if recurse else []
+
+        def owner(name):
+            return m.get_submodule(name.rpartition(".")[0]) if "." in name else m
+
+        def travels_whole(name):
+            return any(name.startswith(r + ".") for r in replaced)
+
+        tensors = [(n, None, p) for n, p in m.named_parameters(recurse=recurse)
+                   if not travels_whole(n)]
+        tensors += [(n, n.rpartition(".")[2] not in owner(n)._non_persistent_buffers_set, b)
+                    for n, b in m.named_buffers(recurse=recurse) if not travels_whole(n)]
+        replaced = [(r, m.get_submodule(r)) for r in replaced]
+        return _rebuild_native, (cls, m._ember_args(), m.training, replaced, tensors)
     if any("__ember_native__" in base.__dict__ for base in cls.__mro__[1:]
            if base is not _C._nn.Module):
         raise TypeError(f"{cls.__name__}, a Python subclass of one of ember's layers, cannot be "

@@ -1,0 +1,90 @@
+"""Samplers: the order in which a DataLoader visits a dataset's indices (torch.utils.data's)."""
+
+
+class Sampler:
+    """The base of samplers: __iter__ yields indices, __len__ says how many."""
+
+    def __iter__(self):
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler):
+    """A new permutation from ember's generator (ember.manual_seed) on each pass; with
+    `replacement`, `num_samples` draws with replacement."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None):
+        if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        self.data_source, self.replacement, self._num_samples = (
+            data_source, replacement, num_samples)
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        from ... import randperm, randint
+        n = len(self.data_source)
+        if self.replacement:
+            return iter(randint(0, n, (self.num_samples,)).tolist())
+        order = []
+        while len(order) < self.num_samples:
+            order += randperm(n).tolist()
+        return iter(order[:self.num_samples])
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a new random order on each pass."""
+
+    def __init__(self, indices):
+        self.indices = list(indices)
+
+    def __iter__(self):
+        from ... import randperm
+        return (self.indices[i] for i in randperm(len(self.indices)).tolist())
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups another sampler's indices into lists of batch_size (the last one shorter, unless
+    drop_last)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer value, but got "
+                             f"batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError("drop_last should be a boolean value, but got "
+                             f"drop_last={drop_last}")
+        self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
+
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
