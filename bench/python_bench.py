@@ -5,7 +5,10 @@
      of N calls each, ember and PyTorch alternating;
   2. a LeNet-5 training step (batch 64, the model a Python nn.Module subclass in each library):
      median of the repeats;
-  3. one Fashion-MNIST epoch from a Python loop: bench/python_lenet.py against
+  3. data from Python: ember.tensor / torch.tensor of a 10000x100 list of floats, and one pass
+     of each library's DataLoader over the same kind of Python Dataset (10000 samples of a
+     (1, 28, 28) tensor and an int label, default_collate, batch 64): best of 5, alternating;
+  4. one Fashion-MNIST epoch from a Python loop: bench/python_lenet.py against
      bench/pytorch_lenet.py (the same recipe), alternating over --rounds, medians and accuracies.
 
 Ratios are ember / PyTorch (< 1: ember is faster).
@@ -73,6 +76,38 @@ def lenet_step(repeats):
     return [{"bench": "lenet_step_b64", "ember_ms": e * 1e3, "torch_ms": t * 1e3, "ratio": e / t}]
 
 
+def data_from_python():
+    import torch.utils.data as tud
+    import ember.utils.data as eud
+    rows = []
+    floats = [[float(i + j) for j in range(100)] for i in range(10000)]
+
+    def dataset(lib, base):
+        images = [lib.full((1, 28, 28), float(i % 7)) for i in range(10000)]
+
+        class Samples(base):
+            def __len__(self):
+                return len(images)
+
+            def __getitem__(self, i):
+                return images[i], i % 10
+        return Samples()
+
+    loaders = {"ember": eud.DataLoader(dataset(ember, eud.Dataset), batch_size=64),
+               "torch": tud.DataLoader(dataset(torch, tud.Dataset), batch_size=64)}
+    for name, stmts in [("tensor(list 10000x100)", {"ember": lambda: ember.tensor(floats),
+                                                     "torch": lambda: torch.tensor(floats)}),
+                        ("DataLoader pass, Python Dataset",
+                         {lib: (lambda l=l: sum(1 for _ in l)) for lib, l in loaders.items()})]:
+        best = {}
+        for lib in ("ember", "torch") * 2:
+            t = min(timeit.repeat(stmts[lib], number=1, repeat=5))
+            best[lib] = min(best.get(lib, t), t)
+        rows.append({"bench": "data", "op": name, "ember_ms": best["ember"] * 1e3,
+                     "torch_ms": best["torch"] * 1e3, "ratio": best["ember"] / best["torch"]})
+    return rows
+
+
 def epoch(rounds):
     env = dict(os.environ)
     runs = {"ember": [], "torch": []}
@@ -110,6 +145,11 @@ def main():
     rows += step
     print(f"LeNet step, batch 64: ember {step[0]['ember_ms']:.2f} ms, PyTorch {step[0]['torch_ms']:.2f} ms, "
           f"ratio {step[0]['ratio']:.2f}", flush=True)
+    data = data_from_python()
+    rows += data
+    for r in data:
+        print(f"{r['op']}: ember {r['ember_ms']:.1f} ms, PyTorch {r['torch_ms']:.1f} ms, "
+              f"ratio {r['ratio']:.2f}", flush=True)
     if not a.skip_epoch:
         ep = epoch(a.rounds)
         rows += ep

@@ -1,11 +1,46 @@
 #include "ember/ops/join.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
 
 namespace ember {
+namespace {
+
+// Contiguous CPU parts of the output's dtype are `outer` blocks of bytes each (outer: the product
+// of the output's sizes before the join dim), with fixed places in the output: memcpy them. A
+// DataLoader batch stacks 64 small samples, where a view and a copy_ dispatch per part took half
+// the time. Large joins keep the threaded copy kernels.
+bool joinable_by_memcpy(const std::vector<Tensor>& parts, DType dtype, size_t out_bytes) {
+  return out_bytes <= (size_t{4} << 20) &&
+         std::all_of(parts.begin(), parts.end(), [&](const Tensor& t) {
+           return t.is_cpu() && t.is_contiguous() && t.dtype() == dtype;
+         });
+}
+
+void memcpy_join(Tensor& out, const std::vector<Tensor>& parts, int64_t dim) {
+  int64_t outer = 1;
+  for (int64_t k = 0; k < dim; ++k) outer *= out.size(k);
+  if (outer == 0) return;
+  size_t row = out.nbytes() / static_cast<size_t>(outer);
+  auto* dst = static_cast<char*>(out.data_ptr());
+  size_t offset = 0;
+  for (const Tensor& t : parts) {
+    size_t block = t.nbytes() / static_cast<size_t>(outer);
+    if (block == 0) continue;
+    const auto* src = static_cast<const char*>(t.data_ptr());
+    for (int64_t o = 0; o < outer; ++o)
+      std::memcpy(dst + static_cast<size_t>(o) * row + offset, src + static_cast<size_t>(o) * block,
+                  block);
+    offset += block;
+  }
+}
+
+}  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
@@ -40,7 +75,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   Shape sizes = ref.sizes();
   sizes[static_cast<size_t>(d)] = total;
   Tensor out = empty(sizes, TensorOptions(dt).with_device(ref.device()));
-  {
+  if (joinable_by_memcpy(parts, dt, out.nbytes())) {
+    memcpy_join(out, parts, d);
+  } else {
     NoGradGuard no_grad;
     int64_t start = 0;
     for (const Tensor& t : parts) {
@@ -65,13 +102,25 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "[stack] expected a non-empty list of tensors");
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
-  std::vector<Tensor> parts;
   for (size_t i = 0; i < tensors.size(); ++i) {
+    check_defined("stack", tensors[i]);
     EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
                 "[stack] stack expects each tensor to be equal size, but got ", tensors[0].sizes(),
                 " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
-    parts.push_back(tensors[i].unsqueeze(d));
   }
+  if (!any_requires_grad(tensors) && tensors[0].is_cpu()) {
+    Shape sizes = tensors[0].sizes();
+    sizes.insert(sizes.begin() + d, static_cast<int64_t>(tensors.size()));
+    if (joinable_by_memcpy(tensors, tensors[0].dtype(),
+                           static_cast<size_t>(numel_of(sizes)) * tensors[0].element_size())) {
+      Tensor out = empty(sizes, TensorOptions(tensors[0].dtype()));
+      memcpy_join(out, tensors, d);
+      return out;
+    }
+  }
+  // Otherwise (autograd, mixed dtypes, large or strided parts) as cat along the new dim.
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(t.unsqueeze(d));
   return cat(parts, d);
 }
 

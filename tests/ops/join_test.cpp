@@ -21,6 +21,23 @@ TEST(Join, CatAndStack) {
   EXPECT_THROW_WITH(stack({a, b}), "stack expects each tensor to be equal size");
 }
 
+TEST(Join, ContiguousPartsLandInPlaceAlongAnyDim) {
+  Tensor a = arange(6).view({2, 3}), b = arange(10, 14).view({2, 2});
+  EXPECT_EQ(values(cat({a, b}, 1)), (std::vector<double>{0, 1, 2, 10, 11, 3, 4, 5, 12, 13}));
+  EXPECT_EQ(values(cat({a, zeros({2, 0}, kInt64), a.t().contiguous().t()}, 1)),
+            (std::vector<double>{0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5}))
+      << "an empty part, and a non-contiguous one";
+  EXPECT_EQ(values(stack({a, a + 6}, 1)),
+            (std::vector<double>{0, 1, 2, 6, 7, 8, 3, 4, 5, 9, 10, 11}));
+  Tensor big = arange(1 << 21, kFloat32);  // 8 MiB: the copy kernels' path
+  EXPECT_TRUE(cat({big, big}).narrow(0, 1 << 21, 1 << 21).equal(big));
+  EXPECT_EQ(values(cat({a.narrow(0, 1, 1), a.narrow(0, 0, 1)})),
+            (std::vector<double>{3, 4, 5, 0, 1, 2}))
+      << "contiguous views read from their offset";
+  EXPECT_EQ(values(cat({a.narrow(1, 1, 2), b}, 1)),
+            (std::vector<double>{1, 2, 10, 11, 4, 5, 12, 13}));
+}
+
 TEST(Join, RepeatAndTileCopyAlongEachDimAndSumGradients) {
   Tensor a = arange(6).view({2, 3});
   // torch.arange(6).view(2, 3).repeat(2, 1, 2)

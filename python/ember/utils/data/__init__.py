@@ -12,6 +12,7 @@ import concurrent.futures
 import random
 
 from ... import _C
+from ..._C import Tensor, float64, from_numpy, stack, tensor
 from ._sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler,
                        BatchSampler)
 from .distributed import DistributedSampler
@@ -61,7 +62,6 @@ def default_collate(batch):
     (NumPy arrays become tensors first), numbers become a 1-D tensor (float64 for floats, as in
     PyTorch), strings stay a list, and tuples, lists and dicts are collated field by field (a
     tuple's fields come back as a list, a namedtuple's as the namedtuple, as in PyTorch)."""
-    from ... import stack, tensor, float64, from_numpy, Tensor
     first = batch[0]
     if isinstance(first, Tensor):
         return stack(list(batch))
@@ -82,7 +82,7 @@ def default_collate(batch):
     if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
         return type(first)(*(default_collate(list(field)) for field in zip(*batch)))
     if isinstance(first, collections.abc.Sequence):
-        if any(len(sample) != len(first) for sample in batch):
+        if len(set(map(len, batch))) != 1:
             raise RuntimeError("each element in list of batch should be of equal size")
         return [default_collate(list(field)) for field in zip(*batch)]  # tuples too, as PyTorch
     raise TypeError("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
@@ -90,7 +90,6 @@ def default_collate(batch):
 
 
 def _pin(batch):
-    from ... import Tensor
     if isinstance(batch, Tensor):
         return batch.pin_memory()
     if isinstance(batch, dict):

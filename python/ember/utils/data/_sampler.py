@@ -1,4 +1,5 @@
 """Samplers: the order in which a DataLoader visits a dataset's indices (torch.utils.data's)."""
+import itertools
 
 
 class Sampler:
@@ -76,13 +77,11 @@ class BatchSampler(Sampler):
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
     def __iter__(self):
-        batch = []
-        for index in self.sampler:
-            batch.append(index)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
+        indices = iter(self.sampler)
+        while True:
+            batch = list(itertools.islice(indices, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
             yield batch
 
     def __len__(self):
