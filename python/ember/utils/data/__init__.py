@@ -102,7 +102,8 @@ def _pin(batch):
 
 
 class _SeededSampler(Sampler):
-    """shuffle=True with a seed: the permutation of seed + epoch, as the C++ loader shuffles."""
+    """shuffle=True with a seed: each pass's order is fixed by seed + epoch, the C++ loader's rule
+    (not its exact order: that one comes from ember's Philox, this one from Python's random)."""
 
     def __init__(self, n, seed):
         self.n, self.seed, self.epoch = n, seed, 0
