@@ -45,14 +45,25 @@ void GradScaler::check_initialized(const char* op) const {
               "] the scale is not initialized: call scaler.scale(loss) earlier in the iteration");
 }
 
-GradScaler::PerOptimizer& GradScaler::state_of(const optim::Optimizer& optimizer) {
-  return per_optimizer_[&optimizer];
+std::vector<Tensor> GradScaler::params_of(const optim::Optimizer& optimizer) {
+  std::vector<Tensor> out;
+  for (const optim::ParamGroup& group : optimizer.param_groups())
+    out.insert(out.end(), group.params.begin(), group.params.end());
+  return out;
 }
 
 void GradScaler::unscale_(optim::Optimizer& optimizer) {
+  unscale_(&optimizer, params_of(optimizer));
+}
+
+bool GradScaler::step(optim::Optimizer& optimizer) {
+  return step(&optimizer, params_of(optimizer), [&] { optimizer.step(); });
+}
+
+void GradScaler::unscale_(const void* key, const std::vector<Tensor>& params) {
   if (!options_.enabled) return;
   check_initialized("unscale_");
-  PerOptimizer& s = state_of(optimizer);
+  PerOptimizer& s = per_optimizer_[key];
   EMBER_CHECK(s.stage != Stage::Unscaled,
               "[GradScaler.unscale_] unscale_() has already been called on this optimizer since "
               "the last update()");
@@ -62,8 +73,7 @@ void GradScaler::unscale_(optim::Optimizer& optimizer) {
   // multiplied, and a gradient with an inf or NaN is multiplied all the same.
   const float inv_scale = static_cast<float>(1.0 / get_scale());
   NoGradGuard no_grad;
-  for (optim::ParamGroup& group : optimizer.param_groups())
-    for (Tensor& p : group.params) {
+  for (Tensor p : params) {
       Tensor& g = p.mutable_grad();
       if (!g.defined()) continue;
       EMBER_CHECK(g.dtype() != kFloat16,
@@ -83,21 +93,22 @@ bool GradScaler::any_found(const PerOptimizer& s) {
   return false;
 }
 
-bool GradScaler::step(optim::Optimizer& optimizer) {
+bool GradScaler::step(const void* key, const std::vector<Tensor>& params,
+                      const std::function<void()>& do_step) {
   if (!options_.enabled) {
-    optimizer.step();
+    do_step();
     return true;
   }
   check_initialized("step");
-  PerOptimizer& s = state_of(optimizer);
+  PerOptimizer& s = per_optimizer_[key];
   EMBER_CHECK(s.stage != Stage::Stepped,
               "[GradScaler.step] step() has already been called since the last update()");
-  if (s.stage == Stage::Ready) unscale_(optimizer);
+  if (s.stage == Stage::Ready) unscale_(key, params);
   EMBER_CHECK(!s.found_inf.empty(),
               "[GradScaler.step] no inf checks were recorded for this optimizer (none of its "
               "parameters has a gradient)");
   bool clean = !any_found(s);
-  if (clean) optimizer.step();
+  if (clean) do_step();
   s.stage = Stage::Stepped;
   return clean;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -64,6 +65,11 @@ class GradScaler {
   /// unscale_ if not done yet, then optimizer.step() unless a gradient was inf or NaN. Returns
   /// whether the optimizer stepped.
   bool step(optim::Optimizer& optimizer);
+  /// The same for an optimizer ember does not own (a Python one): `key` identifies it between
+  /// calls, `params` are its parameters and `do_step` steps it.
+  void unscale_(const void* key, const std::vector<Tensor>& params);
+  bool step(const void* key, const std::vector<Tensor>& params,
+            const std::function<void()>& do_step);
   /// Backs the scale off (times backoff_factor) if any optimizer saw an inf or NaN since the last
   /// update, else grows it (times growth_factor) after growth_interval clean updates in a row.
   /// `new_scale` sets it instead.
@@ -92,13 +98,13 @@ class GradScaler {
         found_inf;  // float32 [1] per device: 1 if a gradient was inf/NaN
   };
   void check_initialized(const char* op) const;
-  PerOptimizer& state_of(const optim::Optimizer& optimizer);
+  static std::vector<Tensor> params_of(const optim::Optimizer& optimizer);
   static bool any_found(const PerOptimizer& s);
 
   GradScalerOptions options_;
   Tensor scale_;                // float32 [1], made on the device of the first scale() call
   int64_t growth_tracker_ = 0;  // clean updates in a row since the last change of scale
-  std::map<const optim::Optimizer*, PerOptimizer> per_optimizer_;
+  std::map<const void*, PerOptimizer> per_optimizer_;
 };
 
 }  // namespace ember::amp

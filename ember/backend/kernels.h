@@ -143,6 +143,21 @@ void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tens
 void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
                   bool accumulate);
 
+// Sorting along the last dim of a contiguous (R, L) tensor `x` into contiguous values (x's dtype)
+// and indices (int64) of the same shape. NaN sorts above every number, as in PyTorch; `stable`
+// keeps equal elements in their order (the CPU sort is always stable).
+void sort_cpu(const Tensor& x, bool descending, const Tensor& values, const Tensor& indices);
+void sort_cuda(const Tensor& x, bool descending, const Tensor& values, const Tensor& indices);
+// The k largest (or smallest) of each row of a contiguous (R, L) x into (R, k) values and
+// indices, sorted when `sorted`. (CUDA's top-k is its sort, narrowed by ops/.)
+void topk_cpu(const Tensor& x, int64_t k, bool largest, bool sorted, const Tensor& values,
+              const Tensor& indices);
+// Inclusive scan (cumulative sum or product) along the last dim of a contiguous (R, L) x into
+// out of the same shape, accumulated in out's dtype (opmath for 16-bit floats).
+enum class ScanOp { Sum, Prod };
+void scan_cpu(ScanOp op, const Tensor& x, const Tensor& out);
+void scan_cuda(ScanOp op, const Tensor& x, const Tensor& out);
+
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);
 void random_cuda(const Tensor& out, const RandomParams& p);

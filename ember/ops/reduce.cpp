@@ -333,34 +333,41 @@ Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
   return all_any(ReduceOp::Any, x, dim, keepdim);
 }
 
-Tensor norm(const Tensor& x, Scalar p) {
-  EMBER_AUTOCAST(kFp32OnCuda, norm, x, p);
+Tensor norm(const Tensor& x, Scalar p) { return norm(x, p, Dims(), false); }
+
+Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
+  EMBER_AUTOCAST(kFp32OnCuda, norm, x, p, dims_in, keepdim);
   check_defined("norm", x);
   EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
               x.dtype());
+  Shape dims = normalize_dims(x, dims_in, "norm");
   double pv = p.to_double();
   if (std::isinf(pv) && x.numel() == 0) return zeros({}, x.options());  // as PyTorch: 0
-  if (std::isinf(pv)) return pv > 0 ? amax(abs(x)) : amin(abs(x));      // ties share the gradient
+  if (std::isinf(pv))  // ties share the gradient
+    return pv > 0 ? amax(abs(x), dims, keepdim) : amin(abs(x), dims, keepdim);
   Tensor out;
   {
     NoGradGuard no_grad;
     if (pv == 2.0)
-      out = sqrt(sum(x * x));
+      out = sqrt(sum(x * x, dims, keepdim));
     else if (pv == 1.0)
-      out = sum(abs(x));
+      out = sum(abs(x), dims, keepdim);
     else if (pv == 0)
-      out = sum(ne(x, 0).to(x.dtype()));  // the number of non-zeros
+      out = sum(ne(x, 0).to(x.dtype()), dims, keepdim);  // the number of non-zeros
     else
-      out = pow(sum(pow(abs(x), pv)), 1.0 / pv);
+      out = pow(sum(pow(abs(x), pv), dims, keepdim), 1.0 / pv);
   }
   if (any_requires_grad({&x})) {
     // PyTorch 1.13's norm_backward: x |x|^(p-2) g / norm^(p-1), 0 where the norm is 0 (the
     // composed sqrt or pow would give inf * 0 = NaN there); for p < 2 written sgn(x) |x|^(p-1).
     // p = 1 and p = 2 mask before multiplying by g, so a NaN gradient stays NaN, as there.
     record("NormBackward1", {&out}, {&x},
-           [sx = SavedTensor(x), so = SavedTensor(out, true), pv](const Tensor& g) -> TensorList {
+           [sx = SavedTensor(x), so = SavedTensor(out, true), pv, dims,
+            keepdim](const Tensor& g_in) -> TensorList {
              const Tensor& x = sx.get();
-             const Tensor& n = so.get();
+             // The norm and its gradient broadcast over the reduced dims.
+             Tensor g = expand_grad(g_in, x.sizes(), dims, keepdim);
+             Tensor n = expand_grad(so.get(), x.sizes(), dims, keepdim);
              Tensor zero = scalar_tensor(0, g.options());
              if (pv == 0) return {zeros_like(x)};
              if (pv == 1) return {g * sign(x)};

@@ -35,6 +35,9 @@ Tensor any(const Tensor& x);
 Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
 /// The p-norm of all elements.
 Tensor norm(const Tensor& x, Scalar p = 2);
+/// The p-norm over `dims` (all when empty); p may be inf or -inf (max or min of |x|) or 0 (the
+/// number of non-zeros).
+Tensor norm(const Tensor& x, Scalar p, const Dims& dims, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, const Dims& dims, bool keepdim = false);
 
 }  // namespace ember

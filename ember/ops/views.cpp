@@ -325,3 +325,67 @@ std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
 }
 
 }  // namespace ember
+
+namespace ember {
+namespace {
+// diagonal's geometry over (sizes, strides, offset).
+struct DiagGeometry {
+  Shape sizes, strides;
+  int64_t offset;
+};
+DiagGeometry diag_geometry(const Tensor& t, int64_t off, int64_t d1, int64_t d2) {
+  int64_t len = std::max<int64_t>(
+      0, off >= 0 ? std::min(t.size(d1), t.size(d2) - off) : std::min(t.size(d1) + off, t.size(d2)));
+  int64_t start = t.storage_offset();
+  if (len > 0) start += off >= 0 ? off * t.stride(d2) : -off * t.stride(d1);
+  DiagGeometry g{{}, {}, start};
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (d == d1 || d == d2) continue;
+    g.sizes.push_back(t.size(d));
+    g.strides.push_back(t.stride(d));
+  }
+  g.sizes.push_back(len);
+  g.strides.push_back(t.stride(d1) + t.stride(d2));
+  return g;
+}
+}  // namespace
+
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  check_defined("diagonal", t);
+  int64_t d1 = wrap_dim(dim1, t.dim(), "diagonal"), d2 = wrap_dim(dim2, t.dim(), "diagonal");
+  EMBER_CHECK(d1 != d2, "[diagonal] dimensions cannot be identical ", dim1, ", ", dim2);
+  DiagGeometry g = diag_geometry(t, offset, d1, d2);
+  return with_grad(make_view(t, g.sizes, g.strides, g.offset), t, "DiagonalBackward0",
+                   [xs = t.sizes(), offset, d1, d2](const Tensor& grad) -> TensorList {
+                     Tensor gx = zeros(xs, grad.options());
+                     NoGradGuard no_grad;
+                     DiagGeometry g = diag_geometry(gx, offset, d1, d2);
+                     make_view(gx, g.sizes, g.strides, g.offset).copy_(grad);
+                     return {gx};
+                   });
+}
+
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination) {
+  EMBER_CHECK(source.size() == destination.size(), "[movedim] Invalid source or destination dims: "
+              "source (", source, " dims) should contain the same number of dims as destination (",
+              destination, " dims)");
+  int64_t n = t.dim();
+  Shape perm(static_cast<size_t>(n), -1);
+  std::vector<bool> used(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    int64_t s = wrap_dim(source[i], n, "movedim"), d = wrap_dim(destination[i], n, "movedim");
+    EMBER_CHECK(perm[static_cast<size_t>(d)] == -1 && !used[static_cast<size_t>(s)],
+                "[movedim] repeated dim in source or destination");
+    perm[static_cast<size_t>(d)] = s;
+    used[static_cast<size_t>(s)] = true;
+  }
+  int64_t next = 0;
+  for (auto& p : perm) {
+    if (p != -1) continue;
+    while (used[static_cast<size_t>(next)]) ++next;
+    p = next++;
+  }
+  return t.permute(perm);
+}
+
+}  // namespace ember

@@ -8,5 +8,10 @@ namespace ember {
 
 /// A view with explicit geometry (no autograd): used by kernels and DataLoader collation.
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset);
+/// The diagonal of dims (dim1, dim2) at `offset` (above the main one when positive), as a view:
+/// those dims are removed and the diagonal is the last dim.
+Tensor diagonal(const Tensor& t, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+/// Dims `source` moved to positions `destination`, the others keeping their order.
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);
 
 }  // namespace ember

@@ -12,6 +12,7 @@ struct AdamOptions {
   double eps = 1e-8;
   double weight_decay = 0;
   bool amsgrad = false;
+  bool maximize = false;  // ascend the objective instead
   AdamOptions& with_betas(double b1, double b2) {
     beta1 = b1;
     beta2 = b2;
@@ -29,7 +30,24 @@ struct AdamOptions {
     amsgrad = a;
     return *this;
   }
+  AdamOptions& with_maximize(bool m = true) {
+    maximize = m;
+    return *this;
+  }
+  /// The options of a parameter group.
+  static AdamOptions from(const std::map<std::string, double>& group);
 };
+
+namespace functional {
+/// One Adam step of every parameter, torch.optim.Adam's math; `decoupled` is AdamW's weight decay
+/// (the weights shrink by lr * weight_decay instead of the decay joining the gradient). steps[i]
+/// is parameter i's step count, a one-element tensor on the CPU that this increments.
+/// max_exp_avg_sqs is read only with amsgrad.
+void adam(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+          const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+          const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+          const AdamOptions& options, bool decoupled);
+}  // namespace functional
 
 class Adam : public Optimizer {
  public:

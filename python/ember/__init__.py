@@ -8,32 +8,41 @@ Every computation runs in C++ (ember._C); this package gives its parts PyTorch's
 from . import _C
 from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
                  int64, long, int32, int, uint8, bool, manual_seed, initial_seed, set_num_threads,
-                 get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel, zeros,
-                 ones, empty, rand, randn, zeros_like, ones_like, empty_like, rand_like,
-                 randn_like, full, full_like, arange, linspace, eye, randint, randperm, bernoulli,
-                 cat, concat, stack, tile, where, from_numpy, from_dlpack)
+                 get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel, cat, concat,
+                 stack, tile, from_numpy, from_dlpack, Generator, default_generator)
 from ._size import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .serialization import save, load
+from . import _tensor
+from ._tensor import CPU_TYPES as _CPU_TYPES
+from ._missing import missing as _missing
+
+_tensor.install()
+globals().update(_CPU_TYPES)  # ember.FloatTensor, ember.LongTensor, ...
 
 __version__ = _C.__version__
 
-# The math functions are Tensor's methods under the module's names: ember.exp(x) is x.exp().
+# The functions declared by signature (python/src/op_table.h): ember.sum(input=x, dim=1) and
+# x.sum(dim=1) are one declaration.
+from ._C._ops import *  # noqa: E402,F401,F403
+
+# The math functions not yet declared by signature are Tensor's methods under the module's names:
+# ember.exp(x) is x.exp().
 _TENSOR_FUNCTIONS = """
     add sub mul div pow maximum minimum neg negative abs exp log sqrt rsqrt tanh sigmoid relu sin
     cos square reciprocal sign floor ceil round log1p expm1 clamp clip clamp_min clamp_max eq ne
     lt le gt ge logical_and logical_or logical_not masked_fill masked_select nonzero equal allclose
-    sum mean prod max min amax amin argmax argmin var std all any norm logsumexp matmul mm bmm
-    softmax log_softmax gather scatter scatter_add index_select addcmul addcdiv lerp reshape view_as
-    transpose t permute narrow select squeeze unsqueeze flatten unflatten split chunk unbind clone
-    detach multiply divide true_divide
+    matmul mm bmm softmax log_softmax gather scatter scatter_add index_select addcmul addcdiv lerp
+    reshape view_as transpose t permute narrow select squeeze unsqueeze flatten unflatten split
+    chunk unbind clone detach multiply divide true_divide
 """.split()
 for _name in _TENSOR_FUNCTIONS:
-    globals()[_name] = getattr(Tensor, _name)
+    if not hasattr(_C._ops, _name):
+        globals()[_name] = getattr(Tensor, _name)
 del _name
 
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
-               backends, models)
+               backends, models, accelerator)
 from .amp import autocast, is_autocast_enabled  # noqa: E402
 import ember.cuda.amp  # noqa: E402,F401
 from .return_types import max as _max_type, min as _min_type  # noqa: E402
@@ -45,3 +54,4 @@ _C._register("return_types.max", _max_type)
 _C._register("return_types.min", _min_type)
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+__getattr__ = _missing(__name__)

@@ -27,6 +27,16 @@ struct AutocastRegion {
 
 }  // namespace
 
+namespace {
+// Every parameter of a torch-style optimizer (its param_groups' 'params').
+std::vector<Tensor> optimizer_params(py::handle optimizer) {
+  std::vector<Tensor> out;
+  for (py::handle group : optimizer.attr("param_groups"))
+    for (py::handle p : group["params"]) out.push_back(as_tensor(p));
+  return out;
+}
+}  // namespace
+
 void bind_amp(py::module_& m) {
   py::module_ a = m.def_submodule("_amp", "ember.amp's C++ part");
   py::class_<AutocastRegion>(a, "_AutocastRegion")
@@ -82,15 +92,22 @@ void bind_amp(py::module_& m) {
              py::gil_scoped_acquire gil;
              return py::cast(scaled);
            })
+      // Python optimizers (ember.optim's) are known by their identity and param_groups.
       .def("unscale_",
-           [](amp::GradScaler& s, optim::Optimizer& opt) {
+           [](amp::GradScaler& s, py::handle opt) {
+             std::vector<Tensor> params = optimizer_params(opt);
              py::gil_scoped_release no_gil;
-             s.unscale_(opt);
+             s.unscale_(opt.ptr(), params);
            })
       .def("_step",
-           [](amp::GradScaler& s, optim::Optimizer& opt) {
+           [](amp::GradScaler& s, py::handle opt) {
+             std::vector<Tensor> params = optimizer_params(opt);
+             py::object step = opt.attr("step");
              py::gil_scoped_release no_gil;
-             return s.step(opt);
+             return s.step(opt.ptr(), params, [&] {
+               py::gil_scoped_acquire gil;
+               step();
+             });
            })
       .def(
           "update",

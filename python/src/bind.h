@@ -41,6 +41,15 @@ void bind_multiprocessing(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_amp(py::module_& m);
 
+class OpTable;
+/// The ops declared by signature (op_table.h), one function per part: ember._C._ops gets the
+/// functions, ember.Tensor the methods.
+void bind_ops(py::module_& m);
+void def_reduce_ops(OpTable& t);
+void def_math_ops(OpTable& t);
+void def_factory_ops(OpTable& t);
+void bind_generator(py::module_& m);
+
 // --- calling ember ---
 /// Runs fn (a computation returning a tensor) without the GIL.
 template <typename F>

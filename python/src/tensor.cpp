@@ -83,25 +83,6 @@ std::vector<TensorIndex> to_indices(py::handle h, Device device) {
   return out;
 }
 
-// sum/mean/... take dim=None (all), an int or a tuple.
-Dims dims_arg(py::handle dim) { return to_dims(dim, "dim"); }
-
-py::object max_min(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
-  if (dim.is_none()) return py::cast(nogil([&] { return is_max ? t.max() : t.min(); }));
-  if (is_tensor(dim)) {  // x.max(other): the elementwise maximum
-    const Tensor& o = as_tensor(dim);
-    return py::cast(nogil([&] { return is_max ? maximum(t, o) : minimum(t, o); }));
-  }
-  int64_t d = dim.cast<int64_t>();
-  std::tuple<Tensor, Tensor> r;
-  {
-    py::gil_scoped_release no_gil;
-    r = is_max ? t.max(d, keepdim) : t.min(d, keepdim);
-  }
-  return python_object(is_max ? "return_types.max" : "return_types.min")(std::get<0>(r),
-                                                                         std::get<1>(r));
-}
-
 std::optional<DType> opt_dtype(py::handle h) {
   if (h.is_none()) return std::nullopt;
   return to_dtype(h);
@@ -438,113 +419,6 @@ void bind_tensor(py::module_& m) {
                index_put_(x, indices, v);
              }
            })
-      // --- reductions ---
-      .def(
-          "sum",
-          [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
-            Dims d = dims_arg(dim);
-            std::optional<DType> dt = opt_dtype(dtype);
-            return nogil([&] { return dim.is_none() ? x.sum(dt) : x.sum(d, keepdim, dt); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
-      .def(
-          "mean",
-          [](const Tensor& x, py::handle dim, bool keepdim, py::handle dtype) {
-            Dims d = dims_arg(dim);
-            std::optional<DType> dt = opt_dtype(dtype);
-            return nogil([&] {
-              Tensor in = dt ? x.to(*dt) : x;
-              return dim.is_none() ? in.mean() : in.mean(d, keepdim);
-            });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none())
-      .def(
-          "prod",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            return nogil(
-                [&] { return dim.is_none() ? x.prod() : x.prod(dim.cast<int64_t>(), keepdim); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "max",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            return max_min(x, dim, keepdim, true);
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "min",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            return max_min(x, dim, keepdim, false);
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "amax",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            Dims d = dims_arg(dim);
-            return nogil([&] { return x.amax(d, keepdim); });
-          },
-          "dim"_a = py::tuple(), "keepdim"_a = false)
-      .def(
-          "amin",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            Dims d = dims_arg(dim);
-            return nogil([&] { return x.amin(d, keepdim); });
-          },
-          "dim"_a = py::tuple(), "keepdim"_a = false)
-      .def(
-          "argmax",
-          [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-            return nogil([&] { return x.argmax(dim, keepdim); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "argmin",
-          [](const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-            return nogil([&] { return x.argmin(dim, keepdim); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "var",
-          [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
-            Dims d = dims_arg(dim);
-            return nogil([&] { return x.var(d, unbiased, keepdim); });
-          },
-          "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
-      .def(
-          "std",
-          [](const Tensor& x, py::handle dim, bool unbiased, bool keepdim) {
-            Dims d = dims_arg(dim);
-            return nogil([&] { return x.std(d, unbiased, keepdim); });
-          },
-          "dim"_a = py::none(), "unbiased"_a = true, "keepdim"_a = false)
-      .def(
-          "all",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            return nogil(
-                [&] { return dim.is_none() ? all(x) : all(x, dim.cast<int64_t>(), keepdim); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "any",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            return nogil(
-                [&] { return dim.is_none() ? any(x) : any(x, dim.cast<int64_t>(), keepdim); });
-          },
-          "dim"_a = py::none(), "keepdim"_a = false)
-      .def(
-          "norm",
-          [](const Tensor& x, py::handle p) {
-            Scalar s = to_scalar(p, "norm");
-            return nogil([&] { return x.norm(s); });
-          },
-          "p"_a = 2)
-      .def(
-          "logsumexp",
-          [](const Tensor& x, py::handle dim, bool keepdim) {
-            Dims d = dims_arg(dim);
-            return nogil([&] { return x.logsumexp(d, keepdim); });
-          },
-          "dim"_a, "keepdim"_a = false)
       // --- linear algebra, softmax, indexing ---
       .def("matmul",
            [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.matmul(b); }); })

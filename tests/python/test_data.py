@@ -170,7 +170,7 @@ def test_a_loader_over_a_distributed_sampler_shards_the_data():
 
 
 def test_bad_datasets_are_clear_errors():
-    with pytest.raises(TypeError, match="__len__ and __getitem__"):
+    with pytest.raises(TypeError, match="__getitem__ and __len__"):
         DataLoader(42)
     with pytest.raises(ValueError, match="batch_size"):
         DataLoader(Squares(2), batch_size=0)

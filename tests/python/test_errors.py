@@ -19,7 +19,7 @@ import ember.nn.functional as F
     (lambda: ember.ones(3)[ember.tensor([1.5])], IndexError, "long, int, byte or bool"),
     (lambda: ember.ones(3)[::-1], ValueError, "step must be greater than zero"),
     (lambda: ember.ones(3)["a"], TypeError, "valid indices"),
-    (lambda: ember.zeros("a"), TypeError, "zeros: expected a sequence of ints for a size, got str"),
+    (lambda: ember.zeros("a"), TypeError, "zeros\\(\\) argument 'size' must be tuple of ints, not str"),
     (lambda: ember.zeros(2, dtype="float32"), TypeError, "dtype"),
     (lambda: ember.ones(2).view(3), RuntimeError, "view"),
     (lambda: ember.ones(2, device="cpu:9"), RuntimeError, "cpu:9"),
@@ -41,9 +41,9 @@ import ember.nn.functional as F
     (lambda: ember.arange(1, 2, 3, 4), TypeError, "arange"),
     (lambda: ember.from_numpy([1, 2]), TypeError, "incompatible function arguments"),
     (lambda: ember.cuda.get_device_name(5), RuntimeError, ""),
-    (lambda: ember.load("/nonexistent/file.safetensors"), RuntimeError, "nonexistent"),
+    (lambda: ember.load("/nonexistent/file.safetensors"), FileNotFoundError, "nonexistent"),
     (lambda: ember.nn.Module().forward(ember.ones(1)), RuntimeError, "no forward"),
-    (lambda: ember.utils.data.DataLoader(ember.utils.data.TensorDataset(ember.ones(2), ember.ones(3))), RuntimeError, ""),
+    (lambda: ember.utils.data.DataLoader(ember.utils.data.TensorDataset(ember.ones(2), ember.ones(3))), ValueError, "Size mismatch between tensors"),
 ])
 def test_bad_calls_raise(call, kind, match):
     with pytest.raises(kind, match=match):

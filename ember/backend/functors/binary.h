@@ -47,11 +47,22 @@ EMBER_BINARY_FUNCTOR(GtFn, bool, a > b)
 EMBER_BINARY_FUNCTOR(GeFn, bool, a >= b)
 EMBER_BINARY_FUNCTOR(LogicalAndFn, bool, a&& b)
 EMBER_BINARY_FUNCTOR(LogicalOrFn, bool, a || b)
+EMBER_BINARY_FUNCTOR(LogicalXorFn, bool, bool(a) != bool(b))
+EMBER_BINARY_FUNCTOR(RemainderFn, T, math::remainder(a, b))
+EMBER_BINARY_FUNCTOR(FmodFn, T, math::fmod_any(a, b))
+EMBER_BINARY_FUNCTOR(FloorDivideFn, T, math::floor_divide(a, b))
+EMBER_BINARY_FUNCTOR(Atan2Fn, T, math::atan2(a, b))
 // Backward formulas: a is the incoming gradient, b what the forward saved.
 // b = input; a NaN input passes the gradient, as PyTorch's threshold_backward (b <= 0 is false).
 EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b <= T(0) ? T(0) : a)
 EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a* b*(T(1) - b))  // b = output
 EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))    // b = output
+// b = input: d/dx of x Phi(x) is Phi(x) + x phi(x).
+EMBER_BINARY_FUNCTOR(GeluBackwardFn, T,
+                     a*(T(0.5) * (T(1) + math::erf(b * T(0.70710678118654752))) +
+                        b * T(0.39894228040143268) * math::exp(T(-0.5) * b * b)))
+EMBER_BINARY_FUNCTOR(SiluBackwardFn, T,
+                     a*(T(1) / (T(1) + math::exp(-b))) * (T(1) + b * (T(1) - T(1) / (T(1) + math::exp(-b)))))
 #undef EMBER_BINARY_FUNCTOR
 
 /// (Name, functor, kind). Compare ops produce bool.
@@ -71,9 +82,16 @@ EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))    // b = output
   _(Ge, GeFn, Compare)                            \
   _(LogicalAnd, LogicalAndFn, Bool)               \
   _(LogicalOr, LogicalOrFn, Bool)                 \
+  _(LogicalXor, LogicalXorFn, Bool)               \
+  _(Remainder, RemainderFn, Numeric)              \
+  _(Fmod, FmodFn, Numeric)                        \
+  _(FloorDivide, FloorDivideFn, Numeric)          \
+  _(Atan2, Atan2Fn, Floating)                     \
   _(ReluBackward, ReluBackwardFn, Floating)       \
   _(SigmoidBackward, SigmoidBackwardFn, Floating) \
-  _(TanhBackward, TanhBackwardFn, Floating)
+  _(TanhBackward, TanhBackwardFn, Floating)       \
+  _(GeluBackward, GeluBackwardFn, Floating)       \
+  _(SiluBackward, SiluBackwardFn, Floating)
 
 enum class BinaryOp {
 #define EMBER_ENUM_ENTRY(name, fn, kind) name,

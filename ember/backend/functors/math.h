@@ -96,6 +96,40 @@ EMBER_HOST_DEVICE inline float round(float x) { return ::nearbyintf(x); }  // ha
 EMBER_HOST_DEVICE inline double round(double x) { return ::nearbyint(x); }
 EMBER_HOST_DEVICE inline float pow(float a, float b) { return ::powf(a, b); }
 EMBER_HOST_DEVICE inline double pow(double a, double b) { return ::pow(a, b); }
+EMBER_HOST_DEVICE inline float erf(float x) { return ::erff(x); }
+EMBER_HOST_DEVICE inline double erf(double x) { return ::erf(x); }
+EMBER_HOST_DEVICE inline float erfc(float x) { return ::erfcf(x); }
+EMBER_HOST_DEVICE inline double erfc(double x) { return ::erfc(x); }
+EMBER_HOST_DEVICE inline float log2(float x) { return ::log2f(x); }
+EMBER_HOST_DEVICE inline double log2(double x) { return ::log2(x); }
+EMBER_HOST_DEVICE inline float log10(float x) { return ::log10f(x); }
+EMBER_HOST_DEVICE inline double log10(double x) { return ::log10(x); }
+EMBER_HOST_DEVICE inline float exp2(float x) { return ::exp2f(x); }
+EMBER_HOST_DEVICE inline double exp2(double x) { return ::exp2(x); }
+EMBER_HOST_DEVICE inline float tan(float x) { return ::tanf(x); }
+EMBER_HOST_DEVICE inline double tan(double x) { return ::tan(x); }
+EMBER_HOST_DEVICE inline float sinh(float x) { return ::sinhf(x); }
+EMBER_HOST_DEVICE inline double sinh(double x) { return ::sinh(x); }
+EMBER_HOST_DEVICE inline float cosh(float x) { return ::coshf(x); }
+EMBER_HOST_DEVICE inline double cosh(double x) { return ::cosh(x); }
+EMBER_HOST_DEVICE inline float asin(float x) { return ::asinf(x); }
+EMBER_HOST_DEVICE inline double asin(double x) { return ::asin(x); }
+EMBER_HOST_DEVICE inline float acos(float x) { return ::acosf(x); }
+EMBER_HOST_DEVICE inline double acos(double x) { return ::acos(x); }
+EMBER_HOST_DEVICE inline float atan(float x) { return ::atanf(x); }
+EMBER_HOST_DEVICE inline double atan(double x) { return ::atan(x); }
+EMBER_HOST_DEVICE inline float asinh(float x) { return ::asinhf(x); }
+EMBER_HOST_DEVICE inline double asinh(double x) { return ::asinh(x); }
+EMBER_HOST_DEVICE inline float acosh(float x) { return ::acoshf(x); }
+EMBER_HOST_DEVICE inline double acosh(double x) { return ::acosh(x); }
+EMBER_HOST_DEVICE inline float atanh(float x) { return ::atanhf(x); }
+EMBER_HOST_DEVICE inline double atanh(double x) { return ::atanh(x); }
+EMBER_HOST_DEVICE inline float atan2(float a, float b) { return ::atan2f(a, b); }
+EMBER_HOST_DEVICE inline double atan2(double a, double b) { return ::atan2(a, b); }
+EMBER_HOST_DEVICE inline float trunc(float x) { return ::truncf(x); }
+EMBER_HOST_DEVICE inline double trunc(double x) { return ::trunc(x); }
+EMBER_HOST_DEVICE inline float fmod(float a, float b) { return ::fmodf(a, b); }
+EMBER_HOST_DEVICE inline double fmod(double a, double b) { return ::fmod(a, b); }
 EMBER_HOST_DEVICE inline float abs(float x) { return ::fabsf(x); }
 EMBER_HOST_DEVICE inline double abs(double x) { return ::fabs(x); }
 
@@ -137,6 +171,49 @@ EMBER_HOST_DEVICE inline T ceil(T x) {
 template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
 EMBER_HOST_DEVICE inline T round(T x) {
   return x;
+}
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+EMBER_HOST_DEVICE inline T trunc(T x) {
+  return x;
+}
+
+/// Python's a % b (the sign of b) and a // b (toward -inf), PyTorch's remainder and floor_divide;
+/// integer division by zero is left to the op layer to reject.
+template <typename T>
+EMBER_HOST_DEVICE inline T remainder(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    T r = a % b;
+    return (r != 0 && ((r < 0) != (b < 0))) ? T(r + b) : r;
+  } else {
+    T r = fmod(a, b);
+    return (r != T(0) && ((r < T(0)) != (b < T(0)))) ? r + b : r;
+  }
+}
+template <typename T>
+EMBER_HOST_DEVICE inline T floor_divide(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    T q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+  } else {
+    // PyTorch's div_floor: (a - fmod(a, b)) / b, one lower where the remainder's sign differs
+    // from b's, then rounded to the nearest integer (the division may land just off one).
+    if (b == T(0)) return a / b;
+    T mod = fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return a / b < T(0) ? T(-0.0) : T(0);
+    T fl = floor(div);
+    return div - fl > T(0.5) ? fl + T(1) : fl;
+  }
+}
+template <typename T>
+EMBER_HOST_DEVICE inline T fmod_any(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return b == 0 ? T(0) : T(a % b);
+  else
+    return fmod(a, b);
 }
 
 // NaN-propagating max and min, like PyTorch's maximum / minimum and max reductions.

@@ -44,7 +44,64 @@ EMBER_UNARY_FUNCTOR(RoundFn, math::round(x))
 EMBER_UNARY_FUNCTOR(Log1pFn, math::log1p(x))
 EMBER_UNARY_FUNCTOR(Expm1Fn, math::expm1(x))
 EMBER_UNARY_FUNCTOR(LogicalNotFn, !x)
+EMBER_UNARY_FUNCTOR(ErfFn, math::erf(x))
+EMBER_UNARY_FUNCTOR(ErfcFn, math::erfc(x))
+EMBER_UNARY_FUNCTOR(Log2Fn, math::log2(x))
+EMBER_UNARY_FUNCTOR(Log10Fn, math::log10(x))
+EMBER_UNARY_FUNCTOR(Exp2Fn, math::exp2(x))
+EMBER_UNARY_FUNCTOR(TanFn, math::tan(x))
+EMBER_UNARY_FUNCTOR(SinhFn, math::sinh(x))
+EMBER_UNARY_FUNCTOR(CoshFn, math::cosh(x))
+EMBER_UNARY_FUNCTOR(AsinFn, math::asin(x))
+EMBER_UNARY_FUNCTOR(AcosFn, math::acos(x))
+EMBER_UNARY_FUNCTOR(AtanFn, math::atan(x))
+EMBER_UNARY_FUNCTOR(AsinhFn, math::asinh(x))
+EMBER_UNARY_FUNCTOR(AcoshFn, math::acosh(x))
+EMBER_UNARY_FUNCTOR(AtanhFn, math::atanh(x))
+EMBER_UNARY_FUNCTOR(TruncFn, math::trunc(x))
+// Activations: x * Phi(x) (GELU), x * sigmoid(x) (SiLU), x * tanh(softplus(x)) (Mish).
+EMBER_UNARY_FUNCTOR(GeluFn, x* T(0.5) * (T(1) + math::erf(x * T(0.70710678118654752))))
+EMBER_UNARY_FUNCTOR(GeluTanhFn,
+                    T(0.5) * x *
+                        (T(1) + math::tanh(T(0.79788456080286536) * (x + T(0.044715) * x * x * x))))
+EMBER_UNARY_FUNCTOR(SiluFn, x / (T(1) + math::exp(-x)))
+EMBER_UNARY_FUNCTOR(MishFn, x* math::tanh(x > T(20) ? x : math::log1p(math::exp(x))))
+EMBER_UNARY_FUNCTOR(HardswishFn, x* math::min(math::max(x + T(3), T(0)), T(6)) / T(6))
+EMBER_UNARY_FUNCTOR(HardsigmoidFn, math::min(math::max(x + T(3), T(0)), T(6)) / T(6))
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)): no overflow for either sign.
+EMBER_UNARY_FUNCTOR(LogsigmoidFn, math::min(x, T(0)) - math::log1p(math::exp(-math::abs(x))))
 #undef EMBER_UNARY_FUNCTOR
+
+/// softplus(x) = log(1 + exp(beta x)) / beta, linear above threshold (a = beta, b = threshold).
+template <typename T>
+struct SoftplusFn {
+  T beta, threshold;
+  explicit EMBER_HOST_DEVICE SoftplusFn(const UnaryParams& p)
+      : beta(static_cast<T>(p.a)), threshold(static_cast<T>(p.b)) {}
+  EMBER_HOST_DEVICE T operator()(T x) const {
+    return x * beta > threshold ? x : math::log1p(math::exp(x * beta)) / beta;
+  }
+};
+
+/// ELU family: x > 0 ? scale x : scale alpha (exp(x input_scale) - 1) (a = alpha, b = scale;
+/// input_scale 1; SELU and CELU are ELU with their constants).
+template <typename T>
+struct EluFn {
+  T alpha, scale;
+  explicit EMBER_HOST_DEVICE EluFn(const UnaryParams& p)
+      : alpha(static_cast<T>(p.a)), scale(static_cast<T>(p.b)) {}
+  EMBER_HOST_DEVICE T operator()(T x) const {
+    return x > T(0) ? scale * x : scale * alpha * math::expm1(x);
+  }
+};
+
+/// x > 0 ? x : slope x (a = negative_slope).
+template <typename T>
+struct LeakyReluFn {
+  T slope;
+  explicit EMBER_HOST_DEVICE LeakyReluFn(const UnaryParams& p) : slope(static_cast<T>(p.a)) {}
+  EMBER_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : x * slope; }
+};
 
 /// clamp(x, a, b); a missing bound is passed as -inf / +inf (or the integer limits).
 template <typename T>
@@ -111,7 +168,32 @@ struct FillFn {
   _(Expm1, Expm1Fn, Floating)           \
   _(LogicalNot, LogicalNotFn, Bool)     \
   _(Clamp, ClampFn, Numeric)            \
-  _(PowScalar, PowScalarFn, Numeric)
+  _(PowScalar, PowScalarFn, Numeric)    \
+  _(Erf, ErfFn, Floating)               \
+  _(Erfc, ErfcFn, Floating)             \
+  _(Log2, Log2Fn, Floating)             \
+  _(Log10, Log10Fn, Floating)           \
+  _(Exp2, Exp2Fn, Floating)             \
+  _(Tan, TanFn, Floating)               \
+  _(Sinh, SinhFn, Floating)             \
+  _(Cosh, CoshFn, Floating)             \
+  _(Asin, AsinFn, Floating)             \
+  _(Acos, AcosFn, Floating)             \
+  _(Atan, AtanFn, Floating)             \
+  _(Asinh, AsinhFn, Floating)           \
+  _(Acosh, AcoshFn, Floating)           \
+  _(Atanh, AtanhFn, Floating)           \
+  _(Trunc, TruncFn, Numeric)            \
+  _(Gelu, GeluFn, Floating)             \
+  _(GeluTanh, GeluTanhFn, Floating)     \
+  _(Silu, SiluFn, Floating)             \
+  _(Mish, MishFn, Floating)             \
+  _(Hardswish, HardswishFn, Floating)   \
+  _(Hardsigmoid, HardsigmoidFn, Floating) \
+  _(Logsigmoid, LogsigmoidFn, Floating) \
+  _(Softplus, SoftplusFn, Floating)     \
+  _(Elu, EluFn, Floating)               \
+  _(LeakyRelu, LeakyReluFn, Floating)
 
 enum class UnaryOp {
 #define EMBER_ENUM_ENTRY(name, fn, kind) name,

@@ -138,6 +138,8 @@ EMBER_NO_CUDA(batch_norm_backward_elemt_cuda, const Tensor&, const Tensor&, cons
 EMBER_NO_CUDA(gather_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
+EMBER_NO_CUDA(sort_cuda, const Tensor&, bool, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(scan_cuda, ScanOp, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(copy_between_devices_cuda, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(record_stream_cuda, const Tensor&, uintptr_t)
 Tensor pin_memory_cuda(const Tensor&) { cuda::not_built("pin_memory"); }

@@ -1,5 +1,11 @@
-"""ember.optim: optimizers (SGD, Adam, AdamW) and lr_scheduler."""
-from .. import _C
+"""ember.optim: torch.optim's optimizers and learning-rate schedulers. The optimizers are Python
+classes with PyTorch's param_groups, state and state_dict; each step runs in C++, one call per
+parameter group."""
 from . import lr_scheduler  # noqa: F401
+from .optimizer import Optimizer
+from .sgd import SGD
+from .adam import Adam, AdamW, Adamax, NAdam, RAdam
+from .rmsprop import RMSprop, Adagrad, Adadelta
 
-Optimizer, SGD, Adam, AdamW = _C._optim.Optimizer, _C._optim.SGD, _C._optim.Adam, _C._optim.AdamW
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad",
+           "Adadelta", "lr_scheduler"]

@@ -4,7 +4,7 @@ The indices come from ember's C++ DistributedSampler (the one `ember train --npr
 rank gets the same number (padded by repeating indices, or the tail dropped with drop_last), in an
 order shuffled by seed + epoch identically on every rank. Call set_epoch at each epoch's start.
 """
-from ._sampler import Sampler
+from .sampler import Sampler
 
 
 class DistributedSampler(Sampler):

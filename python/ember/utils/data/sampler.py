@@ -21,15 +21,19 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A new permutation from ember's generator (ember.manual_seed) on each pass; with
-    `replacement`, `num_samples` draws with replacement."""
+    """A new permutation on each pass, drawn from `generator` (ember's default one unless given);
+    with `replacement`, `num_samples` draws with replacement."""
 
-    def __init__(self, data_source, replacement=False, num_samples=None):
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        if not isinstance(replacement, bool):
+            raise TypeError("replacement should be a boolean value, but got "
+                            f"replacement={replacement}")
         if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={num_samples}")
         self.data_source, self.replacement, self._num_samples = (
             data_source, replacement, num_samples)
+        self.generator = generator
 
     @property
     def num_samples(self):
@@ -39,10 +43,10 @@ class RandomSampler(Sampler):
         from ... import randperm, randint
         n = len(self.data_source)
         if self.replacement:
-            return iter(randint(0, n, (self.num_samples,)).tolist())
+            return iter(randint(0, n, (self.num_samples,), generator=self.generator).tolist())
         order = []
         while len(order) < self.num_samples:
-            order += randperm(n).tolist()
+            order += randperm(n, generator=self.generator).tolist()
         return iter(order[:self.num_samples])
 
     def __len__(self):
@@ -52,15 +56,42 @@ class RandomSampler(Sampler):
 class SubsetRandomSampler(Sampler):
     """The given indices in a new random order on each pass."""
 
-    def __init__(self, indices):
-        self.indices = list(indices)
+    def __init__(self, indices, generator=None):
+        self.indices, self.generator = list(indices), generator
 
     def __iter__(self):
         from ... import randperm
-        return (self.indices[i] for i in randperm(len(self.indices)).tolist())
+        return (self.indices[i]
+                for i in randperm(len(self.indices), generator=self.generator).tolist())
 
     def __len__(self):
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probabilities proportional to `weights`."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError("num_samples should be a positive integer value, but got "
+                             f"num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError("replacement should be a boolean value, but got "
+                             f"replacement={replacement}")
+        from ... import as_tensor, float64
+        self.weights = as_tensor(weights, dtype=float64)
+        if self.weights.dim() != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(self.weights.shape)}")
+        self.num_samples, self.replacement, self.generator = num_samples, replacement, generator
+
+    def __iter__(self):
+        from ... import multinomial
+        return iter(multinomial(self.weights, self.num_samples, self.replacement,
+                                generator=self.generator).tolist())
+
+    def __len__(self):
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

@@ -1,0 +1,178 @@
+#include "ember/ops/pointwise.h"
+
+#include <cmath>
+#include <limits>
+
+#include "ember/ops/autocast.h"
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+
+namespace ember {
+namespace {
+
+// op(x) recording `grad` (a lambda body over g, x, out) for its backward.
+#define EMBER_POINTWISE(fname, Op, NodeName, ...)                                           \
+  Tensor fname(const Tensor& x_in) {                                                        \
+    Tensor out = detail::unary(UnaryOp::Op, x_in);                                          \
+    if (any_requires_grad({&x_in})) {                                                       \
+      record(NodeName, {&out}, {&x_in},                                                     \
+             [sx = SavedTensor(x_in), so = SavedTensor(out, true)](const Tensor& g) {       \
+               const Tensor& x = sx.get();                                                  \
+               const Tensor& out = so.get();                                                \
+               (void)x;                                                                     \
+               (void)out;                                                                   \
+               return TensorList{__VA_ARGS__};                                              \
+             });                                                                            \
+    }                                                                                       \
+    return out;                                                                             \
+  }
+
+constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+constexpr double kLn2 = 0.6931471805599453, kLn10 = 2.302585092994046;
+
+}  // namespace
+
+EMBER_POINTWISE(erf, Erf, "ErfBackward0", g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_POINTWISE(erfc, Erfc, "ErfcBackward0", -g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_POINTWISE(log2, Log2, "Log2Backward0", g / (x * kLn2))
+EMBER_POINTWISE(log10, Log10, "Log10Backward0", g / (x * kLn10))
+EMBER_POINTWISE(exp2, Exp2, "Exp2Backward0", g* out* kLn2)
+EMBER_POINTWISE(tan, Tan, "TanBackward0", g*(out * out + 1.0))
+EMBER_POINTWISE(sinh, Sinh, "SinhBackward0", g* cosh(x))
+EMBER_POINTWISE(cosh, Cosh, "CoshBackward0", g* sinh(x))
+EMBER_POINTWISE(asin, Asin, "AsinBackward0", g* rsqrt(1.0 - x * x))
+EMBER_POINTWISE(acos, Acos, "AcosBackward0", -g* rsqrt(1.0 - x * x))
+EMBER_POINTWISE(atan, Atan, "AtanBackward0", g / (x * x + 1.0))
+EMBER_POINTWISE(asinh, Asinh, "AsinhBackward0", g* rsqrt(x * x + 1.0))
+EMBER_POINTWISE(acosh, Acosh, "AcoshBackward0", g* rsqrt(x * x - 1.0))
+EMBER_POINTWISE(atanh, Atanh, "AtanhBackward0", g / (1.0 - x * x))
+EMBER_POINTWISE(trunc, Trunc, "TruncBackward0", zeros_like(g))
+#undef EMBER_POINTWISE
+
+Tensor frac(const Tensor& x) { return x - trunc(x); }
+
+namespace {
+// a (op) b with the gradients of remainder/fmod: d/da = 1, d/db = -(a // b) or -trunc(a / b).
+Tensor modulo(BinaryOp op, const char* node, const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(op, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record(node, {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b), op](const Tensor& g, const Node& n) {
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = sum_to(g, sa.get().sizes());
+             if (n.needs_input_grad(1)) {
+               Tensor q = op == BinaryOp::Remainder ? floor_divide(sa.get(), sb.get())
+                                                    : trunc(sa.get() / sb.get());
+               gb = sum_to(-g * q, sb.get().sizes());
+             }
+             return TensorList{ga, gb};
+           });
+  }
+  return out;
+}
+void check_integer_divisor(const char* op, const Tensor& a, Scalar b) {
+  EMBER_CHECK(a.is_floating_point() || b.is_floating_point() || b.to_int() != 0, "[", op,
+              "] ZeroDivisionError");
+}
+}  // namespace
+
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return modulo(BinaryOp::Remainder, "RemainderBackward0", a, b);
+}
+Tensor remainder(const Tensor& a, Scalar b) {
+  check_integer_divisor("remainder", a, b);
+  Tensor out = detail::binary_scalar(BinaryOp::Remainder, a, b);
+  if (any_requires_grad({&a}))
+    record("RemainderBackward1", {&out}, {&a}, [](const Tensor& g) { return TensorList{g}; });
+  return out;
+}
+Tensor fmod(const Tensor& a, const Tensor& b) { return modulo(BinaryOp::Fmod, "FmodBackward1", a, b); }
+Tensor fmod(const Tensor& a, Scalar b) {
+  check_integer_divisor("fmod", a, b);
+  Tensor out = detail::binary_scalar(BinaryOp::Fmod, a, b);
+  if (any_requires_grad({&a}))
+    record("FmodBackward0", {&out}, {&a}, [](const Tensor& g) { return TensorList{g}; });
+  return out;
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  return detail::binary(BinaryOp::FloorDivide, a, b);
+}
+Tensor floor_divide(const Tensor& a, Scalar b) {
+  check_integer_divisor("floor_divide", a, b);
+  return detail::binary_scalar(BinaryOp::FloorDivide, a, b);
+}
+Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
+  if (mode == "floor") return floor_divide(a, b);
+  EMBER_CHECK_VALUE(mode == "trunc", "[div] expected rounding_mode 'trunc', 'floor' or None, got '",
+                    mode, "'");
+  if (!a.is_floating_point() && !b.is_floating_point()) {
+    // Integer division truncates: the floor quotient, one higher where it was rounded down.
+    Tensor q = floor_divide(a, b);
+    return where(logical_and(ne(remainder(a, b), 0), lt(mul(a, b), 0)), q + 1, q);
+  }
+  return trunc(div(a, b));
+}
+Tensor atan2(const Tensor& a, const Tensor& b) {
+  Tensor out = detail::binary(BinaryOp::Atan2, a, b);
+  if (any_requires_grad({&a, &b})) {
+    record("Atan2Backward0", {&out}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) {
+             const Tensor &y = sa.get(), &x = sb.get();
+             Tensor denom = x * x + y * y;
+             Tensor ga, gb;
+             if (n.needs_input_grad(0)) ga = sum_to(g * x / denom, y.sizes());
+             if (n.needs_input_grad(1)) gb = sum_to(-g * y / denom, x.sizes());
+             return TensorList{ga, gb};
+           });
+  }
+  return out;
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return detail::binary(BinaryOp::LogicalXor, a.to(kBool), b.to(kBool));
+}
+
+Tensor isnan(const Tensor& x) {
+  NoGradGuard no_grad;
+  return x.is_floating_point() ? ne(x, x) : zeros_like(x, kBool);
+}
+Tensor isinf(const Tensor& x) {
+  NoGradGuard no_grad;
+  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  return eq(abs(x), std::numeric_limits<double>::infinity());
+}
+Tensor isposinf(const Tensor& x) {
+  NoGradGuard no_grad;
+  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  return eq(x, std::numeric_limits<double>::infinity());
+}
+Tensor isneginf(const Tensor& x) {
+  NoGradGuard no_grad;
+  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  return eq(x, -std::numeric_limits<double>::infinity());
+}
+
+Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
+                  std::optional<double> neginf) {
+  if (!x.is_floating_point()) return x.clone();
+  double big = x.dtype() == kFloat64   ? std::numeric_limits<double>::max()
+               : x.dtype() == kFloat32 ? std::numeric_limits<float>::max()
+               : x.dtype() == kFloat16 ? 65504.0
+                                       : 3.3895313892515355e38;  // bfloat16
+  Tensor out = where(isnan(x), scalar_tensor(nan.value_or(0.0), x.options()), x);
+  out = where(isposinf(x), scalar_tensor(posinf.value_or(big), x.options()), out);
+  return where(isneginf(x), scalar_tensor(neginf.value_or(-big), x.options()), out);
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  NoGradGuard no_grad;
+  EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] expected both inputs to have the same dtype, got ",
+              a.dtype(), " and ", b.dtype());
+  if (!a.is_floating_point()) return eq(a, b);
+  Tensor close = logical_or(eq(a, b), le(abs(a - b), abs(b) * rtol + atol));
+  if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  return close;
+}
+
+}  // namespace ember

@@ -1,0 +1,200 @@
+// One declaration per op: a PyTorch-style signature string gives the function (ember.name), the
+// Tensor method (self is the first Tensor argument), their keyword names and defaults, a
+// signature that inspect.signature reads, and TypeErrors that list what the op accepts.
+//
+//   ops.def("sum(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
+//           [](const Args& a) { return sum(a.tensor(0), a.dims(1), a.flag(2), a.dtype(3)); });
+//
+// See Note [Op table].
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bind.h"
+
+namespace ember::python {
+
+// Note [Op table]
+// Each op is a list of overloads tried in order; each overload is a signature and an
+// implementation. A call binds its positional and keyword arguments to the first signature they
+// fit, converting each by its declared type (Tensor, Tensor?, Tensor[], Scalar, int, int[] - an
+// int or a sequence of ints, `int...` - sizes given as f(2, 3) or f((2, 3)) -, bool, float, str,
+// ScalarType, Device, Generator, PyObject), and calls the implementation without the GIL (unless
+// it returns a py::object: then it may use Python). Functions and methods are plain CPython
+// callables (METH_FASTCALL), not pybind11 ones: they cost less per call, and their __doc__
+// starts with a text signature so that inspect.signature works as on PyTorch's. An op whose
+// signature has `Tensor? out=None` writes its result into `out` when given (as PyTorch's out=).
+
+/// The declared type of one parameter.
+enum class ArgType {
+  Tensor,
+  TensorList,
+  Scalar,
+  Int,
+  IntList,  // an int or a sequence of ints
+  Sizes,    // int...: f(2, 3) or f((2, 3))
+  Bool,
+  Float,
+  String,
+  DType,
+  Device,
+  Generator,
+  Object,  // any Python object, untouched
+};
+
+struct Param {
+  std::string name;
+  ArgType type = ArgType::Tensor;
+  bool optional = false;  // `?`: None is allowed
+  bool keyword_only = false;
+  bool has_default = false;
+  py::object default_value;  // when has_default
+};
+
+/// One argument after conversion.
+struct Value {
+  bool none = true;
+  const Tensor* tensor = nullptr;
+  std::vector<Tensor> tensors;
+  Scalar scalar;
+  int64_t i = 0;
+  double d = 0;
+  bool b = false;
+  std::vector<int64_t> ints;
+  std::string s;
+  DType dtype = kFloat32;
+  Device device{kCPU, 0};
+  Generator* generator = nullptr;
+  PyObject* object = nullptr;  // borrowed: the argument as given
+};
+
+/// The converted arguments of one call, by parameter index.
+class Args {
+ public:
+  Args(const Value* values, size_t n) : values_(values), n_(n) {}
+  bool has(size_t i) const { return !at(i).none; }
+  const Tensor& tensor(size_t i) const;
+  /// nullptr for None.
+  const Tensor* opt_tensor(size_t i) const { return has(i) ? at(i).tensor : nullptr; }
+  /// An undefined tensor for None.
+  Tensor tensor_or_undefined(size_t i) const { return has(i) ? *at(i).tensor : Tensor(); }
+  const std::vector<Tensor>& tensors(size_t i) const { return at(i).tensors; }
+  Scalar scalar(size_t i) const { return at(i).scalar; }
+  std::optional<Scalar> opt_scalar(size_t i) const;
+  int64_t int64(size_t i) const { return at(i).i; }
+  std::optional<int64_t> opt_int(size_t i) const;
+  const std::vector<int64_t>& ints(size_t i) const { return at(i).ints; }
+  Shape shape(size_t i) const;
+  /// An int[]? dim argument: all dims (empty) for None.
+  Dims dims(size_t i) const;
+  bool flag(size_t i) const { return at(i).b; }
+  std::optional<bool> opt_flag(size_t i) const;
+  double real(size_t i) const { return at(i).d; }
+  std::optional<double> opt_real(size_t i) const;
+  const std::string& str(size_t i) const { return at(i).s; }
+  std::optional<DType> dtype(size_t i) const;
+  std::optional<Device> device(size_t i) const;
+  /// nullptr (the default generator) for None.
+  Generator* generator(size_t i) const { return has(i) ? at(i).generator : nullptr; }
+  /// The argument as given (Object parameters, or any for inspection).
+  py::handle object(size_t i) const { return at(i).object; }
+
+ private:
+  const Value& at(size_t i) const;
+  const Value* values_;
+  size_t n_;
+};
+
+struct Signature {
+  std::string name;
+  std::vector<Param> params;
+  int out_index = -1;  // the `out` parameter, if any
+  /// "(Tensor input, int[]? dim=None, ...)" as declared, for error messages.
+  std::string declared;
+};
+
+/// Parses "name(Type arg=default, ..., *, Type kwarg=default)". Throws std::invalid_argument
+/// naming the fault (a bug in a declaration, found when ember is imported).
+Signature parse_signature(const std::string& text);
+
+/// Where an op appears: as ember.name, as Tensor.name, or both.
+enum OpKind : unsigned { kFunction = 1, kMethod = 2, kFunctionAndMethod = 3 };
+
+/// The ops of one Python module and of ember.Tensor.
+class OpTable {
+ public:
+  OpTable(py::module_ module, py::handle tensor_type)
+      : module_(std::move(module)), tensor_type_(tensor_type) {}
+  /// Adds an overload: `signature` names the op; later overloads of the same name are tried
+  /// after it. `kind` says where it appears (a method binds self to the first Tensor
+  /// parameter). Call `finish()` after the last one.
+  template <typename F>
+  OpTable& def(const std::string& signature, F&& impl, OpKind kind = kFunctionAndMethod,
+               const char* doc = nullptr);
+  /// Publishes every op defined so far.
+  void finish();
+
+  using Impl = std::function<py::object(const Args&)>;
+  struct Pending;
+
+ private:
+  void add(const std::string& signature, Impl impl, OpKind kind, const char* doc);
+  py::module_ module_;
+  py::handle tensor_type_;
+  std::vector<std::shared_ptr<Pending>> pending_;
+};
+
+/// A result PyTorch returns as a named tuple (torch.return_types.max): the registered type's name
+/// (python_object) and the fields.
+struct NamedResult {
+  const char* type;
+  std::vector<Tensor> fields;
+};
+
+/// What an in-place op returns: the call then returns self itself (x.add_(y) is x), as PyTorch's.
+struct InPlace {};
+
+namespace detail {
+py::object to_python(const NamedResult& r);
+py::object to_python(InPlace);
+/// The object to_python(InPlace) gives, which the call replaces with self.
+PyObject* in_place_marker();
+py::object to_python(const Tensor& t);
+py::object to_python(const std::vector<Tensor>& ts);
+py::object to_python(bool v);
+py::object to_python(int64_t v);
+py::object to_python(double v);
+py::object to_python(const Scalar& v);
+py::object to_python(py::object v);
+template <typename... T>
+py::object to_python(const std::tuple<T...>& t) {
+  return std::apply([](const auto&... x) { return py::make_tuple(to_python(x)...); }, t);
+}
+}  // namespace detail
+
+template <typename F>
+OpTable& OpTable::def(const std::string& signature, F&& impl, OpKind kind, const char* doc) {
+  using R = std::invoke_result_t<F, const Args&>;
+  Impl wrapped;
+  if constexpr (std::is_same_v<R, py::object>) {
+    wrapped = std::forward<F>(impl);  // uses Python: runs with the GIL
+  } else {
+    wrapped = [fn = std::forward<F>(impl)](const Args& a) -> py::object {
+      std::optional<R> r;
+      {
+        py::gil_scoped_release no_gil;
+        r.emplace(fn(a));
+      }
+      return detail::to_python(*r);
+    };
+  }
+  add(signature, std::move(wrapped), kind, doc);
+  return *this;
+}
+
+}  // namespace ember::python

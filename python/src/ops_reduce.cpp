@@ -1,0 +1,119 @@
+// Reductions, as functions and Tensor methods from one declaration each (op_table.h).
+#include "op_table.h"
+
+namespace ember::python {
+namespace {
+
+Tensor sum_op(const Args& a) {
+  const Tensor& x = a.tensor(0);
+  return a.has(1) ? x.sum(a.dims(1), a.flag(2), a.dtype(3)) : x.sum(a.dtype(3));
+}
+
+Tensor mean_op(const Args& a) {
+  Tensor x = a.dtype(3) ? a.tensor(0).to(*a.dtype(3)) : a.tensor(0);
+  return a.has(1) ? x.mean(a.dims(1), a.flag(2)) : x.mean();
+}
+
+// var and std take `unbiased` or (PyTorch's newer spelling) `correction`, 0 or 1.
+bool unbiased_of(const Args& a, size_t correction) {
+  if (!a.has(correction)) return true;
+  int64_t c = a.int64(correction);
+  EMBER_CHECK_VALUE(c == 0 || c == 1, "[var] correction must be 0 or 1, got ", c);
+  return c == 1;
+}
+
+// p of torch.norm: a number, inf, or 'fro' (the 2-norm over all dims given).
+Scalar norm_p(py::handle p) {
+  if (p.is_none()) return 2.0;
+  if (py::isinstance<py::str>(p)) {
+    std::string s = py::str(p);
+    if (s == "fro") return 2.0;
+    throw py::value_error("norm(): p='" + s + "' is not supported by ember yet (only 'fro' and "
+                          "numbers)");
+  }
+  return to_scalar(p, "norm");
+}
+
+}  // namespace
+
+void def_reduce_ops(OpTable& t) {
+  t.def("sum(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+        "Tensor? out=None)",
+        sum_op, kFunctionAndMethod, "The sum of the elements, over dim (all when None).");
+  t.def("mean(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+        "Tensor? out=None)",
+        mean_op, kFunctionAndMethod, "The mean of the elements, over dim (all when None).");
+  t.def("prod(Tensor input, *, ScalarType? dtype=None)",
+        [](const Args& a) {
+          return a.dtype(1) ? a.tensor(0).to(*a.dtype(1)).prod() : a.tensor(0).prod();
+        });
+  t.def("prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          Tensor x = a.dtype(3) ? a.tensor(0).to(*a.dtype(3)) : a.tensor(0);
+          return x.prod(a.int64(1), a.flag(2));
+        });
+  for (const char* op : {"max", "min"}) {
+    bool is_max = op[1] == 'a';
+    std::string name = op;
+    t.def(name + "(Tensor input)",
+          [is_max](const Args& a) { return is_max ? a.tensor(0).max() : a.tensor(0).min(); });
+    t.def(name + "(Tensor input, int dim, bool keepdim=False)", [is_max](const Args& a) {
+      auto [v, i] = is_max ? a.tensor(0).max(a.int64(1), a.flag(2))
+                           : a.tensor(0).min(a.int64(1), a.flag(2));
+      return NamedResult{is_max ? "return_types.max" : "return_types.min", {v, i}};
+    });
+    t.def(name + "(Tensor input, Tensor other, *, Tensor? out=None)", [is_max](const Args& a) {
+      return is_max ? maximum(a.tensor(0), a.tensor(1)) : minimum(a.tensor(0), a.tensor(1));
+    });
+  }
+  t.def("amax(Tensor input, int[] dim=[], bool keepdim=False, *, Tensor? out=None)",
+        [](const Args& a) { return amax(a.tensor(0), a.dims(1), a.flag(2)); });
+  t.def("amin(Tensor input, int[] dim=[], bool keepdim=False, *, Tensor? out=None)",
+        [](const Args& a) { return amin(a.tensor(0), a.dims(1), a.flag(2)); });
+  t.def("argmax(Tensor input, int? dim=None, bool keepdim=False)",
+        [](const Args& a) { return argmax(a.tensor(0), a.opt_int(1), a.flag(2)); });
+  t.def("argmin(Tensor input, int? dim=None, bool keepdim=False)",
+        [](const Args& a) { return argmin(a.tensor(0), a.opt_int(1), a.flag(2)); });
+  for (const char* op : {"var", "std"}) {
+    bool is_var = op[0] == 'v';
+    auto run = [is_var](const Tensor& x, const Dims& d, bool unbiased, bool keepdim) {
+      return is_var ? var(x, d, unbiased, keepdim) : std(x, d, unbiased, keepdim);
+    };
+    std::string name = op;
+    t.def(name + "(Tensor input, int[]? dim=None, bool unbiased=True, bool keepdim=False, *, "
+                 "Tensor? out=None)",
+          [run](const Args& a) { return run(a.tensor(0), a.dims(1), a.flag(2), a.flag(3)); });
+    t.def(name + "(Tensor input, bool unbiased)",
+          [run](const Args& a) { return run(a.tensor(0), Dims(), a.flag(1), false); });
+    t.def(name + "(Tensor input, int[]? dim=None, *, int? correction=None, bool keepdim=False)",
+          [run](const Args& a) {
+            return run(a.tensor(0), a.dims(1), unbiased_of(a, 2), a.flag(3));
+          });
+  }
+  for (const char* op : {"all", "any"}) {
+    bool is_all = op[1] == 'l';
+    std::string name = op;
+    t.def(name + "(Tensor input)",
+          [is_all](const Args& a) { return is_all ? all(a.tensor(0)) : any(a.tensor(0)); });
+    t.def(name + "(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+          [is_all](const Args& a) {
+            return is_all ? all(a.tensor(0), a.int64(1), a.flag(2))
+                          : any(a.tensor(0), a.int64(1), a.flag(2));
+          });
+  }
+  t.def("norm(Tensor input, PyObject p='fro', int[]? dim=None, bool keepdim=False, *, "
+        "Tensor? out=None, ScalarType? dtype=None)",
+        [](const Args& a) -> py::object {
+          Scalar p = norm_p(a.object(1));
+          Dims d = a.dims(2);
+          bool keepdim = a.flag(3);
+          std::optional<DType> dt = a.dtype(5);
+          const Tensor& x = a.tensor(0);
+          return py::cast(nogil([&] { return norm(dt ? x.to(*dt) : x, p, d, keepdim); }));
+        });
+  t.def("logsumexp(Tensor input, int[] dim, bool keepdim=False, *, Tensor? out=None)",
+        [](const Args& a) { return logsumexp(a.tensor(0), a.dims(1), a.flag(2)); });
+}
+
+}  // namespace ember::python
