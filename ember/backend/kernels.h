@@ -158,6 +158,20 @@ enum class ScanOp { Sum, Prod };
 void scan_cpu(ScanOp op, const Tensor& x, const Tensor& out);
 void scan_cuda(ScanOp op, const Tensor& x, const Tensor& out);
 
+// Layer norm over the rows of a contiguous (M, N) x: y = (x - mean) * rstd * weight + bias
+// (weight and bias (N) or undefined), mean and rstd (M) in the statistics dtype (float32 for 16-bit
+// x). The backward writes whichever of dx (M, N), dweight and dbias (N) are defined.
+void layer_norm_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                    const Tensor& y, const Tensor& mean, const Tensor& rstd);
+void layer_norm_cuda(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
+                     const Tensor& y, const Tensor& mean, const Tensor& rstd);
+void layer_norm_backward_cpu(const Tensor& dy, const Tensor& x, const Tensor& mean,
+                             const Tensor& rstd, const Tensor& weight, const Tensor& dx,
+                             const Tensor& dweight, const Tensor& dbias);
+void layer_norm_backward_cuda(const Tensor& dy, const Tensor& x, const Tensor& mean,
+                              const Tensor& rstd, const Tensor& weight, const Tensor& dx,
+                              const Tensor& dweight, const Tensor& dbias);
+
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);
 void random_cuda(const Tensor& out, const RandomParams& p);

@@ -1,5 +1,7 @@
 #include "ember/nn/functional.h"
 
+#include <cmath>
+
 #include "ember/core/grad_mode.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/copy.h"
@@ -61,7 +63,6 @@ Tensor interpolate(const Tensor& x, Pair size, const std::string& mode, bool ali
   return matmul(matmul(rows, x), cols.t());  // (oH, H) @ x @ (W, oW)
 }
 
-namespace {
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None:
@@ -73,6 +74,44 @@ Tensor reduce(const Tensor& loss, Reduction r) {
   }
   return loss;
 }
+
+Reduction reduction_from(const std::string& r) {
+  if (r == "mean") return Reduction::Mean;
+  if (r == "sum") return Reduction::Sum;
+  if (r == "none") return Reduction::None;
+  EMBER_CHECK_VALUE(false, r, " is not a valid value for reduction");
+  return Reduction::Mean;
+}
+
+Tensor feature_dropout(const Tensor& x, double p, bool training, int64_t spatial) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
+                    "[dropout] dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK(x.dim() == spatial + 1 || x.dim() == spatial + 2, "[dropout", spatial,
+              "d] expected a ", spatial + 1, "-D or ", spatial + 2, "-D input, got shape ",
+              x.sizes());
+  if (!training || p == 0) return x;
+  if (p == 1) return x * 0.0;
+  // One draw per channel, broadcast over the spatial dims.
+  Shape mask_shape = x.sizes();
+  for (int64_t d = x.dim() - spatial; d < x.dim(); ++d) mask_shape[static_cast<size_t>(d)] = 1;
+  Tensor keep = bernoulli(empty(mask_shape, x.options()), 1 - p);
+  return x * keep * (1.0 / (1 - p));
+}
+
+Tensor alpha_dropout(const Tensor& x, double p, bool training) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1,
+                    "[alpha_dropout] dropout probability has to be between 0 and 1, but got ", p);
+  if (!training || p == 0) return x;
+  if (p == 1) return x * 0.0;
+  // SELU's saturation value, and the affine map that restores the mean and variance.
+  const double alpha_p = -1.7580993408473766;
+  double a = 1.0 / std::sqrt((alpha_p * alpha_p * p + 1) * (1 - p));
+  double b = -a * alpha_p * p;
+  Tensor keep = bernoulli(x, 1 - p);
+  return (x * keep + (1.0 - keep) * alpha_p) * a + b;
+}
+
+namespace {
 
 // (N, C, d1, ...) -> (N * d1 * ..., C): the classes last, every other dim in the batch.
 Tensor classes_last(const Tensor& t) {

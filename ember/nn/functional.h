@@ -12,6 +12,8 @@
 #include "ember/ops/linalg.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/softmax.h"
+#include "ember/nn/loss.h"
+#include "ember/nn/normalization.h"
 
 namespace ember::nn::functional {
 
@@ -53,5 +55,17 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
                      double label_smoothing = 0.0);
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+
+/// The reduction PyTorch names "none", "mean" or "sum" (a ValueError otherwise).
+Reduction reduction_from(const std::string& name);
+/// A loss per element reduced as `reduction` says.
+Tensor reduce(const Tensor& loss, Reduction reduction);
+
+/// dropout1d/2d/3d: zeroes whole channels (dim 1 of a batch, dim 0 without one) with
+/// probability p, scaling the rest by 1 / (1 - p). `spatial` is the number of dims after the
+/// channel dim (1, 2 or 3).
+Tensor feature_dropout(const Tensor& x, double p, bool training, int64_t spatial);
+/// Alpha dropout (SELU's): keeps the mean and variance of its input.
+Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false);
 
 }  // namespace ember::nn::functional

@@ -81,4 +81,72 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   return batched ? out : out.squeeze(0);
 }
 
+Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride,
+                        Pair padding, Pair output_padding, int64_t groups, Pair dilation) {
+  EMBER_AUTOCAST(kLowerPrecisionFp, conv_transpose2d, x_in, w, bias, stride, padding,
+                 output_padding, groups, dilation);
+  check_defined("conv_transpose2d", x_in);
+  check_defined("conv_transpose2d", w, "weight");
+  check_same_device("conv_transpose2d", {&x_in, &w, &bias});
+  EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4, "[conv_transpose2d] expected 3-D or 4-D input, "
+              "got ", x_in.sizes());
+  EMBER_CHECK(w.dim() == 4, "[conv_transpose2d] expected a 4-D weight (C_in, C_out/groups, kH, "
+              "kW), got ", w.sizes());
+  EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv_transpose2d] input type (", x_in.dtype(),
+              ") and weight type (", w.dtype(), ") should be the same");
+  bool batched = x_in.dim() == 4;
+  Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
+  EMBER_CHECK(groups > 0 && x.size(1) == w.size(0) && w.size(0) % groups == 0,
+              "[conv_transpose2d] given groups=", groups, ", weight of size ", w.sizes(),
+              ", expected input ", x.sizes(), " to have ", w.size(0), " channels");
+  int64_t C_out = w.size(1) * groups;
+  Conv2dParams p;
+  int64_t out_hw[2];
+  for (int i = 0; i < 2; ++i) {
+    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0 && output_padding[i] >= 0 &&
+                    (output_padding[i] < stride[i] || output_padding[i] < dilation[i]),
+                "[conv_transpose2d] invalid stride ", stride[i], ", dilation ", dilation[i],
+                ", padding ", padding[i], " or output_padding ", output_padding[i]);
+    p.stride[i] = stride[i];
+    p.padding[i] = padding[i];
+    p.dilation[i] = dilation[i];
+    out_hw[i] = (x.size(2 + i) - 1) * stride[i] - 2 * padding[i] +
+                dilation[i] * (w.size(2 + i) - 1) + output_padding[i] + 1;
+    EMBER_CHECK(out_hw[i] > 0, "[conv_transpose2d] the output size would be ", out_hw[i]);
+  }
+  p.groups = groups;
+  Tensor wc = w.contiguous();
+  // conv2d's input gradient for an "input" of the output's shape: the kernel reads its shape only.
+  Tensor shape_of_out = empty({x.size(0), C_out, out_hw[0], out_hw[1]}, x.options());
+  Tensor out = empty(shape_of_out.sizes(), x.options());
+  EMBER_DISPATCH_DEVICE(x.device(), conv2d_backward, shape_of_out, wc, x, out, Tensor(), Tensor(),
+                        p);
+  {
+    NoGradGuard no_grad;
+    if (bias.defined()) out.add_(bias.to(out.dtype()).view({1, C_out, 1, 1}));
+  }
+  if (any_requires_grad({&x, &w, &bias})) {
+    record("ConvolutionBackward0", {&out}, {&x, &w, &bias},
+           [sx = SavedTensor(x), sw = SavedTensor(wc), has_bias = bias.defined(), p](
+               const Tensor& g, const Node& n) -> TensorList {
+             const Tensor& x = sx.get();
+             const Tensor& w = sw.get();
+             Tensor gc = g.contiguous(), gx, gw, gb;
+             // The input's gradient is the forward convolution of the output's; the weight's is
+             // conv2d's weight gradient with the roles of input and output exchanged.
+             if (n.needs_input_grad(0))
+               gx = conv2d(gc, w, Tensor(), {p.stride[0], p.stride[1]},
+                           {p.padding[0], p.padding[1]}, {p.dilation[0], p.dilation[1]}, p.groups);
+             if (n.needs_input_grad(1)) {
+               gw = empty(w.sizes(), w.options());
+               EMBER_DISPATCH_DEVICE(x.device(), conv2d_backward, gc, w, x, Tensor(), gw,
+                                     Tensor(), p);
+             }
+             if (has_bias && n.needs_input_grad(2)) gb = g.sum({0, 2, 3});
+             return {gx, gw, gb};
+           });
+  }
+  return batched ? out : out.squeeze(0);
+}
+
 }  // namespace ember

@@ -48,6 +48,12 @@ Pool2dParams make_params(const char* op, const Tensor& x, Pair k, std::optional<
 
 Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, Pair dil,
                   bool ceil) {
+  return std::get<0>(max_pool2d_with_indices(x_in, k, s, pad, dil, ceil));
+}
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x_in, Pair k,
+                                                   std::optional<Pair> s, Pair pad, Pair dil,
+                                                   bool ceil) {
   check_defined("max_pool2d", x_in);
   int64_t out_hw[2];
   Pool2dParams p = make_params("max_pool2d", x_in, k, s, pad, dil, ceil, out_hw);
@@ -65,7 +71,8 @@ Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, P
           return {gx};
         });
   }
-  return batched ? out : out.squeeze(0);
+  if (!batched) return {out.squeeze(0), idx.squeeze(0)};
+  return {out, idx};
 }
 
 Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, bool ceil,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <tuple>
 
 #include "ember/ops/conv.h"
 
@@ -10,6 +11,12 @@ namespace ember {
 /// stride defaults to kernel_size.
 Tensor max_pool2d(const Tensor& x, Pair kernel_size, std::optional<Pair> stride = std::nullopt,
                   Pair padding = {0, 0}, Pair dilation = {1, 1}, bool ceil_mode = false);
+/// max_pool2d's values and the flat index (h * W + w) of each maximum within its plane, as
+/// PyTorch's return_indices.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, Pair kernel_size,
+                                                   std::optional<Pair> stride = std::nullopt,
+                                                   Pair padding = {0, 0}, Pair dilation = {1, 1},
+                                                   bool ceil_mode = false);
 Tensor avg_pool2d(const Tensor& x, Pair kernel_size, std::optional<Pair> stride = std::nullopt,
                   Pair padding = {0, 0}, bool ceil_mode = false, bool count_include_pad = true);
 /// Averages over windows that tile the input into output_size (oH, oW) cells; x (N, C, H, W) or

@@ -30,7 +30,6 @@ void bind_tensor(py::module_& m);
 void bind_functions(py::module_& m);
 void bind_autograd(py::module_& m);
 void bind_nn(py::module_& m);
-void bind_functional(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_data(py::module_& m);
 void bind_io(py::module_& m);
@@ -48,12 +47,19 @@ void bind_ops(py::module_& m);
 void def_reduce_ops(OpTable& t);
 void def_math_ops(OpTable& t);
 void def_factory_ops(OpTable& t);
+void def_nn_ops(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---
 /// Runs fn (a computation returning a tensor) without the GIL.
 template <typename F>
 Tensor nogil(F&& fn) {
+  py::gil_scoped_release no_gil;
+  return fn();
+}
+/// Runs fn (a computation returning anything) without the GIL.
+template <typename F>
+auto nogil_any(F&& fn) {
   py::gil_scoped_release no_gil;
   return fn();
 }

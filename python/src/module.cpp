@@ -54,7 +54,6 @@ PYBIND11_MODULE(_C, m) {
   bind_functions(m);
   bind_autograd(m);
   bind_nn(m);
-  bind_functional(m);
   bind_optim(m);
   bind_data(m);
   bind_io(m);

@@ -113,6 +113,30 @@ void module_to(nn::Module& m, const py::args& args, const py::kwargs& kwargs) {
     m.to(*a.dtype);
 }
 
+// A layer's device= and dtype= keywords: its tensors moved there after construction.
+void place(nn::Module& m, py::handle device, py::handle dtype) {
+  if (!device.is_none()) m.to(to_device(device));
+  if (!dtype.is_none()) m.to(to_dtype(dtype));
+}
+
+// Conv2d's padding: ints, 'valid' (none) or 'same' (the size kept; stride 1 and odd spans).
+Pair conv_padding(py::handle padding, Pair kernel, Pair dilation, Pair stride) {
+  if (!py::isinstance<py::str>(padding)) return to_pair(padding, "padding");
+  std::string s = py::str(padding);
+  if (s == "valid") return {0, 0};
+  EMBER_CHECK_VALUE(s == "same", "Invalid padding string '", s,
+                    "', should be one of {'valid', 'same'}");
+  Pair out;
+  for (int i = 0; i < 2; ++i) {
+    EMBER_CHECK_VALUE(stride[i] == 1, "padding='same' is not supported for strided convolutions");
+    int64_t total = dilation[i] * (kernel[i] - 1);
+    EMBER_CHECK_VALUE(total % 2 == 0, "padding='same' with an even kernel needs asymmetric "
+                      "padding, which ember does not have yet");
+    out[i] = total / 2;
+  }
+  return out;
+}
+
 template <typename M>
 py::class_<M, nn::Module, std::shared_ptr<M>> layer(py::module_& m, const char* name,
                                                     const char* doc) {
@@ -424,7 +448,7 @@ void bind_nn(py::module_& m) {
             return self;
           },
           "requires_grad"_a = true)
-      .def("zero_grad", &nn::Module::zero_grad, "set_to_none"_a = true)
+      .def("zero_grad", &nn::Module::zero_grad, "set_to_none"_a = false)
       .def("share_memory",
            [](py::handle self) {
              nn::Module* mm = module_of(self);
@@ -460,7 +484,13 @@ void bind_nn(py::module_& m) {
 
   // --- ember's layers ---
   layer<nn::Linear>(nn, "Linear", "y = x W^T + b")
-      .def(py::init<int64_t, int64_t, bool>(), "in_features"_a, "out_features"_a, "bias"_a = true)
+      .def(py::init([](int64_t in, int64_t out, bool bias, py::handle device, py::handle dtype) {
+             auto l = std::make_shared<nn::Linear>(in, out, bias);
+             place(*l, device, dtype);
+             return l;
+           }),
+           "in_features"_a, "out_features"_a, "bias"_a = true, "device"_a = py::none(),
+           "dtype"_a = py::none())
       .def_readonly("in_features", &nn::Linear::in_features)
       .def_readonly("out_features", &nn::Linear::out_features)
       .def("reset_parameters", &nn::Linear::reset_parameters)
@@ -469,17 +499,32 @@ void bind_nn(py::module_& m) {
       });
   layer<nn::Conv2d>(nn, "Conv2d", "2-D convolution")
       .def(py::init([](int64_t in, int64_t out, py::handle k, py::handle stride, py::handle padding,
-                       py::handle dilation, int64_t groups, bool bias) {
+                       py::handle dilation, int64_t groups, bool bias,
+                       const std::string& padding_mode, py::handle device, py::handle dtype) {
              nn::Conv2dOptions o(in, out, to_pair(k, "kernel_size"));
              o.stride = to_pair(stride, "stride");
-             o.padding = to_pair(padding, "padding");
              o.dilation = to_pair(dilation, "dilation");
+             o.padding = conv_padding(padding, o.kernel_size, o.dilation, o.stride);
              o.groups = groups;
              o.bias = bias;
-             return std::make_shared<nn::Conv2d>(o);
+             EMBER_CHECK_VALUE(padding_mode == "zeros",
+                               "Conv2d: padding_mode '", padding_mode, "' is not supported by "
+                               "ember's C++ Conv2d (use nn.ReflectionPad2d/ReplicationPad2d before "
+                               "a padding=0 convolution)");
+             auto c = std::make_shared<nn::Conv2d>(o);
+             place(*c, device, dtype);
+             return c;
            }),
            "in_channels"_a, "out_channels"_a, "kernel_size"_a, "stride"_a = 1, "padding"_a = 0,
-           "dilation"_a = 1, "groups"_a = 1, "bias"_a = true)
+           "dilation"_a = 1, "groups"_a = 1, "bias"_a = true, "padding_mode"_a = "zeros",
+           "device"_a = py::none(), "dtype"_a = py::none())
+      .def_property_readonly("stride",
+                             [](const nn::Conv2d& c) { return pair_tuple(c.options.stride); })
+      .def_property_readonly("padding",
+                             [](const nn::Conv2d& c) { return pair_tuple(c.options.padding); })
+      .def_property_readonly("dilation",
+                             [](const nn::Conv2d& c) { return pair_tuple(c.options.dilation); })
+      .def_property_readonly("groups", [](const nn::Conv2d& c) { return c.options.groups; })
       .def_property_readonly("in_channels",
                              [](const nn::Conv2d& c) { return c.options.in_channels; })
       .def_property_readonly("out_channels",
@@ -568,12 +613,24 @@ void bind_nn(py::module_& m) {
     return py::make_tuple(b.num_features, b.eps, b.momentum, b.affine, b.track_running_stats);
   };
   layer<nn::BatchNorm1d>(nn, "BatchNorm1d", "batch normalisation over (N, C) or (N, C, L)")
-      .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
-           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true)
+      .def(py::init([](int64_t n, double eps, double momentum, bool affine, bool track,
+                       py::handle device, py::handle dtype) {
+             auto b = std::make_shared<nn::BatchNorm1d>(n, eps, momentum, affine, track);
+             place(*b, device, dtype);
+             return b;
+           }),
+           "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
+           "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
       .def("_ember_args", batch_norm_args);
   layer<nn::BatchNorm2d>(nn, "BatchNorm2d", "batch normalisation over (N, C, H, W)")
-      .def(py::init<int64_t, double, double, bool, bool>(), "num_features"_a, "eps"_a = 1e-5,
-           "momentum"_a = 0.1, "affine"_a = true, "track_running_stats"_a = true)
+      .def(py::init([](int64_t n, double eps, double momentum, bool affine, bool track,
+                       py::handle device, py::handle dtype) {
+             auto b = std::make_shared<nn::BatchNorm2d>(n, eps, momentum, affine, track);
+             place(*b, device, dtype);
+             return b;
+           }),
+           "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
+           "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
       .def("_ember_args", batch_norm_args);
   layer<nn::Sequential>(nn, "Sequential", "modules applied in order")
       .def(py::init([](py::args modules) {

@@ -663,6 +663,10 @@ void bind_ops(py::module_& m) {
   def_math_ops(t);
   def_factory_ops(t);
   t.finish();
+  // torch.nn.functional's names, as functions of ember._C._F (ember.nn.functional).
+  OpTable f(m.def_submodule("_F", "ember.nn.functional, declared by signature"), m.attr("Tensor"));
+  def_nn_ops(f);
+  f.finish();
 }
 
 }  // namespace ember::python

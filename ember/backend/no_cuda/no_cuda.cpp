@@ -140,6 +140,10 @@ EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
 EMBER_NO_CUDA(sort_cuda, const Tensor&, bool, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(scan_cuda, ScanOp, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(layer_norm_cuda, const Tensor&, const Tensor&, const Tensor&, double, const Tensor&,
+              const Tensor&, const Tensor&)
+EMBER_NO_CUDA(layer_norm_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(copy_between_devices_cuda, const Tensor&, const Tensor&, bool)
 EMBER_NO_CUDA(record_stream_cuda, const Tensor&, uintptr_t)
 Tensor pin_memory_cuda(const Tensor&) { cuda::not_built("pin_memory"); }

@@ -1,0 +1,137 @@
+#include "ember/nn/normalization.h"
+
+#include "ember/core/dtype.h"
+#include "ember/core/grad_mode.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/join.h"
+#include "ember/ops/layer_norm.h"
+#include "ember/ops/pooling.h"
+#include "ember/ops/reduce.h"
+
+namespace ember::nn::functional {
+namespace {
+
+// The dims normalised over: the last `n` of x, which must have the given shape.
+Dims last_dims(const Tensor& x, const Shape& normalized_shape, const char* op) {
+  auto n = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(n >= 1 && x.dim() >= n, "[", op, "] expected an input with at least ", n,
+              " dims for normalized_shape ", normalized_shape, ", got shape ", x.sizes());
+  Dims dims;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = x.dim() - n + i;
+    EMBER_CHECK(x.size(d) == normalized_shape[static_cast<size_t>(i)], "[", op,
+                "] Given normalized_shape=", normalized_shape, ", expected input with shape [*, ",
+                normalized_shape, "], but got input of size ", x.sizes());
+    dims.push_back(d);
+  }
+  return dims;
+}
+
+double machine_epsilon(DType t) {
+  switch (t) {
+    case kFloat16:
+      return 0.0009765625;
+    case kBFloat16:
+      return 0.0078125;
+    case kFloat64:
+      return 2.220446049250313e-16;
+    default:
+      return 1.1920928955078125e-07;
+  }
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps) {
+  last_dims(x, normalized_shape, "layer_norm");
+  return ember::layer_norm(x, static_cast<int64_t>(normalized_shape.size()), weight, bias, eps);
+}
+
+Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
+                std::optional<double> eps) {
+  Dims dims = last_dims(x, normalized_shape, "rms_norm");
+  Tensor xf = x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
+  Tensor y = xf * rsqrt(mean(xf * xf, dims, true) + eps.value_or(machine_epsilon(x.dtype())));
+  y = y.to(x.dtype());
+  return weight.defined() ? y * weight : y;
+}
+
+Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
+                  double eps) {
+  EMBER_CHECK(x.dim() >= 2, "[group_norm] expected an input of at least 2 dims (N, C, *), got ",
+              x.sizes());
+  int64_t N = x.size(0), C = x.size(1);
+  EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "[group_norm] Expected number of channels in "
+              "input to be divisible by num_groups, but got input of shape ", x.sizes(),
+              " and num_groups=", num_groups);
+  // Each group as one row: the statistics of (N, G, rest).
+  Tensor g = x.reshape({N, num_groups, -1});
+  Tensor m = mean(g, {2}, true);
+  Tensor v = var(g, {2}, false, true);
+  Tensor y = ((g - m) * rsqrt(v + eps)).reshape(x.sizes());
+  Shape per_channel(static_cast<size_t>(x.dim()), 1);
+  per_channel[1] = C;
+  if (weight.defined()) y = y * weight.reshape(per_channel);
+  if (bias.defined()) y = y + bias.reshape(per_channel);
+  return y;
+}
+
+Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                     const Tensor& weight, const Tensor& bias, bool use_input_stats,
+                     double momentum, double eps) {
+  EMBER_CHECK(x.dim() >= 3, "[instance_norm] expected an input of at least 3 dims (N, C, *), got ",
+              x.sizes());
+  int64_t N = x.size(0), C = x.size(1);
+  Dims spatial;
+  for (int64_t d = 2; d < x.dim(); ++d) spatial.push_back(d);
+  Shape per_channel(static_cast<size_t>(x.dim()), 1);
+  per_channel[1] = C;
+  Tensor y;
+  if (use_input_stats) {
+    Tensor m = mean(x, spatial, true);
+    Tensor v = var(x, spatial, false, true);
+    y = (x - m) * rsqrt(v + eps);
+    if (running_mean.defined()) {
+      NoGradGuard no_grad;
+      // The running statistics move toward the batch's, averaged over the samples; the variance
+      // is the unbiased one, as batch norm's.
+      int64_t n = x.numel() / (N * C);
+      Tensor bm = m.reshape({N, C}).mean({0});
+      Tensor bv = v.reshape({N, C}).mean({0}) * (n > 1 ? static_cast<double>(n) / (n - 1) : 1.0);
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1 - momentum).add_(bm, momentum);
+      rv.mul_(1 - momentum).add_(bv, momentum);
+    }
+  } else {
+    y = (x - running_mean.reshape(per_channel)) * rsqrt(running_var.reshape(per_channel) + eps);
+  }
+  if (weight.defined()) y = y * weight.reshape(per_channel);
+  if (bias.defined()) y = y + bias.reshape(per_channel);
+  return y;
+}
+
+Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {
+  Tensor n = norm(x, p, Dims{dim}, true);
+  return x / clamp(n, Scalar(eps), std::nullopt).expand_as(x);
+}
+
+Tensor local_response_norm(const Tensor& x, int64_t size, double alpha, double beta, double k) {
+  EMBER_CHECK(x.dim() >= 3, "[local_response_norm] expected 3D or higher dimensionality input, got ",
+              x.dim(), " dims");
+  // The mean of x^2 over a window of `size` channels, via a padded running sum along channels.
+  int64_t C = x.size(1);
+  Tensor sq = x * x;
+  Shape pad_shape = sq.sizes();
+  pad_shape[1] = size / 2;
+  Shape pad_after = sq.sizes();
+  pad_after[1] = (size - 1) / 2;
+  Tensor padded = cat({zeros(pad_shape, x.options()), sq, zeros(pad_after, x.options())}, 1);
+  Tensor acc = padded.narrow(1, 0, C);
+  for (int64_t i = 1; i < size; ++i) acc = acc + padded.narrow(1, i, C);
+  Tensor div = pow(acc * (alpha / static_cast<double>(size)) + k, beta);
+  return x / div;
+}
+
+}  // namespace ember::nn::functional

@@ -1,0 +1,40 @@
+"""Dropout modules: Dropout (ember's C++ layer), Dropout1d/2d/3d (whole channels) and
+AlphaDropout."""
+from ... import _C
+from .. import functional as F
+from .module import Module
+
+Dropout = _C._nn.Dropout
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
+
+
+class _DropoutNd(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.alpha_dropout(input, self.p, self.training)

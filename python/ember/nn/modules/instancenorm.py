@@ -1,0 +1,2 @@
+"""torch.nn.modules.instancenorm's names (defined in normalization.py)."""
+from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401

@@ -1,0 +1,613 @@
+// torch.nn.functional (ember.nn.functional) declared by signature (op_table.h): activations,
+// linear and convolution, pooling, dropout, normalisation, padding and resizing, and the losses,
+// with PyTorch 1.13's parameter names and defaults. Every one computes in C++ (ember/ops,
+// ember/nn/functional.h).
+#include "ember/ops/activation.h"
+#include "ember/ops/layer_norm.h"
+#include "ember/ops/pad.h"
+#include "ember/ops/tensor_index.h"
+#include "op_table.h"
+
+namespace ember::python {
+namespace {
+
+namespace F = nn::functional;
+
+// kernel_size=3 or (3, 5): an int[] argument as a pair (one value stands for both).
+Pair pair(const Args& a, size_t i) {
+  const std::vector<int64_t>& v = a.ints(i);
+  EMBER_CHECK_VALUE(v.size() == 1 || v.size() == 2, "expected an int or a pair of ints, got ",
+                    v.size(), " values");
+  return {v[0], v.size() == 2 ? v[1] : v[0]};
+}
+std::optional<Pair> opt_pair(const Args& a, size_t i) {
+  if (!a.has(i) || a.ints(i).empty()) return std::nullopt;
+  return pair(a, i);
+}
+// A 1-d argument (kernel_size=3 or (3,)) as the second of a pair whose first is 1.
+Pair pair1(const Args& a, size_t i, int64_t first = 1) {
+  EMBER_CHECK_VALUE(a.ints(i).size() == 1, "expected an int or a 1-tuple, got ", a.ints(i).size(),
+                    " values");
+  return {first, a.ints(i)[0]};
+}
+
+// reduction from PyTorch's arguments, the legacy size_average and reduce first when given.
+F::Reduction reduction(const Args& a, size_t size_average, size_t reduce, size_t reduction) {
+  if (a.has(size_average) || a.has(reduce)) {
+    bool avg = a.opt_flag(size_average).value_or(true), red = a.opt_flag(reduce).value_or(true);
+    return !red ? F::Reduction::None : avg ? F::Reduction::Mean : F::Reduction::Sum;
+  }
+  return F::reduction_from(a.str(reduction));
+}
+
+// An activation that takes inplace=: computed out of place, then written into the input when
+// asked (as PyTorch, which the values match).
+template <typename Fn>
+py::object maybe_inplace(const Args& a, size_t inplace, Fn fn) {
+  const Tensor& x = a.tensor(0);
+  bool in_place = a.flag(inplace);
+  Tensor y = nogil([&] { return fn(x); });
+  if (!in_place) return py::cast(y);
+  {
+    py::gil_scoped_release no_gil;
+    Tensor target = x;
+    target.copy_(y);
+  }
+  return py::reinterpret_borrow<py::object>(a.object(0));
+}
+
+constexpr const char* kLegacyReduction =
+    "bool? size_average=None, bool? reduce=None, str reduction='mean'";
+
+// "(input, target, ...legacy)" signature text.
+std::string loss(const char* name, const char* params) {
+  return std::string(name) + "(" + params + ", " + kLegacyReduction + ")";
+}
+
+// conv's padding: ints, or 'valid' (none) / 'same' (as much as keeps the size, stride 1).
+Pair conv_padding(const Args& a, size_t i, const Tensor& w, Pair dilation, int spatial) {
+  py::handle p = a.object(i);
+  if (py::isinstance<py::str>(p)) {
+    std::string s = py::str(p);
+    if (s == "valid") return {0, 0};
+    EMBER_CHECK_VALUE(s == "same", "Invalid padding string '", s, "', should be one of {'valid', "
+                      "'same'}");
+    Pair out{0, 0};
+    for (int k = 0; k < spatial; ++k) {
+      int64_t kernel = w.size(w.dim() - spatial + k);
+      int64_t total = dilation[2 - spatial + k] * (kernel - 1);
+      EMBER_CHECK_VALUE(total % 2 == 0, "padding='same' with an even kernel needs asymmetric "
+                        "padding, which ember does not have yet");
+      out[static_cast<size_t>(2 - spatial + k)] = total / 2;
+    }
+    return out;
+  }
+  Shape v = to_shape(p, "padding");
+  EMBER_CHECK_VALUE(!v.empty(), "padding: expected an int or a tuple of ints");
+  if (spatial == 1) return {0, v[0]};
+  return {v[0], v.size() > 1 ? v[1] : v[0]};
+}
+
+Pair to_pair_of(py::handle h, const char* what) {
+  Shape v = to_shape(h, what);
+  EMBER_CHECK_VALUE(v.size() == 1 || v.size() == 2, what, ": expected an int or a pair of ints");
+  return {v[0], v.size() > 1 ? v[1] : v[0]};
+}
+
+// interpolate's output size from size= or scale_factor=.
+Pair interpolate_size(const Tensor& x, py::handle size, py::handle scale) {
+  EMBER_CHECK_VALUE(size.is_none() != scale.is_none(),
+                    "only one of size or scale_factor should be defined");
+  EMBER_CHECK_VALUE(x.dim() == 4, "interpolate: ember resizes 4-D (N, C, H, W) inputs, got ",
+                    x.dim(), " dims");
+  if (!size.is_none()) return to_pair_of(size, "size");
+  double fh, fw;
+  if (py::isinstance<py::sequence>(scale)) {
+    auto f = scale.cast<std::vector<double>>();
+    EMBER_CHECK_VALUE(f.size() == 2, "scale_factor: expected 2 values, got ", f.size());
+    fh = f[0];
+    fw = f[1];
+  } else {
+    fh = fw = scale.cast<double>();
+  }
+  return {static_cast<int64_t>(std::floor(static_cast<double>(x.size(2)) * fh)),
+          static_cast<int64_t>(std::floor(static_cast<double>(x.size(3)) * fw))};
+}
+
+Tensor pixel_shuffle(const Tensor& x, int64_t r) {
+  EMBER_CHECK(x.dim() >= 3, "[pixel_shuffle] expected an input of at least 3 dims, got ", x.sizes());
+  int64_t C = x.size(-3), H = x.size(-2), W = x.size(-1);
+  EMBER_CHECK(C % (r * r) == 0, "[pixel_shuffle] expected the channels (", C,
+              ") to be divisible by the square of the upscale factor (", r * r, ")");
+  Shape lead(x.sizes().begin(), x.sizes().end() - 3);
+  Shape s = lead;
+  for (int64_t v : {C / (r * r), r, r, H, W}) s.push_back(v);
+  Tensor y = x.reshape(s);
+  auto n = static_cast<int64_t>(lead.size());
+  Shape perm;
+  for (int64_t d = 0; d < n; ++d) perm.push_back(d);
+  for (int64_t d : {0, 3, 1, 4, 2}) perm.push_back(n + d);
+  Shape out = lead;
+  for (int64_t v : {C / (r * r), H * r, W * r}) out.push_back(v);
+  return y.permute(perm).reshape(out);
+}
+
+Tensor pixel_unshuffle(const Tensor& x, int64_t r) {
+  int64_t C = x.size(-3), H = x.size(-2), W = x.size(-1);
+  EMBER_CHECK(H % r == 0 && W % r == 0, "[pixel_unshuffle] expected height and width divisible "
+              "by the downscale factor ", r, ", got ", x.sizes());
+  Shape lead(x.sizes().begin(), x.sizes().end() - 3);
+  Shape s = lead;
+  for (int64_t v : {C, H / r, r, W / r, r}) s.push_back(v);
+  auto n = static_cast<int64_t>(lead.size());
+  Shape perm;
+  for (int64_t d = 0; d < n; ++d) perm.push_back(d);
+  for (int64_t d : {0, 2, 4, 1, 3}) perm.push_back(n + d);
+  Shape out = lead;
+  for (int64_t v : {C * r * r, H / r, W / r}) out.push_back(v);
+  return x.reshape(s).permute(perm).reshape(out);
+}
+
+// Adaptive max pooling: each output cell the max over its window (PyTorch's windows); as one
+// max_pool2d when the output divides the input.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, Pair out) {
+  int64_t H = x.size(-2), W = x.size(-1);
+  if (H % out[0] == 0 && W % out[1] == 0) {
+    Pair k{H / out[0], W / out[1]};
+    return max_pool2d_with_indices(x, k, k);
+  }
+  std::vector<Tensor> rows, row_idx;
+  for (int64_t i = 0; i < out[0]; ++i) {
+    int64_t h0 = i * H / out[0], h1 = ((i + 1) * H + out[0] - 1) / out[0];
+    std::vector<Tensor> cells, idx;
+    for (int64_t j = 0; j < out[1]; ++j) {
+      int64_t w0 = j * W / out[1], w1 = ((j + 1) * W + out[1] - 1) / out[1];
+      Tensor win = x.narrow(-2, h0, h1 - h0).narrow(-1, w0, w1 - w0);
+      Tensor flat = win.reshape({win.size(0), win.size(1), -1});
+      auto [v, k] = flat.max(-1, true);
+      Tensor kh = floor_divide(k, w1 - w0) + h0, kw = remainder(k, w1 - w0) + w0;
+      cells.push_back(v);
+      idx.push_back(kh * W + kw);
+    }
+    rows.push_back(cat(cells, -1).unsqueeze(-2));
+    row_idx.push_back(cat(idx, -1).unsqueeze(-2));
+  }
+  return {cat(rows, -2), cat(row_idx, -2)};
+}
+
+}  // namespace
+
+void def_nn_ops(OpTable& t) {
+  // --- activations ---
+  t.def("relu(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return relu(x); });
+  });
+  t.def("relu6(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return relu6(x); });
+  });
+  t.def("elu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
+    double alpha = a.real(1);
+    return maybe_inplace(a, 2, [alpha](const Tensor& x) { return elu(x, alpha); });
+  });
+  t.def("selu(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return selu(x); });
+  });
+  t.def("celu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
+    double alpha = a.real(1);
+    return maybe_inplace(a, 2, [alpha](const Tensor& x) { return celu(x, alpha); });
+  });
+  t.def("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False)",
+        [](const Args& a) {
+          double s = a.real(1);
+          return maybe_inplace(a, 2, [s](const Tensor& x) { return leaky_relu(x, s); });
+        });
+  t.def("gelu(Tensor input, *, str approximate='none')",
+        [](const Args& a) { return gelu(a.tensor(0), a.str(1)); });
+  t.def("silu(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return silu(x); });
+  });
+  t.def("mish(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return mish(x); });
+  });
+  t.def("softplus(Tensor input, float beta=1, float threshold=20)",
+        [](const Args& a) { return softplus(a.tensor(0), a.real(1), a.real(2)); });
+  t.def("hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool inplace=False)",
+        [](const Args& a) {
+          double lo = a.real(1), hi = a.real(2);
+          return maybe_inplace(a, 3, [lo, hi](const Tensor& x) { return hardtanh(x, lo, hi); });
+        });
+  t.def("hardswish(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return hardswish(x); });
+  });
+  t.def("hardsigmoid(Tensor input, bool inplace=False)", [](const Args& a) {
+    return maybe_inplace(a, 1, [](const Tensor& x) { return hardsigmoid(x); });
+  });
+  t.def("logsigmoid(Tensor input)", [](const Args& a) { return logsigmoid(a.tensor(0)); });
+  t.def("softsign(Tensor input)", [](const Args& a) { return softsign(a.tensor(0)); });
+  t.def("tanhshrink(Tensor input)", [](const Args& a) { return tanhshrink(a.tensor(0)); });
+  t.def("threshold(Tensor input, float threshold, float value, bool inplace=False)",
+        [](const Args& a) {
+          double th = a.real(1), v = a.real(2);
+          return maybe_inplace(a, 3, [th, v](const Tensor& x) { return threshold(x, th, v); });
+        });
+  t.def("prelu(Tensor input, Tensor weight)",
+        [](const Args& a) { return prelu(a.tensor(0), a.tensor(1)); });
+  t.def("glu(Tensor input, int dim=-1)", [](const Args& a) { return glu(a.tensor(0), a.int64(1)); });
+  t.def("sigmoid(Tensor input)", [](const Args& a) { return sigmoid(a.tensor(0)); });
+  t.def("tanh(Tensor input)", [](const Args& a) { return tanh(a.tensor(0)); });
+  t.def("softmax(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          // PyTorch's implicit dim for a missing one: 0 for 0-, 1- and 3-D input, else 1.
+          int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
+          return softmax(x, d, a.dtype(3));
+        });
+  t.def("softmin(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
+          return softmax(-x, d, a.dtype(3));
+        });
+  t.def("log_softmax(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
+          return log_softmax(x, d, a.dtype(3));
+        });
+  t.def("normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? out=None)",
+        [](const Args& a) { return F::normalize(a.tensor(0), a.real(1), a.int64(2), a.real(3)); });
+
+  // --- linear, convolution ---
+  t.def("linear(Tensor input, Tensor weight, Tensor? bias=None)", [](const Args& a) {
+    return linear(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2));
+  });
+  t.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
+        [](const Args& a) {
+          // y_k = x1 W_k x2 + b_k: x1 (N, I), W (O, I, J), x2 (N, J).
+          const Tensor &x1 = a.tensor(0), &x2 = a.tensor(1), &w = a.tensor(2);
+          Tensor y = (matmul(x1.unsqueeze(-2).unsqueeze(-3), w) * x2.unsqueeze(-2).unsqueeze(-3))
+                         .sum({-1})
+                         .squeeze(-1);
+          return a.has(3) ? y + a.tensor(3) : y;
+        });
+  t.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "PyObject padding=0, int[] dilation=1, int groups=1)",
+        [](const Args& a) -> py::object {
+          const Tensor& w = a.tensor(1);
+          Pair d = pair(a, 5), pad = conv_padding(a, 4, w, d, 2);
+          Pair s = pair(a, 3);
+          Tensor b = a.tensor_or_undefined(2);
+          const Tensor& x = a.tensor(0);
+          int64_t g = a.int64(6);
+          return py::cast(nogil([&] { return conv2d(x, w, b, s, pad, d, g); }));
+        });
+  t.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "PyObject padding=0, int[] dilation=1, int groups=1)",
+        [](const Args& a) -> py::object {
+          const Tensor& w = a.tensor(1);
+          Pair d = pair1(a, 5), pad = conv_padding(a, 4, w, d, 1), s = pair1(a, 3);
+          Tensor b = a.tensor_or_undefined(2);
+          const Tensor& x = a.tensor(0);
+          int64_t g = a.int64(6);
+          return py::cast(nogil([&] {
+            // (N, C, L) as (N, C, 1, L).
+            Tensor y = conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, s, pad, d, g);
+            return y.squeeze(-2);
+          }));
+        });
+  t.def("conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+        [](const Args& a) {
+          return conv_transpose2d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), pair(a, 3),
+                                  pair(a, 4), pair(a, 5), a.int64(6), pair(a, 7));
+        });
+  t.def("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+        [](const Args& a) {
+          return conv_transpose2d(a.tensor(0).unsqueeze(-2), a.tensor(1).unsqueeze(-2),
+                                  a.tensor_or_undefined(2), pair1(a, 3), pair1(a, 4, 0),
+                                  pair1(a, 5, 0), a.int64(6), pair1(a, 7))
+              .squeeze(-2);
+        });
+
+  // --- pooling ---
+  t.def("max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Pair k = pair(a, 1), p = pair(a, 3), d = pair(a, 4);
+          std::optional<Pair> s = opt_pair(a, 2);
+          bool ceil = a.flag(5);
+          auto r = nogil_any([&] { return max_pool2d_with_indices(x, k, s, p, d, ceil); });
+          if (a.flag(6)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
+          return py::cast(std::get<0>(r));
+        });
+  t.def("max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Pair k = pair1(a, 1), p = pair1(a, 3, 0), d = pair1(a, 4);
+          std::optional<Pair> s;
+          if (a.has(2) && !a.ints(2).empty()) s = pair1(a, 2);
+          bool ceil = a.flag(5);
+          auto r = nogil_any(
+              [&] { return max_pool2d_with_indices(x.unsqueeze(-2), k, s, p, d, ceil); });
+          Tensor v = std::get<0>(r).squeeze(-2), i = std::get<1>(r).squeeze(-2);
+          if (a.flag(6)) return py::make_tuple(v, i);
+          return py::cast(v);
+        });
+  t.def("avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
+        [](const Args& a) {
+          EMBER_CHECK_VALUE(!a.has(6), "avg_pool2d: divisor_override is not supported by ember "
+                            "yet");
+          return avg_pool2d(a.tensor(0), pair(a, 1), opt_pair(a, 2), pair(a, 3), a.flag(4),
+                            a.flag(5));
+        });
+  t.def("avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "bool ceil_mode=False, bool count_include_pad=True)",
+        [](const Args& a) {
+          std::optional<Pair> s;
+          if (a.has(2) && !a.ints(2).empty()) s = pair1(a, 2);
+          return avg_pool2d(a.tensor(0).unsqueeze(-2), pair1(a, 1), s, pair1(a, 3, 0), a.flag(4),
+                            a.flag(5))
+              .squeeze(-2);
+        });
+  t.def("adaptive_avg_pool2d(Tensor input, int[] output_size)", [](const Args& a) {
+    Pair out = pair(a, 1);
+    const Tensor& x = a.tensor(0);
+    return adaptive_avg_pool2d(x, {out[0] > 0 ? out[0] : x.size(-2), out[1] > 0 ? out[1] : x.size(-1)});
+  });
+  t.def("adaptive_avg_pool1d(Tensor input, int[] output_size)", [](const Args& a) {
+    return adaptive_avg_pool2d(a.tensor(0).unsqueeze(-2), pair1(a, 1)).squeeze(-2);
+  });
+  t.def("adaptive_max_pool2d(Tensor input, int[] output_size, bool return_indices=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Pair out = pair(a, 1);
+          auto r = nogil_any([&] { return adaptive_max_pool2d(x, out); });
+          if (a.flag(2)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
+          return py::cast(std::get<0>(r));
+        });
+  t.def("adaptive_max_pool1d(Tensor input, int[] output_size, bool return_indices=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Pair out = pair1(a, 1);
+          auto r = nogil_any([&] { return adaptive_max_pool2d(x.unsqueeze(-2), out); });
+          Tensor v = std::get<0>(r).squeeze(-2), i = std::get<1>(r).squeeze(-2);
+          if (a.flag(2)) return py::make_tuple(v, i);
+          return py::cast(v);
+        });
+
+  // --- dropout ---
+  t.def("dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False)",
+        [](const Args& a) {
+          double p = a.real(1);
+          bool training = a.flag(2);
+          return maybe_inplace(a, 3, [p, training](const Tensor& x) {
+            return F::dropout(x, p, training);
+          });
+        });
+  for (int spatial : {1, 2, 3}) {
+    t.def("dropout" + std::to_string(spatial) +
+              "d(Tensor input, float p=0.5, bool training=True, bool inplace=False)",
+          [spatial](const Args& a) {
+            double p = a.real(1);
+            bool training = a.flag(2);
+            return maybe_inplace(a, 3, [p, training, spatial](const Tensor& x) {
+              return F::feature_dropout(x, p, training, spatial);
+            });
+          });
+  }
+  t.def("alpha_dropout(Tensor input, float p=0.5, bool training=False, bool inplace=False)",
+        [](const Args& a) {
+          double p = a.real(1);
+          bool training = a.flag(2);
+          return maybe_inplace(a, 3, [p, training](const Tensor& x) {
+            return F::alpha_dropout(x, p, training);
+          });
+        });
+
+  // --- embedding, one-hot ---
+  t.def("embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, "
+        "float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False)",
+        [](const Args& a) -> py::object {
+          const Tensor &idx = a.tensor(0), &w = a.tensor(1);
+          std::optional<int64_t> pad = a.opt_int(2);
+          std::optional<double> max_norm = a.opt_real(3);
+          double norm_type = a.real(4);
+          return py::cast(nogil([&] {
+            if (max_norm) {
+              // Rows looked up are renormalised in place to at most max_norm, as PyTorch's.
+              NoGradGuard no_grad;
+              Tensor rows = w.index_select(0, idx.reshape({-1}));
+              Tensor n = norm(rows, norm_type, Dims{1}, true);
+              Tensor scale = where(gt(n, *max_norm), *max_norm / (n + 1e-7), ones_like(n));
+              Tensor target = w;
+              index_put_(target, {TensorIndex(idx.reshape({-1}))}, rows * scale);
+            }
+            Tensor out = embedding(w, idx);
+            if (pad && w.requires_grad() && GradMode::is_enabled()) {
+              // The padding row gets no gradient: its lookups are taken through a detached row.
+              int64_t p = *pad < 0 ? *pad + w.size(0) : *pad;
+              Tensor mask = eq(idx, p).unsqueeze(-1);
+              out = where(mask, embedding(w.detach(), idx), out);
+            }
+            return out;
+          }));
+        });
+  t.def("one_hot(Tensor input, int num_classes=-1)",
+        [](const Args& a) { return one_hot(a.tensor(0), a.int64(1)); });
+
+  // --- normalisation ---
+  t.def("batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, "
+        "Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, "
+        "float eps=1e-05)",
+        [](const Args& a) {
+          return F::batch_norm(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
+                               a.tensor_or_undefined(3), a.tensor_or_undefined(4), a.flag(5),
+                               a.real(6), a.real(7));
+        });
+  t.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
+        "Tensor? bias=None, float eps=1e-05)",
+        [](const Args& a) {
+          return F::layer_norm(a.tensor(0), a.shape(1), a.tensor_or_undefined(2),
+                               a.tensor_or_undefined(3), a.real(4));
+        });
+  t.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+        [](const Args& a) {
+          return F::rms_norm(a.tensor(0), a.shape(1), a.tensor_or_undefined(2), a.opt_real(3));
+        });
+  t.def("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
+        "float eps=1e-05)",
+        [](const Args& a) {
+          return F::group_norm(a.tensor(0), a.int64(1), a.tensor_or_undefined(2),
+                               a.tensor_or_undefined(3), a.real(4));
+        });
+  t.def("instance_norm(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, "
+        "Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, "
+        "float eps=1e-05)",
+        [](const Args& a) {
+          return F::instance_norm(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
+                                  a.tensor_or_undefined(3), a.tensor_or_undefined(4), a.flag(5),
+                                  a.real(6), a.real(7));
+        });
+  t.def("local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, "
+        "float k=1.0)",
+        [](const Args& a) {
+          return F::local_response_norm(a.tensor(0), a.int64(1), a.real(2), a.real(3), a.real(4));
+        });
+
+  // --- padding, resizing, rearranging ---
+  t.def("pad(Tensor input, int[] pad, str mode='constant', float? value=None)",
+        [](const Args& a) {
+          return pad(a.tensor(0), a.shape(1), a.str(2), a.opt_real(3).value_or(0.0));
+        });
+  for (const char* name : {"interpolate", "upsample"}) {
+    t.def(std::string(name) + "(Tensor input, PyObject size=None, PyObject scale_factor=None, "
+                              "str mode='nearest', bool? align_corners=None, "
+                              "bool? recompute_scale_factor=None, bool antialias=False)",
+          [](const Args& a) -> py::object {
+            const Tensor& x = a.tensor(0);
+            Pair out = interpolate_size(x, a.object(1), a.object(2));
+            std::string mode = a.str(3);
+            bool ac = a.opt_flag(4).value_or(false);
+            EMBER_CHECK_VALUE(!a.flag(6), "interpolate: antialias=True is not supported by ember "
+                              "yet");
+            return py::cast(nogil([&] { return F::interpolate(x, out, mode, ac); }));
+          });
+  }
+  t.def("pixel_shuffle(Tensor input, int upscale_factor)",
+        [](const Args& a) { return pixel_shuffle(a.tensor(0), a.int64(1)); });
+  t.def("pixel_unshuffle(Tensor input, int downscale_factor)",
+        [](const Args& a) { return pixel_unshuffle(a.tensor(0), a.int64(1)); });
+
+  // --- losses ---
+  t.def("cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
+        "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
+        "str reduction='mean', float label_smoothing=0.0)",
+        [](const Args& a) {
+          return F::cross_entropy(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), a.int64(4),
+                                  reduction(a, 3, 5, 6), a.real(7));
+        });
+  t.def("nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
+        "int ignore_index=-100, bool? reduce=None, str reduction='mean')",
+        [](const Args& a) {
+          return F::nll_loss(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), a.int64(4),
+                             reduction(a, 3, 5, 6));
+        });
+  t.def(loss("mse_loss", "Tensor input, Tensor target"), [](const Args& a) {
+    return F::mse_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
+  });
+  t.def(loss("l1_loss", "Tensor input, Tensor target"), [](const Args& a) {
+    return F::l1_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
+  });
+  t.def("smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, "
+        "bool? reduce=None, str reduction='mean', float beta=1.0)",
+        [](const Args& a) {
+          return F::smooth_l1_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4), a.real(5));
+        });
+  t.def("huber_loss(Tensor input, Tensor target, str reduction='mean', float delta=1.0)",
+        [](const Args& a) {
+          return F::huber_loss(a.tensor(0), a.tensor(1), F::reduction_from(a.str(2)), a.real(3));
+        });
+  t.def(loss("binary_cross_entropy", "Tensor input, Tensor target, Tensor? weight=None"),
+        [](const Args& a) {
+          return F::binary_cross_entropy(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2),
+                                         reduction(a, 3, 4, 5));
+        });
+  t.def("binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
+        "bool? size_average=None, bool? reduce=None, str reduction='mean', "
+        "Tensor? pos_weight=None)",
+        [](const Args& a) {
+          return F::binary_cross_entropy_with_logits(a.tensor(0), a.tensor(1),
+                                                     a.tensor_or_undefined(2),
+                                                     reduction(a, 3, 4, 5),
+                                                     a.tensor_or_undefined(6));
+        });
+  t.def("kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
+        "str reduction='mean', bool log_target=False)",
+        [](const Args& a) {
+          std::string r = a.str(4);
+          if (a.has(2) || a.has(3)) {
+            F::Reduction red = reduction(a, 2, 3, 4);
+            r = red == F::Reduction::None ? "none" : red == F::Reduction::Sum ? "sum" : "mean";
+          }
+          return F::kl_div(a.tensor(0), a.tensor(1), r, a.flag(5));
+        });
+  t.def(loss("margin_ranking_loss",
+             "Tensor input1, Tensor input2, Tensor target, float margin=0"),
+        [](const Args& a) {
+          return F::margin_ranking_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
+                                        reduction(a, 4, 5, 6));
+        });
+  t.def(loss("hinge_embedding_loss", "Tensor input, Tensor target, float margin=1.0"),
+        [](const Args& a) {
+          return F::hinge_embedding_loss(a.tensor(0), a.tensor(1), a.real(2),
+                                         reduction(a, 3, 4, 5));
+        });
+  t.def(loss("soft_margin_loss", "Tensor input, Tensor target"), [](const Args& a) {
+    return F::soft_margin_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
+  });
+  t.def(loss("multilabel_soft_margin_loss", "Tensor input, Tensor target, Tensor? weight=None"),
+        [](const Args& a) {
+          return F::multilabel_soft_margin_loss(a.tensor(0), a.tensor(1),
+                                                a.tensor_or_undefined(2), reduction(a, 3, 4, 5));
+        });
+  t.def(loss("cosine_embedding_loss",
+             "Tensor input1, Tensor input2, Tensor target, float margin=0"),
+        [](const Args& a) {
+          return F::cosine_embedding_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
+                                          reduction(a, 4, 5, 6));
+        });
+  t.def(loss("triplet_margin_loss",
+             "Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, "
+             "float eps=1e-06, bool swap=False"),
+        [](const Args& a) {
+          return F::triplet_margin_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
+                                        a.real(4), a.real(5), a.flag(6), reduction(a, 7, 8, 9));
+        });
+  t.def("poisson_nll_loss(Tensor input, Tensor target, bool log_input=True, bool full=False, "
+        "bool? size_average=None, float eps=1e-08, bool? reduce=None, str reduction='mean')",
+        [](const Args& a) {
+          return F::poisson_nll_loss(a.tensor(0), a.tensor(1), a.flag(2), a.flag(3), a.real(5),
+                                     reduction(a, 4, 6, 7));
+        });
+  t.def("gaussian_nll_loss(Tensor input, Tensor target, Tensor var, bool full=False, "
+        "float eps=1e-06, str reduction='mean')",
+        [](const Args& a) {
+          return F::gaussian_nll_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.flag(3),
+                                      a.real(4), F::reduction_from(a.str(5)));
+        });
+  t.def("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)",
+        [](const Args& a) {
+          return F::cosine_similarity(a.tensor(0), a.tensor(1), a.int64(2), a.real(3));
+        });
+  t.def("pairwise_distance(Tensor x1, Tensor x2, float p=2.0, float eps=1e-06, "
+        "bool keepdim=False)",
+        [](const Args& a) {
+          return F::pairwise_distance(a.tensor(0), a.tensor(1), a.real(2), a.real(3), a.flag(4));
+        });
+}
+
+}  // namespace ember::python
