@@ -41,6 +41,7 @@
 #include "ember/ops/pointwise.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/random.h"
+#include "ember/ops/search.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/softmax.h"

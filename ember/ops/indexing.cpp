@@ -202,4 +202,21 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return ember::index_select(*this, dim, index);
 }
 
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 Scalar alpha) {
+  int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "index_add");
+  EMBER_CHECK(index.dim() <= 1, "[index_add] index should be a vector, got shape ", index.sizes());
+  Tensor src = x.dim() == 0 ? source.reshape({1}) : source;
+  EMBER_CHECK(src.dim() == std::max<int64_t>(x.dim(), 1) && src.size(d) == index.numel(),
+              "[index_add] source of shape ", source.sizes(), " does not match ", index.numel(),
+              " indices along dim ", d, " of ", x.sizes());
+  // scatter_add with the index broadcast over source's other dims.
+  Shape s(static_cast<size_t>(src.dim()), 1);
+  s[static_cast<size_t>(d)] = index.numel();
+  Tensor idx = index.reshape(s).expand(src.sizes());
+  Tensor base = x.dim() == 0 ? x.reshape({1}) : x;
+  Tensor out = scatter_add(base, d, idx, alpha.to_double() == 1 ? src : src * alpha);
+  return x.dim() == 0 ? out.reshape({}) : out;
+}
+
 }  // namespace ember

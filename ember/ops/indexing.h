@@ -10,6 +10,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+/// x with alpha * source's slices added at `index` along dim (repeated indices accumulate).
+Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
+                 Scalar alpha = 1);
 /// (..., num_classes) int64 with a 1 at each index; num_classes -1 infers max + 1.
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 /// weight (num_embeddings, dim) looked up by integer indices of any shape.

@@ -4,6 +4,7 @@
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
+#include "ember/ops/join.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -197,5 +198,42 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
 Tensor Tensor::mm(const Tensor& o) const { return ember::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return ember::bmm(*this, o); }
+
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
+  Tensor prod = bmm(b1, b2);
+  if (alpha.to_double() != 1) prod = prod * alpha;
+  if (beta.to_double() == 0) return prod;
+  return beta.to_double() == 1 ? input + prod : input * beta + prod;
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[dot] 1D tensors expected, but got ", a.dim(),
+              "D and ", b.dim(), "D tensors");
+  EMBER_CHECK(a.size(0) == b.size(0), "[dot] inconsistent tensor size, expected tensor [",
+              a.size(0), "] and src [", b.size(0), "] to have the same number of elements");
+  return matmul(a, b);
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[outer] expected 1-D tensors, got ", a.dim(),
+              "-D and ", b.dim(), "-D");
+  return a.unsqueeze(1) * b.unsqueeze(0);
+}
+
+Tensor mv(const Tensor& a, const Tensor& v) {
+  EMBER_CHECK(a.dim() == 2 && v.dim() == 1, "[mv] expected a matrix and a vector, got shapes ",
+              a.sizes(), " and ", v.sizes());
+  return matmul(a, v);
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  int64_t d = wrap_dim(dim, a.dim(), "cross");
+  EMBER_CHECK(a.size(d) == 3 && b.size(d) == 3, "[cross] inputs dimension ", d,
+              " must have length 3, got ", a.sizes(), " and ", b.sizes());
+  auto c = [d](const Tensor& t, int64_t i) { return t.narrow(d, i, 1); };
+  return cat({c(a, 1) * c(b, 2) - c(a, 2) * c(b, 1), c(a, 2) * c(b, 0) - c(a, 0) * c(b, 2),
+              c(a, 0) * c(b, 1) - c(a, 1) * c(b, 0)},
+             d);
+}
 
 }  // namespace ember

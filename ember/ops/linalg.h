@@ -1,6 +1,9 @@
 // Matrix products: matmul (with batch broadcasting), mm, bmm, addmm, linear.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "ember/core/tensor.h"
 
 namespace ember {
@@ -16,5 +19,19 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta =
              Scalar alpha = 1);
 /// x @ weight^T + bias, for x of any leading shape (nn.Linear).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+/// beta * input + alpha * (b1 @ b2), batched.
+Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta = 1,
+               Scalar alpha = 1);
+/// The inner product of two 1-D tensors.
+Tensor dot(const Tensor& a, const Tensor& b);
+/// The outer product of two 1-D tensors.
+Tensor outer(const Tensor& a, const Tensor& b);
+/// (n, m) @ (m).
+Tensor mv(const Tensor& a, const Tensor& v);
+/// torch.einsum: the subscripts ("bij,bjk->bik", "...ij,...jk", implicit output) over the
+/// operands, as permutes, broadcast products, sums and batched matrix products.
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+/// The cross product of 3-vectors along dim.
+Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
 
 }  // namespace ember

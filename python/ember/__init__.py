@@ -8,8 +8,8 @@ Every computation runs in C++ (ember._C); this package gives its parts PyTorch's
 from . import _C
 from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
                  int64, long, int32, int, uint8, bool, manual_seed, initial_seed, set_num_threads,
-                 get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel, cat, concat,
-                 stack, tile, from_numpy, from_dlpack, Generator, default_generator)
+                 get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel,
+                 from_numpy, from_dlpack, Generator, default_generator)
 from ._size import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .serialization import save, load
@@ -52,6 +52,16 @@ _C._register("Size", Size)
 _C._register("Parameter", nn.Parameter)
 _C._register("return_types.max", _max_type)
 _C._register("return_types.min", _min_type)
+
+
+
+def einsum(equation, *operands):
+    """Sums of products over the subscripts of `equation` (torch.einsum); the operands may also
+    come as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return _C._ops._einsum(equation, list(operands))
+
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 __getattr__ = _missing(__name__)

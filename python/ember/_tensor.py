@@ -123,7 +123,7 @@ class _LegacyType(metaclass=_LegacyMeta):
             if isinstance(data, Tensor):
                 return data.to(dev, cls.dtype)
             return _C.tensor(data, dtype=cls.dtype, device=dev)
-        return _C.empty(*args, dtype=cls.dtype, device=dev)
+        return _C._ops.empty(*args, dtype=cls.dtype, device=dev)
 
 
 def _legacy_types(cuda):

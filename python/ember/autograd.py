@@ -71,3 +71,120 @@ class set_grad_enabled(_GradMode):
             with set_grad_enabled(mode):
                 return fn(*args, **kwargs)
         return wrapper
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _C.Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-0.4 wrapper: Variable(t, requires_grad=...) is the tensor itself (every tensor is
+    one now), as in PyTorch."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if requires_grad:
+            data.requires_grad_(True)
+        return data
+
+
+class FunctionCtx:
+    """What forward and backward of a Function share: saved tensors and flags."""
+
+    def save_for_backward(self, *tensors):
+        """Keeps tensors for backward (saved_tensors)."""
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self):
+        return getattr(self, "_saved", ())
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = {id(t) for t in tensors}
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_name = name + "Backward"
+
+
+class Function(metaclass=_FunctionMeta):
+    """A differentiable operation written in Python: subclass with forward(ctx, *args) and
+    backward(ctx, *grad_outputs) static methods and call MyFunction.apply(*args), as
+    torch.autograd.Function (setup_context(ctx, inputs, output) with a ctx-less forward also
+    works)."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            if "setup_context" in cls.__dict__ or any("setup_context" in b.__dict__
+                                                       for b in cls.__mro__[1:-1]
+                                                       if b is not Function):
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+            else:
+                out = cls.forward(ctx, *args, **kwargs)
+        inputs = [a for a in args if isinstance(a, _C.Tensor)]
+        if not (_C.is_grad_enabled() and any(ctx.needs_input_grad)):
+            return out
+        outputs = out if isinstance(out, tuple) else (out,)
+        positions = [i for i, a in enumerate(args) if isinstance(a, _C.Tensor)]
+        skip = getattr(ctx, "_non_differentiable", set())
+        materialize = getattr(ctx, "_materialize", True)
+        differentiable = [o for o in outputs if isinstance(o, _C.Tensor) and id(o) not in skip]
+
+        def backward(*grads):
+            if materialize:
+                grads = tuple(_C._ops.zeros_like(o) if g is None else g
+                              for g, o in zip(grads, differentiable))
+            result = cls.backward(ctx, *grads)
+            result = result if isinstance(result, tuple) else (result,)
+            # backward returns one gradient per forward argument; keep the tensors' ones.
+            return tuple(result[i] if i < len(result) else None for i in positions)
+
+        # An output that is an input unchanged gets a fresh identity, as PyTorch's view of it.
+        fixed = []
+        for o in outputs:
+            if isinstance(o, _C.Tensor) and any(o is a for a in inputs):
+                o = o.detach()
+            fixed.append(o)
+        outputs = tuple(fixed)
+        differentiable = [o for o in outputs if isinstance(o, _C.Tensor) and id(o) not in skip]
+        _C._autograd._record_function(cls._backward_name, differentiable, inputs, backward)
+        return outputs if isinstance(out, tuple) else outputs[0]
+
+
+def once_differentiable(fn):
+    """Marks a backward that is not differentiable itself (ember's backward never records)."""
+    return fn
+
+
+class _Functional:
+    """torch.autograd.functional's names ember lacks fail when used."""
+
+    def __getattr__(self, name):
+        raise AttributeError(f"ember does not have torch.autograd.functional.{name} yet")
+
+
+functional = _Functional()

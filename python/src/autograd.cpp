@@ -3,7 +3,10 @@
 // ember/autograd.py.
 #include <pybind11/functional.h>
 
+#include <set>
+
 #include "bind.h"
+#include "ember/ops/autograd_support.h"
 
 namespace ember::python {
 namespace {
@@ -14,6 +17,14 @@ std::vector<Tensor> tensors_or_one(py::handle h) {
   if (is_tensor(h)) return {as_tensor(h)};
   for (py::handle item : h) out.push_back(item.is_none() ? Tensor() : as_tensor(item));
   return out;
+}
+
+// Node names live as long as the nodes: interned once each.
+const char* intern(const std::string& name) {
+  static std::mutex mutex;
+  static auto* names = new std::set<std::string>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return names->insert(name).first->c_str();
 }
 
 }  // namespace
@@ -48,6 +59,39 @@ void bind_autograd(py::module_& m) {
       },
       "outputs"_a, "inputs"_a, "grad_outputs"_a = py::none(), "retain_graph"_a = py::none(),
       "create_graph"_a = false, "allow_unused"_a = false);
+  // A Python autograd.Function's node: `backward(*grads)` returns one gradient per input (None
+  // for none), called with the GIL on the thread backward runs on.
+  a.def(
+      "_record_function",
+      [](const std::string& name, py::handle outputs, py::handle inputs, py::function backward) {
+        std::vector<Tensor> outs = tensors_or_one(outputs), ins = tensors_or_one(inputs);
+        auto fn = std::shared_ptr<py::function>(new py::function(std::move(backward)),
+                                                [](py::function* f) {
+                                                  py::gil_scoped_acquire gil;
+                                                  delete f;
+                                                });
+        size_t n_in = ins.size();
+        record_list(intern(name), outs, ins,
+                    [fn, n_in](std::vector<Tensor>& grads, const Node&) -> std::vector<Tensor> {
+                      py::gil_scoped_acquire gil;
+                      py::tuple args(grads.size());
+                      for (size_t i = 0; i < grads.size(); ++i)
+                        args[i] = grads[i].defined() ? py::cast(grads[i]) : py::none();
+                      py::object r = (*fn)(*args);
+                      std::vector<Tensor> out;
+                      if (is_tensor(r) || r.is_none()) {
+                        out.push_back(r.is_none() ? Tensor() : as_tensor(r));
+                      } else {
+                        for (py::handle g : r) out.push_back(g.is_none() ? Tensor() : as_tensor(g));
+                      }
+                      EMBER_CHECK(out.size() >= n_in, "[backward] function ", "backward returned ",
+                                  out.size(), " gradients, but the forward had ", n_in,
+                                  " tensor inputs");
+                      out.resize(n_in);
+                      return out;
+                    });
+      },
+      "name"_a, "outputs"_a, "inputs"_a, "backward"_a);
   a.def(
       "gradcheck",
       [](py::function fn, py::handle inputs, double eps, double atol, double rtol) {

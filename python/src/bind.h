@@ -48,6 +48,7 @@ void def_reduce_ops(OpTable& t);
 void def_math_ops(OpTable& t);
 void def_factory_ops(OpTable& t);
 void def_nn_ops(OpTable& t);
+void def_shape_ops(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---

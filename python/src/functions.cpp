@@ -6,20 +6,6 @@
 namespace ember::python {
 namespace {
 
-std::vector<Tensor> tensor_list(py::handle h, const char* what) {
-  if (!py::isinstance<py::sequence>(h))
-    throw py::type_error(std::string(what) + "(): expected a sequence of tensors");
-  std::vector<Tensor> out;
-  for (py::handle item : h) {
-    if (!is_tensor(item))
-      throw py::type_error(std::string(what) +
-                           "(): expected a sequence of tensors, got an element of type " +
-                           std::string(py::str(py::type::handle_of(item).attr("__name__"))));
-    out.push_back(as_tensor(item));
-  }
-  return out;
-}
-
 }  // namespace
 
 void bind_functions(py::module_& m) {
@@ -52,29 +38,6 @@ void bind_functions(py::module_& m) {
       "data"_a, "dtype"_a = py::none(), "device"_a = py::none());
   m.def("is_tensor", [](py::handle h) { return is_tensor(h); });
   m.def("numel", [](const Tensor& x) { return x.numel(); });
-
-  m.def(
-      "cat",
-      [](py::handle tensors, int64_t dim) {
-        std::vector<Tensor> ts = tensor_list(tensors, "cat");
-        return nogil([&] { return cat(ts, dim); });
-      },
-      "tensors"_a, "dim"_a = 0);
-  m.attr("concat") = m.attr("cat");
-  m.def(
-      "stack",
-      [](py::handle tensors, int64_t dim) {
-        std::vector<Tensor> ts = tensor_list(tensors, "stack");
-        return nogil([&] { return stack(ts, dim); });
-      },
-      "tensors"_a, "dim"_a = 0);
-  m.def(
-      "tile",
-      [](const Tensor& x, py::handle dims) {
-        Shape d = to_shape(dims, "tile");
-        return nogil([&] { return tile(x, d); });
-      },
-      "input"_a, "dims"_a);
 }
 
 }  // namespace ember::python

@@ -355,6 +355,13 @@ bool bind(const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_
       o = p.default_value.ptr();
     }
     if (!convert(p, o, values[i])) {
+      if (p.type == ArgType::TensorList && (PyList_Check(o) || PyTuple_Check(o))) {
+        for (py::handle item : py::reinterpret_borrow<py::sequence>(o))
+          if (!is_tensor(item))
+            return why = "argument '" + p.name + "' must be a sequence of tensors, got an "
+                         "element of type " + type_name(item.ptr()),
+                   false;
+      }
       why = "argument '" + p.name + "' must be " + type_text(p) + (p.optional ? " or None" : "") +
             ", not " + type_name(o);
       return false;
@@ -662,6 +669,7 @@ void bind_ops(py::module_& m) {
   def_reduce_ops(t);
   def_math_ops(t);
   def_factory_ops(t);
+  def_shape_ops(t);
   t.finish();
   // torch.nn.functional's names, as functions of ember._C._F (ember.nn.functional).
   OpTable f(m.def_submodule("_F", "ember.nn.functional, declared by signature"), m.attr("Tensor"));

@@ -103,6 +103,18 @@ void bind_tensor(py::module_& m) {
   py::class_<RemovableHandle>(m, "RemovableHandle").def("remove", &RemovableHandle::remove);
   py::class_<Node, std::shared_ptr<Node>>(m, "Node", "A function in the autograd graph.")
       .def("name", &Node::name)
+      // ((node, input_nr), ...) for each input the node sends a gradient to, (None, 0) for one
+      // that needs none, as PyTorch's.
+      .def_property_readonly("next_functions",
+                             [](const Node& n) {
+                               py::tuple out(n.next_edges.size());
+                               for (size_t i = 0; i < n.next_edges.size(); ++i) {
+                                 const Edge& e = n.next_edges[i];
+                                 out[i] = py::make_tuple(
+                                     e.valid() ? py::cast(e.node) : py::none(), e.input_nr);
+                               }
+                               return out;
+                             })
       .def("__repr__", [](const Node& n) { return "<" + n.name() + " object>"; });
 
   py::class_<Tensor> t(m, "Tensor", py::dynamic_attr(), "A multi-dimensional array on a device.");
@@ -305,17 +317,6 @@ void bind_tensor(py::module_& m) {
            })
       // --- new tensors like this one ---
       .def(
-          "new_full",
-          [](const Tensor& x, py::handle size, py::handle value, py::handle dtype,
-             py::handle device, bool rg) {
-            TensorOptions o = like(x, dtype, device, rg);
-            Shape s = to_shape(size, "new_full");
-            Scalar v = to_scalar(value, "new_full");
-            return nogil([&] { return full(s, v, o); });
-          },
-          "size"_a, "fill_value"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-          "requires_grad"_a = false)
-      .def(
           "new_tensor",
           [](const Tensor& x, py::handle data, py::handle dtype, py::handle device, bool rg) {
             TensorOptions o = like(x, dtype, device, rg);
@@ -325,70 +326,20 @@ void bind_tensor(py::module_& m) {
           },
           "data"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
           "requires_grad"_a = false)
-      // --- views ---
-      .def("view",
-           [](const Tensor& x, py::args shape) {
-             if (shape.size() == 1 && py::isinstance<DType>(shape[0]))
-               throw py::type_error("view(dtype) is not supported; use .to(dtype)");
-             Shape s = to_shape(shape, "view");
-             return nogil([&] { return x.view(s); });
-           })
-      .def("view_as", &Tensor::view_as)
-      .def("reshape",
-           [](const Tensor& x, py::args shape) {
-             Shape s = to_shape(shape, "reshape");
-             return nogil([&] { return x.reshape(s); });
-           })
-      .def("reshape_as",
-           [](const Tensor& x, const Tensor& o) { return nogil([&] { return x.reshape_as(o); }); })
-      .def("transpose", &Tensor::transpose, "dim0"_a, "dim1"_a)
-      .def("t", &Tensor::t)
       .def_property_readonly("T",
                              [](const Tensor& x) {
                                Shape dims;
                                for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
                                return x.permute(dims);
                              })
-      .def("permute",
-           [](const Tensor& x, py::args dims) { return x.permute(to_shape(dims, "permute")); })
-      .def("narrow", &Tensor::narrow, "dim"_a, "start"_a, "length"_a)
-      .def("select", &Tensor::select, "dim"_a, "index"_a)
-      .def(
-          "squeeze",
-          [](const Tensor& x, py::handle dim) {
-            return dim.is_none() ? x.squeeze() : x.squeeze(dim.cast<int64_t>());
-          },
-          "dim"_a = py::none())
-      .def("unsqueeze", &Tensor::unsqueeze, "dim"_a)
-      .def("expand",
-           [](const Tensor& x, py::args sizes) { return x.expand(to_shape(sizes, "expand")); })
-      .def("expand_as", &Tensor::expand_as)
-      .def("repeat",
-           [](const Tensor& x, py::args sizes) {
-             Shape repeats = to_shape(sizes, "repeat");
-             return nogil([&] { return x.repeat(repeats); });
-           })
-      .def("tile",
-           [](const Tensor& x, py::args dims) {
-             Shape d = to_shape(dims, "tile");
-             return nogil([&] { return tile(x, d); });
-           })
-      .def("flatten", &Tensor::flatten, "start_dim"_a = 0, "end_dim"_a = -1)
-      .def(
-          "unflatten",
-          [](const Tensor& x, int64_t dim, py::handle sizes) {
-            return x.unflatten(dim, to_shape(sizes, "unflatten"));
-          },
-          "dim"_a, "sizes"_a)
-      .def(
-          "split",
-          [](const Tensor& x, py::handle size, int64_t dim) {
-            if (PyLong_Check(size.ptr())) return x.split(size.cast<int64_t>(), dim);
-            return x.split(to_shape(size, "split"), dim);
-          },
-          "split_size_or_sections"_a, "dim"_a = 0)
-      .def("chunk", &Tensor::chunk, "chunks"_a, "dim"_a = 0)
-      .def("unbind", &Tensor::unbind, "dim"_a = 0)
+      .def_property_readonly("mT", [](const Tensor& x) { return x.transpose(-2, -1); })
+      .def_property_readonly("H",
+                             [](const Tensor& x) {
+                               Shape dims;
+                               for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
+                               return x.permute(dims);
+                             })
+      .def_property_readonly("mH", [](const Tensor& x) { return x.transpose(-2, -1); })
       .def("__iter__",
            [](const Tensor& x) {
              if (x.dim() == 0) throw py::type_error("iteration over a 0-d tensor");
@@ -419,105 +370,9 @@ void bind_tensor(py::module_& m) {
                index_put_(x, indices, v);
              }
            })
-      // --- linear algebra, softmax, indexing ---
-      .def("matmul",
-           [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.matmul(b); }); })
-      .def("mm", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.mm(b); }); })
-      .def("bmm", [](const Tensor& a, const Tensor& b) { return nogil([&] { return a.bmm(b); }); })
-      .def(
-          "softmax",
-          [](const Tensor& x, int64_t dim) { return nogil([&] { return x.softmax(dim); }); },
-          "dim"_a)
-      .def(
-          "log_softmax",
-          [](const Tensor& x, int64_t dim) { return nogil([&] { return x.log_softmax(dim); }); },
-          "dim"_a)
-      .def(
-          "gather",
-          [](const Tensor& x, int64_t dim, const Tensor& i) {
-            return nogil([&] { return x.gather(dim, i); });
-          },
-          "dim"_a, "index"_a)
-      .def(
-          "scatter",
-          [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
-            return nogil([&] { return x.scatter(dim, i, src); });
-          },
-          "dim"_a, "index"_a, "src"_a)
-      .def(
-          "scatter_",
-          [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
-            return inplace(self, [&](Tensor& x) { x.scatter_(dim, i, src); });
-          },
-          "dim"_a, "index"_a, "src"_a)
-      .def(
-          "scatter_add",
-          [](const Tensor& x, int64_t dim, const Tensor& i, const Tensor& src) {
-            return nogil([&] { return x.scatter_add(dim, i, src); });
-          },
-          "dim"_a, "index"_a, "src"_a)
-      .def(
-          "scatter_add_",
-          [](py::object self, int64_t dim, const Tensor& i, const Tensor& src) {
-            return inplace(self, [&](Tensor& x) { x.scatter_add_(dim, i, src); });
-          },
-          "dim"_a, "index"_a, "src"_a)
-      .def(
-          "index_select",
-          [](const Tensor& x, int64_t dim, const Tensor& i) {
-            return nogil([&] { return x.index_select(dim, i); });
-          },
-          "dim"_a, "index"_a)
-      .def(
-          "masked_fill",
-          [](const Tensor& x, const Tensor& mask, py::handle v) {
-            Scalar s = to_scalar(v, "masked_fill");
-            return nogil([&] { return x.masked_fill(mask, s); });
-          },
-          "mask"_a, "value"_a)
-      .def(
-          "masked_fill_",
-          [](py::object self, const Tensor& mask, py::handle v) {
-            Scalar s = to_scalar(v, "masked_fill_");
-            return inplace(self, [&](Tensor& x) { x.masked_fill_(mask, s); });
-          },
-          "mask"_a, "value"_a)
-      .def(
-          "masked_select",
-          [](const Tensor& x, const Tensor& mask) {
-            return nogil([&] { return masked_select(x, mask); });
-          },
-          "mask"_a)
-      .def("nonzero", [](const Tensor& x) { return nogil([&] { return nonzero(x); }); })
-      .def("equal",
-           [](const Tensor& a, const Tensor& b) {
-             py::gil_scoped_release no_gil;
-             return a.equal(b);
-           })
-      .def(
-          "allclose",
-          [](const Tensor& a, const Tensor& b, double rtol, double atol) {
-            py::gil_scoped_release no_gil;
-            return a.allclose(b, rtol, atol);
-          },
-          "other"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
+      ;
 
-  // x.new_zeros(size, dtype=None, device=None, requires_grad=False) and friends.
-  auto def_new = [&](const char* name, Tensor (*make)(const Shape&, const TensorOptions&)) {
-    t.def(
-        name,
-        [make, name](const Tensor& x, py::handle size, py::handle dtype, py::handle device,
-                     bool rg) {
-          TensorOptions o = like(x, dtype, device, rg);
-          Shape s = to_shape(size, name);
-          return nogil([&] { return make(s, o); });
-        },
-        "size"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
-        "requires_grad"_a = false);
-  };
-  def_new("new_zeros", &zeros);
-  def_new("new_ones", &ones);
-  def_new("new_empty", &empty);
+
   bind_tensor_math(t);
 }
 

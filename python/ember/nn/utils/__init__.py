@@ -26,9 +26,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     with no_grad():
         if norm_type == math.inf:
             norms = [g.detach().abs().max() for g in grads]
-            total = norms[0] if len(norms) == 1 else _C.stack(norms).max()
+            total = norms[0] if len(norms) == 1 else _C._ops.stack(norms).max()
         else:
-            total = _C._ops.norm(_C.stack([_C._ops.norm(g.detach(), norm_type) for g in grads]),
+            total = _C._ops.norm(_C._ops.stack([_C._ops.norm(g.detach(), norm_type) for g in grads]),
                                  norm_type)
         if error_if_nonfinite and not bool(_C._ops.isfinite(total)):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
@@ -56,7 +56,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 def parameters_to_vector(parameters):
     """The parameters flattened and joined into one vector."""
-    return _C.cat([p.reshape(-1) for p in parameters])
+    return _C._ops.cat([p.reshape(-1) for p in parameters])
 
 
 def vector_to_parameters(vec, parameters):

@@ -15,7 +15,8 @@ import threading
 import warnings
 
 from ... import _C
-from ..._C import Tensor, float64, from_numpy, stack, tensor
+from ..._C import Tensor, float64, from_numpy, tensor
+from ..._C._ops import stack
 from .dataset import IterableDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
 

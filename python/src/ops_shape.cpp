@@ -1,0 +1,593 @@
+// Views, joins, rearrangements, indexing, sorting and matrix products as functions and Tensor
+// methods, one declaration each (op_table.h).
+#include "ember/ops/join.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/search.h"
+#include "ember/ops/shape.h"
+#include "ember/ops/sort.h"
+#include "ember/ops/tensor_index.h"
+#include "op_table.h"
+
+namespace ember::python {
+namespace {
+
+Shape sizes(const Args& a, size_t i) { return a.shape(i); }
+
+// dims to a list of views (split, chunk, unbind return tuples).
+using Tensors = std::vector<Tensor>;
+
+// dim= of squeeze: one dim or several (PyTorch 2.0's tuple form).
+Tensor squeeze_dims(const Tensor& x, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> ds;
+  for (int64_t d : dims) ds.push_back(wrap_dim(d, x.dim() == 0 ? 1 : x.dim(), "squeeze"));
+  std::sort(ds.rbegin(), ds.rend());
+  Tensor r = x;
+  for (int64_t d : ds)
+    if (r.dim() > 0 && r.size(d) == 1) r = r.squeeze(d);
+  return r;
+}
+
+// x.new_zeros(...) and friends: x's dtype and device unless given.
+TensorOptions like(const Args& a, size_t dtype_at) {
+  const Tensor& x = a.tensor(0);
+  TensorOptions o = x.options();
+  o.with_requires_grad(false);
+  if (auto dt = a.dtype(dtype_at)) o.with_dtype(*dt);
+  if (auto dev = a.device(dtype_at + 2)) o.with_device(*dev);
+  return o;
+}
+Tensor grad_if(Tensor t, const Args& a, size_t at) {
+  if (a.flag(at)) t.requires_grad_(true);
+  return t;
+}
+constexpr const char* kNewKw =
+    "*, ScalarType? dtype=None, PyObject layout=None, Device? device=None, "
+    "bool pin_memory=False, bool requires_grad=False)";
+
+// A Scalar-or-Tensor `value` of masked_fill / index_fill as a Scalar.
+Scalar value_of(const Args& a, size_t i) {
+  py::handle h = a.object(i);
+  if (is_tensor(h)) {
+    const Tensor& t = as_tensor(h);
+    EMBER_CHECK(t.dim() == 0 || t.numel() == 1, "only a 0-dim value tensor is supported, got "
+                "shape ", t.sizes());
+    return t.item();
+  }
+  return to_scalar(h, "value");
+}
+
+}  // namespace
+
+void def_shape_ops(OpTable& t) {
+  // --- views ---
+  t.def("view(Tensor input, int... size)", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); },
+        kMethod);
+  t.def("view(Tensor input, ScalarType dtype)",
+        [](const Args& a) -> Tensor {
+          EMBER_CHECK(a.tensor(0).dtype() == *a.dtype(1) ||
+                          itemsize(a.tensor(0).dtype()) == itemsize(*a.dtype(1)),
+                      "view(dtype): ember reinterprets only between dtypes of one size, got ",
+                      a.tensor(0).dtype(), " and ", *a.dtype(1));
+          EMBER_CHECK(a.tensor(0).dtype() == *a.dtype(1),
+                      "view(dtype) between different dtypes is not supported by ember yet");
+          return a.tensor(0);
+        },
+        kMethod);
+  t.def("view_as(Tensor input, Tensor other)",
+        [](const Args& a) { return a.tensor(0).view(a.tensor(1).sizes()); }, kMethod);
+  t.def("reshape(Tensor input, int... shape)",
+        [](const Args& a) { return a.tensor(0).reshape(sizes(a, 1)); });
+  t.def("reshape_as(Tensor input, Tensor other)",
+        [](const Args& a) { return a.tensor(0).reshape(a.tensor(1).sizes()); }, kMethod);
+  for (const char* name : {"transpose", "swapaxes", "swapdims"})
+    t.def(std::string(name) + "(Tensor input, int dim0, int dim1)",
+          [](const Args& a) { return a.tensor(0).transpose(a.int64(1), a.int64(2)); });
+  t.def("t(Tensor input)", [](const Args& a) { return a.tensor(0).t(); });
+  t.def("permute(Tensor input, int... dims)",
+        [](const Args& a) { return a.tensor(0).permute(sizes(a, 1)); });
+  t.def("movedim(Tensor input, int[] source, int[] destination)",
+        [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
+  t.def("moveaxis(Tensor input, int[] source, int[] destination)",
+        [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
+  t.def("narrow(Tensor input, int dim, int start, int length)",
+        [](const Args& a) { return a.tensor(0).narrow(a.int64(1), a.int64(2), a.int64(3)); });
+  t.def("narrow(Tensor input, int dim, Tensor start, int length)", [](const Args& a) {
+    return a.tensor(0).narrow(a.int64(1), a.tensor(2).item<int64_t>(), a.int64(3));
+  });
+  t.def("select(Tensor input, int dim, int index)",
+        [](const Args& a) { return a.tensor(0).select(a.int64(1), a.int64(2)); });
+  t.def("squeeze(Tensor input)", [](const Args& a) { return a.tensor(0).squeeze(); });
+  t.def("squeeze(Tensor input, int[] dim)",
+        [](const Args& a) { return squeeze_dims(a.tensor(0), a.ints(1)); });
+  t.def("unsqueeze(Tensor input, int dim)",
+        [](const Args& a) { return a.tensor(0).unsqueeze(a.int64(1)); });
+  t.def("expand(Tensor input, int... size)", [](const Args& a) {
+    const Tensor& x = a.tensor(0);
+    Shape s = sizes(a, 1);
+    // -1 keeps a dim's size.
+    for (size_t i = 0; i < s.size(); ++i) {
+      int64_t xd = static_cast<int64_t>(i) - static_cast<int64_t>(s.size()) + x.dim();
+      if (s[i] == -1 && xd >= 0) s[i] = x.size(xd);
+    }
+    return x.expand(s);
+  }, kMethod);
+  t.def("expand_as(Tensor input, Tensor other)",
+        [](const Args& a) { return a.tensor(0).expand(a.tensor(1).sizes()); }, kMethod);
+  t.def("diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",
+        [](const Args& a) { return diagonal(a.tensor(0), a.int64(1), a.int64(2), a.int64(3)); });
+  t.def("unfold(Tensor input, int dimension, int size, int step)",
+        [](const Args& a) {
+          // Windows of `size` every `step` along a dim, as a new last dim (a view).
+          const Tensor& x = a.tensor(0);
+          int64_t d = wrap_dim(a.int64(1), std::max<int64_t>(x.dim(), 1), "unfold");
+          int64_t size = a.int64(2), step = a.int64(3);
+          int64_t n = x.dim() == 0 ? 1 : x.size(d);
+          EMBER_CHECK(size <= n && step > 0, "[unfold] maximum size for tensor at dimension ", d,
+                      " is ", n, " but size is ", size);
+          Shape s = x.sizes(), st = x.strides();
+          int64_t windows = (n - size) / step + 1;
+          int64_t stride_d = x.dim() == 0 ? 1 : x.stride(d);
+          if (x.dim() > 0) {
+            s[static_cast<size_t>(d)] = windows;
+            st[static_cast<size_t>(d)] = stride_d * step;
+          }
+          s.push_back(size);
+          st.push_back(stride_d);
+          return as_strided(x, s, st, x.storage_offset());
+        },
+        kMethod);
+  t.def("flatten(Tensor input, int start_dim=0, int end_dim=-1)",
+        [](const Args& a) { return a.tensor(0).flatten(a.int64(1), a.int64(2)); });
+  t.def("unflatten(Tensor input, int dim, int[] sizes)",
+        [](const Args& a) { return a.tensor(0).unflatten(a.int64(1), sizes(a, 2)); });
+  t.def("ravel(Tensor input)", [](const Args& a) { return a.tensor(0).reshape({-1}); });
+
+  // --- splitting and joining ---
+  t.def("split(Tensor tensor, int split_size_or_sections, int dim=0)",
+        [](const Args& a) { return a.tensor(0).split(a.int64(1), a.int64(2)); });
+  t.def("split(Tensor tensor, int[] split_size_or_sections, int dim=0)",
+        [](const Args& a) { return a.tensor(0).split(sizes(a, 1), a.int64(2)); });
+  t.def("split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+        [](const Args& a) { return a.tensor(0).split(sizes(a, 1), a.int64(2)); });
+  t.def("chunk(Tensor input, int chunks, int dim=0)",
+        [](const Args& a) { return a.tensor(0).chunk(a.int64(1), a.int64(2)); });
+  t.def("tensor_split(Tensor input, int sections, int dim=0)",
+        [](const Args& a) { return tensor_split(a.tensor(0), a.int64(1), a.int64(2)); });
+  t.def("tensor_split(Tensor input, int[] indices, int dim=0)",
+        [](const Args& a) { return tensor_split_at(a.tensor(0), sizes(a, 1), a.int64(2)); });
+  t.def("unbind(Tensor input, int dim=0)",
+        [](const Args& a) { return a.tensor(0).unbind(a.int64(1)); });
+  for (const char* name : {"cat", "concat", "concatenate"})
+    t.def(std::string(name) + "(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+          [](const Args& a) { return cat(a.tensors(0), a.int64(1)); }, kFunction);
+  t.def("stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
+        [](const Args& a) { return stack(a.tensors(0), a.int64(1)); }, kFunction);
+  t.def("hstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    const Tensors& ts = a.tensors(0);
+    bool one_d = !ts.empty() && ts[0].dim() <= 1;
+    return cat(ts, one_d ? 0 : 1);
+  }, kFunction);
+  t.def("vstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    Tensors ts;
+    for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({1, -1}) : x);
+    return cat(ts, 0);
+  }, kFunction);
+  t.def("row_stack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    Tensors ts;
+    for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({1, -1}) : x);
+    return cat(ts, 0);
+  }, kFunction);
+  t.def("column_stack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    Tensors ts;
+    for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({-1, 1}) : x);
+    return cat(ts, 1);
+  }, kFunction);
+  t.def("dstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    Tensors ts;
+    for (const Tensor& x : a.tensors(0))
+      ts.push_back(x.dim() == 0 ? x.reshape({1, 1, 1})
+                   : x.dim() == 1 ? x.reshape({1, -1, 1})
+                   : x.dim() == 2 ? x.unsqueeze(2)
+                                  : x);
+    return cat(ts, 2);
+  }, kFunction);
+  t.def("repeat(Tensor input, int... repeats)",
+        [](const Args& a) { return a.tensor(0).repeat(sizes(a, 1)); }, kMethod);
+  t.def("tile(Tensor input, int... dims)", [](const Args& a) { return tile(a.tensor(0), sizes(a, 1)); });
+  t.def("repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          int64_t r = a.int64(1);
+          if (!a.has(2)) {
+            Tensor flat = x.reshape({-1});
+            return flat.unsqueeze(1).expand({flat.size(0), r}).reshape({-1});
+          }
+          int64_t d = wrap_dim(a.int64(2), x.dim(), "repeat_interleave");
+          Shape s = x.sizes();
+          s.insert(s.begin() + d + 1, r);
+          Shape out = x.sizes();
+          out[static_cast<size_t>(d)] *= r;
+          return x.unsqueeze(d + 1).expand(s).reshape(out);
+        });
+  t.def("repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, "
+        "int? output_size=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          Tensor rep = a.tensor(1);
+          Tensor src = a.has(2) ? x : x.reshape({-1});
+          int64_t d = a.has(2) ? wrap_dim(a.int64(2), x.dim(), "repeat_interleave") : 0;
+          if (rep.numel() == 1) rep = rep.reshape({1}).expand({src.size(d)});
+          // Each index i repeated rep[i] times, as a gather along d.
+          Tensor idx = repeat_interleave(rep);
+          return index_select(src, d, idx);
+        });
+  t.def("repeat_interleave(Tensor repeats, *, int? output_size=None)",
+        [](const Args& a) { return repeat_interleave(a.tensor(0)); }, kFunction);
+
+  // --- rearranging ---
+  t.def("flip(Tensor input, int... dims)", [](const Args& a) { return flip(a.tensor(0), sizes(a, 1)); });
+  t.def("fliplr(Tensor input)", [](const Args& a) { return flip(a.tensor(0), {1}); });
+  t.def("flipud(Tensor input)", [](const Args& a) { return flip(a.tensor(0), {0}); });
+  t.def("roll(Tensor input, int[] shifts, int[] dims=[])",
+        [](const Args& a) { return roll(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
+  t.def("rot90(Tensor input, int k=1, int[] dims=[0,1])", [](const Args& a) {
+    const Tensor& x = a.tensor(0);
+    Shape d = sizes(a, 2);
+    int64_t k = ((a.int64(1) % 4) + 4) % 4;
+    if (k == 0) return x.clone();
+    if (k == 2) return flip(x, d);
+    if (k == 1) return flip(x, {d[1]}).transpose(d[0], d[1]);
+    return flip(x, {d[0]}).transpose(d[0], d[1]);
+  });
+  t.def("tril(Tensor input, int diagonal=0, *, Tensor? out=None)",
+        [](const Args& a) { return tril(a.tensor(0), a.int64(1)); });
+  t.def("triu(Tensor input, int diagonal=0, *, Tensor? out=None)",
+        [](const Args& a) { return triu(a.tensor(0), a.int64(1)); });
+  t.def(
+      "tril_(Tensor input, int diagonal=0)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.copy_(tril(x, a.int64(1)));
+        return InPlace{};
+      },
+      kMethod);
+  t.def(
+      "triu_(Tensor input, int diagonal=0)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.copy_(triu(x, a.int64(1)));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+        [](const Args& a) { return diag(a.tensor(0), a.int64(1)); });
+  t.def("diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)", [](const Args& a) {
+    return diag_embed(a.tensor(0), a.int64(1), a.int64(2), a.int64(3));
+  });
+  t.def("meshgrid(Tensor[] tensors, *, str? indexing=None)",
+        [](const Args& a) { return meshgrid(a.tensors(0), a.has(1) ? a.str(1) : "ij"); },
+        kFunction);
+
+  // --- sorting, searching ---
+  t.def("sort(Tensor input, int dim=-1, bool descending=False, *, bool? stable=None)",
+        [](const Args& a) {
+          auto [v, i] = sort(a.tensor(0), a.int64(1), a.flag(2), a.opt_flag(3).value_or(false));
+          return NamedResult{"return_types.sort", {v, i}};
+        });
+  t.def("sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)",
+        [](const Args& a) {
+          auto [v, i] = sort(a.tensor(0), a.int64(2), a.flag(3), a.opt_flag(1).value_or(false));
+          return NamedResult{"return_types.sort", {v, i}};
+        });
+  t.def("argsort(Tensor input, int dim=-1, bool descending=False, *, bool stable=False)",
+        [](const Args& a) { return argsort(a.tensor(0), a.int64(1), a.flag(2), a.flag(3)); });
+  t.def("msort(Tensor input)", [](const Args& a) { return std::get<0>(sort(a.tensor(0), 0)); });
+  t.def("topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)",
+        [](const Args& a) {
+          auto [v, i] = topk(a.tensor(0), a.int64(1), a.int64(2), a.flag(3), a.flag(4));
+          return NamedResult{"return_types.topk", {v, i}};
+        });
+  t.def("kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False)", [](const Args& a) {
+    auto [v, i] = kthvalue(a.tensor(0), a.int64(1), a.int64(2), a.flag(3));
+    return NamedResult{"return_types.kthvalue", {v, i}};
+  });
+  t.def("median(Tensor input)", [](const Args& a) { return median(a.tensor(0)); });
+  t.def("median(Tensor input, int dim, bool keepdim=False)", [](const Args& a) {
+    auto [v, i] = median(a.tensor(0), a.int64(1), a.flag(2));
+    return NamedResult{"return_types.median", {v, i}};
+  });
+  t.def("cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+        [](const Args& a) { return cumsum(a.tensor(0), a.int64(1), a.dtype(2)); });
+  t.def("cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+        [](const Args& a) { return cumprod(a.tensor(0), a.int64(1), a.dtype(2)); });
+  t.def(
+      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.copy_(cumsum(x, a.int64(1), a.dtype(2)));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("unique(Tensor input, bool sorted=True, bool return_inverse=False, "
+        "bool return_counts=False, int? dim=None)",
+        [](const Args& a) -> py::object {
+          EMBER_CHECK_VALUE(!a.has(4), "unique(dim=...) is not supported by ember yet");
+          const Tensor& x = a.tensor(0);
+          auto r = nogil_any([&] { return unique(x); });
+          bool inv = a.flag(2), cnt = a.flag(3);
+          if (!inv && !cnt) return py::cast(std::get<0>(r));
+          py::list out;
+          out.append(std::get<0>(r));
+          if (inv) out.append(std::get<1>(r));
+          if (cnt) out.append(std::get<2>(r));
+          return py::tuple(out);
+        });
+  t.def("unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, "
+        "int? dim=None)",
+        [](const Args& a) -> py::object {
+          EMBER_CHECK_VALUE(!a.has(3), "unique_consecutive(dim=...) is not supported by ember yet");
+          const Tensor& x = a.tensor(0);
+          auto r = nogil_any([&] { return unique_consecutive(x); });
+          bool inv = a.flag(1), cnt = a.flag(2);
+          if (!inv && !cnt) return py::cast(std::get<0>(r));
+          py::list out;
+          out.append(std::get<0>(r));
+          if (inv) out.append(std::get<1>(r));
+          if (cnt) out.append(std::get<2>(r));
+          return py::tuple(out);
+        });
+  t.def("bincount(Tensor input, Tensor? weights=None, int minlength=0)", [](const Args& a) {
+    return bincount(a.tensor(0), a.tensor_or_undefined(1), a.int64(2));
+  });
+  t.def("histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None)",
+        [](const Args& a) {
+          return histc(a.tensor(0), a.int64(1), a.scalar(2).to_double(), a.scalar(3).to_double());
+        });
+  t.def("searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)",
+        [](const Args& a) {
+          bool right = a.flag(2) || (a.has(3) && a.str(3) == "right");
+          Tensor seq = a.has(4) ? gather(a.tensor(0), -1, a.tensor(4)) : a.tensor(0);
+          return searchsorted(seq, a.tensor(1), right, a.flag(1));
+        },
+        kFunction);
+  t.def("searchsorted(Tensor sorted_sequence, Scalar input, *, bool out_int32=False, "
+        "bool right=False, str? side=None, Tensor? sorter=None)",
+        [](const Args& a) {
+          bool right = a.flag(2) || (a.has(3) && a.str(3) == "right");
+          const Tensor& seq = a.tensor(0);
+          Tensor v = scalar_tensor(a.scalar(1), seq.options());
+          return searchsorted(seq, v, right, a.flag(1));
+        },
+        kFunction);
+  t.def("bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, "
+        "Tensor? out=None)",
+        [](const Args& a) { return searchsorted(a.tensor(1), a.tensor(0), a.flag(3), a.flag(2)); });
+  t.def("count_nonzero(Tensor input, int[]? dim=None)",
+        [](const Args& a) { return count_nonzero(a.tensor(0), a.dims(1)); });
+
+  // --- indexing ---
+  t.def("gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, "
+        "Tensor? out=None)",
+        [](const Args& a) { return gather(a.tensor(0), a.int64(1), a.tensor(2)); });
+  t.def("take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
+        [](const Args& a) {
+          if (!a.has(2)) return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1}));
+          const Tensor &x = a.tensor(0), &i = a.tensor(1);
+          int64_t d = wrap_dim(a.int64(2), x.dim(), "take_along_dim");
+          Shape xs = x.sizes(), is = i.sizes();
+          xs[static_cast<size_t>(d)] = 1;
+          is[static_cast<size_t>(d)] = 1;
+          Shape b = broadcast_shapes(xs, is, "take_along_dim");
+          Shape bx = b, bi = b;
+          bx[static_cast<size_t>(d)] = x.size(d);
+          bi[static_cast<size_t>(d)] = i.size(d);
+          return gather(x.expand(bx), d, i.expand(bi));
+        });
+  t.def("take(Tensor input, Tensor index)", [](const Args& a) {
+    return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1})).view(a.tensor(1).sizes());
+  });
+  t.def("scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+        [](const Args& a) {
+          if (a.has(4)) {
+            EMBER_CHECK_VALUE(a.str(4) == "add", "scatter(reduce='", a.str(4),
+                              "') is not supported by ember yet (only 'add')");
+            return scatter_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3));
+          }
+          return scatter(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3));
+        });
+  t.def("scatter(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          Tensor src = full(a.tensor(2).sizes(), a.scalar(3), x.options());
+          return scatter(x, a.int64(1), a.tensor(2), src);
+        });
+  t.def(
+      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        if (a.has(4)) {
+          EMBER_CHECK_VALUE(a.str(4) == "add", "scatter_(reduce='", a.str(4),
+                            "') is not supported by ember yet (only 'add')");
+          x.scatter_add_(a.int64(1), a.tensor(2), a.tensor(3));
+        } else {
+          x.scatter_(a.int64(1), a.tensor(2), a.tensor(3));
+        }
+        return InPlace{};
+      },
+      kMethod);
+  t.def(
+      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.scatter_(a.int64(1), a.tensor(2), full(a.tensor(2).sizes(), a.scalar(3), x.options()));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
+        [](const Args& a) { return scatter_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3)); });
+  t.def(
+      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.scatter_add_(a.int64(1), a.tensor(2), a.tensor(3));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+        [](const Args& a) { return index_select(a.tensor(0), a.int64(1), a.tensor(2)); });
+  t.def("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+        [](const Args& a) {
+          return index_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3), a.scalar(4));
+        });
+  t.def(
+      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        x.copy_(index_add(x, a.int64(1), a.tensor(2), a.tensor(3), a.scalar(4)));
+        return InPlace{};
+      },
+      kMethod);
+  t.def(
+      "index_fill_(Tensor input, int dim, Tensor index, PyObject value)",
+      [](const Args& a) -> py::object {
+        Tensor x = a.tensor(0);
+        int64_t d = a.int64(1);
+        Scalar v = value_of(a, 3);
+        const Tensor& idx = a.tensor(2);
+        nogil_any([&] {
+          std::vector<TensorIndex> ind(static_cast<size_t>(wrap_dim(d, x.dim(), "index_fill_")),
+                                       TensorIndex(Slice{}));
+          ind.push_back(TensorIndex(idx));
+          index_put_(x, ind, v);
+          return 0;
+        });
+        return py::reinterpret_borrow<py::object>(a.object(0));
+      },
+      kMethod);
+  t.def(
+      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        int64_t d = wrap_dim(a.int64(1), x.dim(), "index_copy_");
+        std::vector<TensorIndex> ind(static_cast<size_t>(d), TensorIndex(Slice{}));
+        ind.push_back(TensorIndex(a.tensor(2)));
+        index_put_(x, ind, a.tensor(3));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("masked_fill(Tensor input, Tensor mask, PyObject value)", [](const Args& a) -> py::object {
+    const Tensor &x = a.tensor(0), &m = a.tensor(1);
+    Scalar v = value_of(a, 2);
+    return py::cast(nogil([&] { return x.masked_fill(m, v); }));
+  });
+  t.def(
+      "masked_fill_(Tensor input, Tensor mask, PyObject value)",
+      [](const Args& a) -> py::object {
+        Tensor x = a.tensor(0);
+        const Tensor& m = a.tensor(1);
+        Scalar v = value_of(a, 2);
+        nogil_any([&] {
+          x.masked_fill_(m, v);
+          return 0;
+        });
+        return py::reinterpret_borrow<py::object>(a.object(0));
+      },
+      kMethod);
+  t.def("masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+        [](const Args& a) { return masked_select(a.tensor(0), a.tensor(1)); });
+  t.def(
+      "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        Tensor m = a.tensor(1).expand(x.sizes());
+        int64_t n = m.to(kInt64).sum().item<int64_t>();
+        index_put_(x, {TensorIndex(m)}, a.tensor(2).reshape({-1}).narrow(0, 0, n));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("nonzero(Tensor input, *, Tensor? out=None, bool as_tuple=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Tensor nz = nogil([&] { return nonzero(x); });
+          if (!a.flag(2)) return py::cast(nz);
+          if (x.dim() == 0) return py::make_tuple(nz.reshape({-1}));
+          return detail::to_python(nz.unbind(1));
+        });
+  t.def("argwhere(Tensor input)", [](const Args& a) { return nonzero(a.tensor(0)); });
+
+  // --- matrix products ---
+  t.def("matmul(Tensor input, Tensor other, *, Tensor? out=None)",
+        [](const Args& a) { return matmul(a.tensor(0), a.tensor(1)); });
+  t.def("mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+        [](const Args& a) { return mm(a.tensor(0), a.tensor(1)); });
+  t.def("bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+        [](const Args& a) { return bmm(a.tensor(0), a.tensor(1)); });
+  t.def("mv(Tensor input, Tensor vec, *, Tensor? out=None)",
+        [](const Args& a) { return mv(a.tensor(0), a.tensor(1)); });
+  t.def("dot(Tensor input, Tensor other, *, Tensor? out=None)",
+        [](const Args& a) { return dot(a.tensor(0), a.tensor(1)); });
+  t.def("inner(Tensor input, Tensor other, *, Tensor? out=None)", [](const Args& a) {
+    const Tensor &x = a.tensor(0), &y = a.tensor(1);
+    if (x.dim() == 0 || y.dim() == 0) return x * y;
+    return matmul(x, y.dim() == 1 ? y : y.transpose(-1, -2));
+  });
+  for (const char* name : {"outer", "ger"})
+    t.def(std::string(name) + "(Tensor input, Tensor vec2, *, Tensor? out=None)",
+          [](const Args& a) { return outer(a.tensor(0), a.tensor(1)); });
+  t.def("addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return addmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
+        });
+  t.def("addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return a.tensor(0) * a.scalar(3) + mv(a.tensor(1), a.tensor(2)) * a.scalar(4);
+        });
+  t.def("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return baddbmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
+        });
+  t.def("addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          Tensor p = bmm(a.tensor(1), a.tensor(2)).sum({0});
+          return a.tensor(0) * a.scalar(3) + p * a.scalar(4);
+        });
+  t.def("_einsum(str equation, Tensor[] operands)",
+        [](const Args& a) { return einsum(a.str(0), a.tensors(1)); }, kFunction);
+  t.def("cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          int64_t d = -1;
+          if (a.has(2)) {
+            d = a.int64(2);
+          } else {
+            for (int64_t i = 0; i < x.dim(); ++i)
+              if (x.size(i) == 3) {
+                d = i;
+                break;
+              }
+          }
+          return cross(x, a.tensor(1), d);
+        });
+  t.def("softmax(Tensor input, int dim, ScalarType? dtype=None)",
+        [](const Args& a) { return softmax(a.tensor(0), a.int64(1), a.dtype(2)); });
+  t.def("log_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+        [](const Args& a) { return log_softmax(a.tensor(0), a.int64(1), a.dtype(2)); });
+
+  // --- new tensors like this one ---
+  t.def(std::string("new_zeros(Tensor input, int... size, ") + kNewKw,
+        [](const Args& a) { return grad_if(zeros(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
+  t.def(std::string("new_ones(Tensor input, int... size, ") + kNewKw,
+        [](const Args& a) { return grad_if(ones(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
+  t.def(std::string("new_empty(Tensor input, int... size, ") + kNewKw,
+        [](const Args& a) { return grad_if(empty(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
+  t.def(std::string("new_full(Tensor input, int[] size, Scalar fill_value, ") + kNewKw,
+        [](const Args& a) { return grad_if(full(sizes(a, 1), a.scalar(2), like(a, 3)), a, 7); },
+        kMethod);
+}
+
+}  // namespace ember::python
