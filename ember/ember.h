@@ -43,6 +43,7 @@
 #include "ember/ops/random.h"
 #include "ember/ops/search.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/rnn.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/softmax.h"
 #include "ember/ops/sort.h"

@@ -172,6 +172,44 @@ void layer_norm_backward_cuda(const Tensor& dy, const Tensor& x, const Tensor& m
                               const Tensor& rstd, const Tensor& weight, const Tensor& dx,
                               const Tensor& dweight, const Tensor& dbias);
 
+// Recurrent cells over one time step of a batch (backend/functors/rnn.h has the math). Every
+// tensor is contiguous; `mask` (B, bool) or undefined: rows whose sequence has ended keep their
+// state (h, c copied from the previous step) and get zero gate gradients.
+/// gates (B, 4H): pre-activations in, activated (i, f, g, o) out; c, h (B, H) out.
+void lstm_cell_cpu(const Tensor& gates, const Tensor& c_prev, const Tensor& h_prev,
+                   const Tensor& c, const Tensor& h, const Tensor& mask);
+void lstm_cell_cuda(const Tensor& gates, const Tensor& c_prev, const Tensor& h_prev,
+                    const Tensor& c, const Tensor& h, const Tensor& mask);
+/// dh (B, H): the new h's gradient; dc (B, H): the new c's in, c_prev's out; dgates (B, 4H) out.
+void lstm_cell_backward_cpu(const Tensor& gates, const Tensor& c_prev, const Tensor& c,
+                            const Tensor& dh, const Tensor& dc, const Tensor& dgates,
+                            const Tensor& mask);
+void lstm_cell_backward_cuda(const Tensor& gates, const Tensor& c_prev, const Tensor& c,
+                             const Tensor& dh, const Tensor& dc, const Tensor& dgates,
+                             const Tensor& mask);
+/// gx (B, 3H): input-side pre-activations in, activated (r, z, n) out; gh (B, 3H) hidden-side.
+void gru_cell_cpu(const Tensor& gx, const Tensor& gh, const Tensor& h_prev, const Tensor& h,
+                  const Tensor& mask);
+void gru_cell_cuda(const Tensor& gx, const Tensor& gh, const Tensor& h_prev, const Tensor& h,
+                   const Tensor& mask);
+/// dgx, dgh (B, 3H) and the direct part of h_prev's gradient (B, H) out.
+void gru_cell_backward_cpu(const Tensor& gates, const Tensor& gh, const Tensor& h_prev,
+                           const Tensor& dh, const Tensor& dgx, const Tensor& dgh,
+                           const Tensor& dh_prev, const Tensor& mask);
+void gru_cell_backward_cuda(const Tensor& gates, const Tensor& gh, const Tensor& h_prev,
+                            const Tensor& dh, const Tensor& dgx, const Tensor& dgh,
+                            const Tensor& dh_prev, const Tensor& mask);
+/// pre (B, H): the pre-activation; h = tanh(pre) or relu(pre) (h_prev where masked).
+void rnn_cell_cpu(const Tensor& pre, const Tensor& h_prev, const Tensor& h, bool relu,
+                  const Tensor& mask);
+void rnn_cell_cuda(const Tensor& pre, const Tensor& h_prev, const Tensor& h, bool relu,
+                   const Tensor& mask);
+/// dpre = dh * act'(h) (0 where masked).
+void rnn_cell_backward_cpu(const Tensor& h, const Tensor& dh, const Tensor& dpre, bool relu,
+                           const Tensor& mask);
+void rnn_cell_backward_cuda(const Tensor& h, const Tensor& dh, const Tensor& dpre, bool relu,
+                            const Tensor& mask);
+
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);
 void random_cuda(const Tensor& out, const RandomParams& p);

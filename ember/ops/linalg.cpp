@@ -199,6 +199,13 @@ Tensor Tensor::matmul(const Tensor& o) const { return ember::matmul(*this, o); }
 Tensor Tensor::mm(const Tensor& o) const { return ember::mm(*this, o); }
 Tensor Tensor::bmm(const Tensor& o) const { return ember::bmm(*this, o); }
 
+void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
+  EMBER_ASSERT(a.dim() == 2 && b.dim() == 2 && out.dim() == 2 && out.is_contiguous(),
+               "gemm_into takes 2-D operands and a contiguous output");
+  NoGradGuard no_grad;
+  bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), alpha, beta);
+}
+
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   Tensor prod = bmm(b1, b2);
   if (alpha.to_double() != 1) prod = prod * alpha;

@@ -19,6 +19,10 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta =
              Scalar alpha = 1);
 /// x @ weight^T + bias, for x of any leading shape (nn.Linear).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+/// out = beta * out + alpha * (a @ b) for 2-D a (n, m), b (m, p) and a contiguous out (n, p), in
+/// place and without autograd: the building block of loops that own their buffers (the
+/// recurrent layers' time steps).
+void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha = 1, double beta = 0);
 /// beta * input + alpha * (b1 @ b2), batched.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta = 1,
                Scalar alpha = 1);

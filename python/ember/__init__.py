@@ -45,13 +45,13 @@ from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, dist
                backends, models, accelerator)
 from .amp import autocast, is_autocast_enabled  # noqa: E402
 import ember.cuda.amp  # noqa: E402,F401
-from .return_types import max as _max_type, min as _min_type  # noqa: E402
+from . import return_types  # noqa: E402
 
 # The Python-made objects the C++ binding hands out, registered once here (see python_object).
 _C._register("Size", Size)
 _C._register("Parameter", nn.Parameter)
-_C._register("return_types.max", _max_type)
-_C._register("return_types.min", _min_type)
+for _name in return_types._VALUES_INDICES:
+    _C._register("return_types." + _name, getattr(return_types, _name))
 
 
 

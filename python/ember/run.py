@@ -90,7 +90,11 @@ def patch_torch():
         if not sys.modules[name].__name__.startswith("ember"):
             del sys.modules[name]  # a real torch imported earlier, or the shim itself
     sys.modules["torch"] = ember
-    # Processes this one starts import the shim first, which patches them too.
+    # Processes this one starts import the shim first, which patches them too: through the
+    # environment (a fresh interpreter) and sys.path (multiprocessing's spawn hands the child the
+    # parent's sys.path, replacing the one the environment gave it).
+    if _SHIM not in sys.path:
+        sys.path.insert(0, _SHIM)
     paths = os.environ.get("PYTHONPATH", "").split(os.pathsep)
     if _SHIM not in paths:
         os.environ["PYTHONPATH"] = os.pathsep.join([_SHIM] + [p for p in paths if p])
@@ -121,7 +125,10 @@ def main(argv=None):
                 print("ember.run: -m needs a module name", file=sys.stderr)
                 return 2
             sys.argv = argv[1:]
-            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            module = argv[1]
+            if module.partition(".")[0] in _ROOTS:  # python -m torch.distributed.run ...
+                module = _ember_name(module)
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
         else:
             sys.argv = argv
             sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))

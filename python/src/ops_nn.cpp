@@ -5,6 +5,7 @@
 #include "ember/ops/activation.h"
 #include "ember/ops/layer_norm.h"
 #include "ember/ops/pad.h"
+#include "ember/ops/rnn.h"
 #include "ember/ops/tensor_index.h"
 #include "op_table.h"
 
@@ -501,6 +502,64 @@ void def_nn_ops(OpTable& t) {
         [](const Args& a) { return pixel_shuffle(a.tensor(0), a.int64(1)); });
   t.def("pixel_unshuffle(Tensor input, int downscale_factor)",
         [](const Args& a) { return pixel_unshuffle(a.tensor(0), a.int64(1)); });
+
+  // --- recurrent layers (ember.nn.RNN/LSTM/GRU and the cells call these) ---
+  t.def("_recurrent(Tensor input, Tensor? hx, Tensor? cx, Tensor[] weights, bool has_biases, "
+        "str mode, int num_layers, bool bidirectional, bool batch_first, float dropout, "
+        "bool training, Tensor? lengths=None)",
+        [](const Args& a) {
+          RecurrentOptions o;
+          std::string mode = a.str(5);
+          o.kind = mode == "LSTM"       ? RecurrentOptions::Kind::Lstm
+                   : mode == "GRU"      ? RecurrentOptions::Kind::Gru
+                   : mode == "RNN_RELU" ? RecurrentOptions::Kind::RnnRelu
+                                        : RecurrentOptions::Kind::RnnTanh;
+          EMBER_CHECK_VALUE(mode == "LSTM" || mode == "GRU" || mode == "RNN_RELU" ||
+                                mode == "RNN_TANH",
+                            "Unknown recurrent mode '", mode, "'");
+          o.num_layers = a.int64(6);
+          o.bidirectional = a.flag(7);
+          o.batch_first = a.flag(8);
+          o.dropout = a.real(9);
+          o.training = a.flag(10);
+          // Weights come as (w_ih, w_hh[, b_ih, b_hh]) per layer and direction.
+          std::vector<Tensor> w;
+          const std::vector<Tensor>& given = a.tensors(3);
+          size_t per = a.flag(4) ? 4 : 2;
+          for (size_t i = 0; i + per <= given.size(); i += per) {
+            w.push_back(given[i]);
+            w.push_back(given[i + 1]);
+            w.push_back(per == 4 ? given[i + 2] : Tensor());
+            w.push_back(per == 4 ? given[i + 3] : Tensor());
+          }
+          auto [out, h, c] = recurrent(a.tensor(0), a.tensor_or_undefined(1),
+                                       a.tensor_or_undefined(2), w, o, a.tensor_or_undefined(11));
+          return std::make_tuple(out, h, c.defined() ? c : h);
+        });
+  t.def("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+        "Tensor? b_hh=None)",
+        [](const Args& a) {
+          const std::vector<Tensor>& hx = a.tensors(1);
+          EMBER_CHECK_VALUE(hx.size() == 2, "lstm_cell: hx must be (h, c)");
+          auto [h, c] = lstm_cell(a.tensor(0), hx[0], hx[1], a.tensor(2), a.tensor(3),
+                                  a.tensor_or_undefined(4), a.tensor_or_undefined(5));
+          return std::make_tuple(h, c);
+        });
+  t.def("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+        "Tensor? b_hh=None)",
+        [](const Args& a) {
+          return gru_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                          a.tensor_or_undefined(4), a.tensor_or_undefined(5));
+        });
+  for (const char* name : {"rnn_tanh_cell", "rnn_relu_cell"}) {
+    bool relu = std::string(name) == "rnn_relu_cell";
+    t.def(std::string(name) + "(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, "
+                              "Tensor? b_ih=None, Tensor? b_hh=None)",
+          [relu](const Args& a) {
+            return rnn_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                            a.tensor_or_undefined(4), a.tensor_or_undefined(5), relu);
+          });
+  }
 
   // --- losses ---
   t.def("cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "

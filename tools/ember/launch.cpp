@@ -1,5 +1,6 @@
 // `ember launch`: starts this node's ranks of a distributed job, like torchrun; with a range of
 // nodes, restarts or a rendezvous endpoint, as its elastic agent.
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -16,7 +17,9 @@ const char* kLaunchUsage = R"(usage: ember launch [options] PROGRAM [ARGS...]
 
 Starts --nproc-per-node ranks of PROGRAM on this machine with RANK, LOCAL_RANK, WORLD_SIZE,
 MASTER_ADDR and MASTER_PORT set (init_process_group's env://). When a rank fails, the others are
-ended and its rank, exit code or signal are reported.
+ended and its rank, exit code or signal are reported. A PROGRAM ending in .py (a torchrun-style
+PyTorch program) runs as `python3 -m ember.run PROGRAM ARGS` (the interpreter: $EMBER_PYTHON,
+else the one ember's Python package was built for).
 
 options:
   --nproc-per-node N   ranks on this machine (default 1)
@@ -138,7 +141,15 @@ int launch(int argc, char** argv) {
     std::cerr << kLaunchUsage;
     return 2;
   }
-  return distributed::launch(o, std::vector<std::string>(argv + i, argv + argc));
+  std::vector<std::string> command(argv + i, argv + argc);
+  // A Python program runs with torch resolved to ember (torchrun-style DDP programs), in the
+  // interpreter ember's package was built for (EMBER_PYTHON overrides it).
+  const std::string& program = command[0];
+  if (program.size() > 3 && program.compare(program.size() - 3, 3, ".py") == 0) {
+    const char* python = std::getenv("EMBER_PYTHON");
+    command.insert(command.begin(), {python ? python : EMBER_PYTHON_EXECUTABLE, "-m", "ember.run"});
+  }
+  return distributed::launch(o, command);
 }
 
 }  // namespace ember::cli

@@ -123,6 +123,31 @@ void softmax_cpu(const Tensor& x, int64_t dim, bool log, const Tensor& out) {
   });
 }
 
+namespace {
+// One row of the backward (inner == 1): the row's sum in lanes, then one vectorised pass.
+template <typename T, typename A>
+void softmax_backward_row(const T* __restrict g, const T* __restrict y, T* __restrict gi, int64_t D,
+                          bool log) {
+  constexpr int L = 16;
+  A lanes[L] = {};
+  int64_t i = 0;
+  for (; i + L <= D; i += L)
+    for (int j = 0; j < L; ++j)
+      lanes[j] += log ? static_cast<A>(g[i + j])
+                      : static_cast<A>(g[i + j]) * static_cast<A>(y[i + j]);
+  for (; i < D; ++i) lanes[0] += log ? static_cast<A>(g[i]) : static_cast<A>(g[i]) * static_cast<A>(y[i]);
+  A s = 0;
+  for (int j = 0; j < L; ++j) s += lanes[j];
+  if (log) {
+    for (int64_t k = 0; k < D; ++k)
+      gi[k] = static_cast<T>(static_cast<A>(g[k]) - math::exp(static_cast<A>(y[k])) * s);
+  } else {
+    for (int64_t k = 0; k < D; ++k)
+      gi[k] = static_cast<T>(static_cast<A>(y[k]) * (static_cast<A>(g[k]) - s));
+  }
+}
+}  // namespace
+
 void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bool log,
                           const Tensor& grad_in) {
   DimSplit g = split_at(out, dim);
@@ -133,6 +158,15 @@ void softmax_backward_cpu(const Tensor& grad, const Tensor& out, int64_t dim, bo
     const T* gp = static_cast<const T*>(grad.data_ptr());
     const T* yp = static_cast<const T*>(out.data_ptr());
     T* gi = static_cast<T*>(grad_in.data_ptr());
+    if (g.inner == 1) {
+      parallel_for(0, g.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D, 1)),
+                   [&](int64_t b, int64_t e) {
+                     for (int64_t o = b; o < e; ++o)
+                       softmax_backward_row<T, A>(gp + o * g.D, yp + o * g.D, gi + o * g.D, g.D,
+                                                  log);
+                   });
+      return;
+    }
     parallel_for(0, g.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(g.D * g.inner, 1)),
                  [&](int64_t b, int64_t e) {
                    std::vector<A> s(static_cast<size_t>(g.inner));

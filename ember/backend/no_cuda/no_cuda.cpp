@@ -140,6 +140,17 @@ EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
 EMBER_NO_CUDA(sort_cuda, const Tensor&, bool, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(scan_cuda, ScanOp, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(lstm_cell_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&)
+EMBER_NO_CUDA(lstm_cell_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(gru_cell_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&)
+EMBER_NO_CUDA(gru_cell_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(rnn_cell_cuda, const Tensor&, const Tensor&, const Tensor&, bool, const Tensor&)
+EMBER_NO_CUDA(rnn_cell_backward_cuda, const Tensor&, const Tensor&, const Tensor&, bool,
+              const Tensor&)
 EMBER_NO_CUDA(layer_norm_cuda, const Tensor&, const Tensor&, const Tensor&, double, const Tensor&,
               const Tensor&, const Tensor&)
 EMBER_NO_CUDA(layer_norm_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,

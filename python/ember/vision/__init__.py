@@ -1,9 +1,9 @@
 """ember.vision: torchvision 0.14's basics over ember, in Python: datasets read from their on-disk
 formats (MNIST, Fashion-MNIST, CIFAR, image folders), transforms on PIL images and ember tensors,
-make_grid / save_image, and resnet18. Under `python -m ember.run`, `import torchvision` gives this
-package.
+make_grid / save_image, image files (io), and classification models (AlexNet, VGG, ResNet,
+SqueezeNet). Under `python -m ember.run`, `import torchvision` gives this package.
 """
-from . import datasets, models, transforms, utils  # noqa: F401
+from . import datasets, io, models, transforms, utils  # noqa: F401
 
 __version__ = "0.14.1"  # the torchvision release whose API this follows
 

@@ -19,11 +19,13 @@ from .misc import (Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample,
                    UpsamplingNearest2d, UpsamplingBilinear2d, ZeroPad2d, ConstantPad1d,
                    ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
                    ReplicationPad2d, CircularPad1d, CircularPad2d)
+from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
                    SmoothL1Loss, HuberLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss,
                    SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
                    TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss)
 from . import (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear,  # noqa: F401
-               loss, module, normalization, padding, pixelshuffle, pooling, sparse, upsampling)
+               loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
+               upsampling)
 
 _install()

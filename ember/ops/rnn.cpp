@@ -1,0 +1,333 @@
+#include "ember/ops/rnn.h"
+
+#include "ember/ops/autocast.h"
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/join.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/shape.h"
+
+namespace ember {
+namespace {
+
+// Which rows take step t: (T, B) bool on x's device, or undefined without lengths.
+Tensor step_masks(const Tensor& lengths, int64_t T, const Device& device) {
+  if (!lengths.defined()) return Tensor();
+  Tensor steps = arange(T, TensorOptions(kInt64)).unsqueeze(1);
+  return lt(steps, lengths.to(Device(kCPU, 0), kInt64).unsqueeze(0)).to(device);
+}
+Tensor mask_at(const Tensor& masks, int64_t t) {
+  return masks.defined() ? masks.select(0, t).contiguous() : Tensor();
+}
+
+// The hidden state before each step, in step order of the tensors (T, B, H): h0 where a
+// direction starts, else the neighbouring step's output.
+Tensor states_before(const Tensor& h0, const Tensor& outputs, bool reverse) {
+  int64_t T = outputs.size(0);
+  if (T == 1) return h0.unsqueeze(0);
+  return reverse ? cat({outputs.narrow(0, 1, T - 1), h0.unsqueeze(0)})
+                 : cat({h0.unsqueeze(0), outputs.narrow(0, 0, T - 1)});
+}
+
+// dh_prev = dgates @ w + (where a row's step was skipped) the gradient that passed through it.
+Tensor hidden_grad(const Tensor& dgates, const Tensor& w_hh, const Tensor& dh_total,
+                   const Tensor& mask) {
+  Tensor dh = matmul(dgates, w_hh);
+  if (mask.defined()) dh = where(mask.unsqueeze(1), dh, dh_total);
+  return dh;
+}
+
+void check_layer(const char* op, const Tensor& x_proj, const Tensor& h0, const Tensor& w_hh,
+                 int64_t gates) {
+  check_defined(op, x_proj);
+  check_same_device(op, {&x_proj, &h0, &w_hh});
+  EMBER_CHECK(x_proj.dtype() == kFloat32 || x_proj.dtype() == kFloat64, "[", op,
+              "] ember's recurrent kernels take float32 or float64, got ", x_proj.dtype());
+  EMBER_CHECK(x_proj.dim() == 3 && h0.dim() == 2 && w_hh.dim() == 2, "[", op,
+              "] expected x_proj (T, B, G*H), h0 (B, H) and w_hh (G*H, H), got ", x_proj.sizes(),
+              ", ", h0.sizes(), " and ", w_hh.sizes());
+  int64_t H = h0.size(1);
+  EMBER_CHECK(x_proj.size(2) == gates * H && w_hh.size(0) == gates * H && w_hh.size(1) == H &&
+                  x_proj.size(1) == h0.size(0),
+              "[", op, "] shapes do not agree: x_proj ", x_proj.sizes(), ", h0 ", h0.sizes(),
+              ", w_hh ", w_hh.sizes());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x_proj, const Tensor& h0_in,
+                                              const Tensor& c0_in, const Tensor& w_hh,
+                                              const Tensor& lengths, bool reverse) {
+  check_layer("lstm", x_proj, h0_in, w_hh, 4);
+  const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
+  Tensor h0 = h0_in.to(x_proj.dtype()).contiguous(), c0 = c0_in.to(x_proj.dtype()).contiguous();
+  Tensor w = w_hh.to(x_proj.dtype());
+  Tensor masks = step_masks(lengths, T, x_proj.device());
+  TensorOptions o = x_proj.options();
+  Tensor gates = empty({T, B, 4 * H}, o), cs = empty({T, B, H}, o), hs = empty({T, B, H}, o);
+  {
+    NoGradGuard no_grad;
+    Tensor xp = x_proj.contiguous(), wt = w.t(), h = h0, c = c0;
+    for (int64_t s = 0; s < T; ++s) {
+      int64_t t = reverse ? T - 1 - s : s;
+      Tensor g = gates.select(0, t);
+      g.copy_(xp.select(0, t));
+      gemm_into(h, wt, g, 1, 1);
+      Tensor ct = cs.select(0, t), ht = hs.select(0, t);
+      EMBER_DISPATCH_DEVICE(o.device, lstm_cell, g, c, h, ct, ht, mask_at(masks, t));
+      h = ht;
+      c = ct;
+    }
+  }
+  int64_t last = reverse ? 0 : T - 1;
+  Tensor out = hs, h_n = T > 0 ? hs.select(0, last).clone() : h0.clone(),
+         c_n = T > 0 ? cs.select(0, last).clone() : c0.clone();
+  if (any_requires_grad({&x_proj, &h0_in, &c0_in, &w_hh})) {
+    // Detached aliases: the node keeps its own outputs without a cycle through their history.
+    record("LstmBackward0", {&out, &h_n, &c_n}, {&x_proj, &h0_in, &c0_in, &w_hh},
+           [gates, cs = cs.detach(), hs = hs.detach(), h0, c0, w, masks, reverse](
+               std::vector<Tensor>& grads, const Node&) -> TensorList {
+             const int64_t T = gates.size(0);
+             const Tensor& dout = grads[0];
+             Tensor dh = grads[1].defined() ? grads[1].contiguous() : zeros_like(h0);
+             Tensor dc = grads[2].defined() ? grads[2].clone() : zeros_like(c0);
+             Tensor dgates = empty(gates.sizes(), gates.options());
+             for (int64_t s = T - 1; s >= 0; --s) {
+               int64_t t = reverse ? T - 1 - s : s;
+               Tensor dh_total = dout.defined() ? (dh + dout.select(0, t)).contiguous() : dh;
+               int64_t prev = reverse ? t + 1 : t - 1;
+               Tensor c_prev = s == 0 ? c0 : cs.select(0, prev);
+               Tensor dg = dgates.select(0, t), mask = mask_at(masks, t);
+               EMBER_DISPATCH_DEVICE(gates.device(), lstm_cell_backward, gates.select(0, t),
+                                     c_prev, cs.select(0, t), dh_total, dc, dg, mask);
+               dh = hidden_grad(dg, w, dh_total, mask);
+             }
+             Tensor hprev = states_before(h0, hs, reverse).reshape({-1, h0.size(1)});
+             Tensor dw = matmul(dgates.reshape({-1, dgates.size(2)}).t(), hprev);
+             return {dgates, dh, dc, dw};
+           });
+  }
+  return {out, h_n, c_n};
+}
+
+std::tuple<Tensor, Tensor> gru_layer(const Tensor& x_proj, const Tensor& h0_in, const Tensor& w_hh,
+                                     const Tensor& b_hh, const Tensor& lengths, bool reverse) {
+  check_layer("gru", x_proj, h0_in, w_hh, 3);
+  const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
+  Tensor h0 = h0_in.to(x_proj.dtype()).contiguous();
+  Tensor w = w_hh.to(x_proj.dtype());
+  Tensor b = b_hh.defined() ? b_hh.to(x_proj.dtype()) : zeros({3 * H}, x_proj.options());
+  Tensor masks = step_masks(lengths, T, x_proj.device());
+  TensorOptions o = x_proj.options();
+  Tensor gates = empty({T, B, 3 * H}, o), ghs = empty({T, B, 3 * H}, o), hs = empty({T, B, H}, o);
+  {
+    NoGradGuard no_grad;
+    Tensor xp = x_proj.contiguous(), wt = w.t(), h = h0;
+    for (int64_t s = 0; s < T; ++s) {
+      int64_t t = reverse ? T - 1 - s : s;
+      Tensor g = gates.select(0, t), gh = ghs.select(0, t);
+      g.copy_(xp.select(0, t));
+      gh.copy_(b.expand({B, 3 * H}));
+      gemm_into(h, wt, gh, 1, 1);
+      Tensor ht = hs.select(0, t);
+      EMBER_DISPATCH_DEVICE(o.device, gru_cell, g, gh, h, ht, mask_at(masks, t));
+      h = ht;
+    }
+  }
+  Tensor out = hs, h_n = T > 0 ? hs.select(0, reverse ? 0 : T - 1).clone() : h0.clone();
+  if (any_requires_grad({&x_proj, &h0_in, &w_hh, &b_hh})) {
+    record("GruBackward0", {&out, &h_n}, {&x_proj, &h0_in, &w_hh, &b_hh},
+           [gates, ghs, hs = hs.detach(), h0, w, masks, reverse](std::vector<Tensor>& grads,
+                                                                 const Node&) -> TensorList {
+             const int64_t T = gates.size(0);
+             const Tensor& dout = grads[0];
+             Tensor dh = grads[1].defined() ? grads[1].contiguous() : zeros_like(h0);
+             Tensor dgx = empty(gates.sizes(), gates.options());
+             Tensor dgh = empty(ghs.sizes(), ghs.options());
+             Tensor dh_direct = empty(h0.sizes(), h0.options());
+             for (int64_t s = T - 1; s >= 0; --s) {
+               int64_t t = reverse ? T - 1 - s : s;
+               Tensor dh_total = dout.defined() ? (dh + dout.select(0, t)).contiguous() : dh;
+               int64_t prev = reverse ? t + 1 : t - 1;
+               Tensor h_prev = s == 0 ? h0 : hs.select(0, prev);
+               Tensor dx = dgx.select(0, t), dhh = dgh.select(0, t);
+               EMBER_DISPATCH_DEVICE(gates.device(), gru_cell_backward, gates.select(0, t),
+                                     ghs.select(0, t), h_prev, dh_total, dx, dhh, dh_direct,
+                                     mask_at(masks, t));
+               dh = dh_direct + matmul(dhh, w);
+             }
+             Tensor hprev = states_before(h0, hs, reverse).reshape({-1, h0.size(1)});
+             Tensor flat = dgh.reshape({-1, dgh.size(2)});
+             return {dgx, dh, matmul(flat.t(), hprev), flat.sum({0})};
+           });
+  }
+  return {out, h_n};
+}
+
+std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0_in, const Tensor& w_hh,
+                                     bool relu, const Tensor& lengths, bool reverse) {
+  check_layer("rnn", x_proj, h0_in, w_hh, 1);
+  const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
+  Tensor h0 = h0_in.to(x_proj.dtype()).contiguous();
+  Tensor w = w_hh.to(x_proj.dtype());
+  Tensor masks = step_masks(lengths, T, x_proj.device());
+  TensorOptions o = x_proj.options();
+  Tensor pre = empty({T, B, H}, o), hs = empty({T, B, H}, o);
+  {
+    NoGradGuard no_grad;
+    Tensor xp = x_proj.contiguous(), wt = w.t(), h = h0;
+    for (int64_t s = 0; s < T; ++s) {
+      int64_t t = reverse ? T - 1 - s : s;
+      Tensor p = pre.select(0, t);
+      p.copy_(xp.select(0, t));
+      gemm_into(h, wt, p, 1, 1);
+      Tensor ht = hs.select(0, t);
+      EMBER_DISPATCH_DEVICE(o.device, rnn_cell, p, h, ht, relu, mask_at(masks, t));
+      h = ht;
+    }
+  }
+  Tensor out = hs, h_n = T > 0 ? hs.select(0, reverse ? 0 : T - 1).clone() : h0.clone();
+  if (any_requires_grad({&x_proj, &h0_in, &w_hh})) {
+    record("RnnBackward0", {&out, &h_n}, {&x_proj, &h0_in, &w_hh},
+           [hs = hs.detach(), h0, w, masks, relu, reverse](std::vector<Tensor>& grads,
+                                                            const Node&) -> TensorList {
+             const int64_t T = hs.size(0);
+             const Tensor& dout = grads[0];
+             Tensor dh = grads[1].defined() ? grads[1].contiguous() : zeros_like(h0);
+             Tensor dpre = empty(hs.sizes(), hs.options());
+             for (int64_t s = T - 1; s >= 0; --s) {
+               int64_t t = reverse ? T - 1 - s : s;
+               Tensor dh_total = dout.defined() ? (dh + dout.select(0, t)).contiguous() : dh;
+               Tensor dp = dpre.select(0, t), mask = mask_at(masks, t);
+               EMBER_DISPATCH_DEVICE(hs.device(), rnn_cell_backward, hs.select(0, t), dh_total, dp,
+                                     relu, mask);
+               dh = hidden_grad(dp, w, dh_total, mask);
+             }
+             Tensor hprev = states_before(h0, hs, reverse).reshape({-1, h0.size(1)});
+             return {dpre, dh, matmul(dpre.reshape({-1, dpre.size(2)}).t(), hprev)};
+           });
+  }
+  return {out, h_n};
+}
+
+std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h0_in,
+                                             const Tensor& c0_in, const std::vector<Tensor>& weights,
+                                             const RecurrentOptions& o, const Tensor& lengths) {
+  using Kind = RecurrentOptions::Kind;
+  const char* op = o.kind == Kind::Lstm ? "LSTM" : o.kind == Kind::Gru ? "GRU" : "RNN";
+  check_defined(op, x_in);
+  const int64_t D = o.bidirectional ? 2 : 1;
+  EMBER_CHECK(o.num_layers >= 1 && weights.size() == static_cast<size_t>(4 * o.num_layers * D),
+              "[", op, "] expected ", 4 * o.num_layers * D, " weights (w_ih, w_hh, b_ih, b_hh for ",
+              o.num_layers, " layers x ", D, " directions), got ", weights.size());
+  bool unbatched = x_in.dim() == 2;
+  EMBER_CHECK(x_in.dim() == 2 || x_in.dim() == 3, "[", op, "] expected a 2-D (unbatched) or 3-D "
+              "input, got shape ", x_in.sizes());
+  Tensor x = unbatched ? x_in.unsqueeze(1) : (o.batch_first ? x_in.transpose(0, 1) : x_in);
+  // Autocast runs recurrent layers in float32 (ember's kernels take float32 and float64).
+  if (x.dtype() != kFloat64) x = x.to(kFloat32);
+  const int64_t T = x.size(0), B = x.size(1), H = weights[1].size(1);
+  EMBER_CHECK(weights[0].size(1) == x.size(2), "[", op, "] input.size(-1) must be equal to "
+              "input_size. Expected ", weights[0].size(1), ", got ", x.size(2));
+  auto state = [&](const Tensor& s, const char* name) {
+    if (!s.defined()) return zeros({o.num_layers * D, B, H}, x.options());
+    Tensor v = unbatched ? s.unsqueeze(1) : s;
+    EMBER_CHECK(v.dim() == 3 && v.size(0) == o.num_layers * D && v.size(1) == B &&
+                    v.size(2) == H,
+                "[", op, "] Expected hidden size (", o.num_layers * D, ", ", B, ", ", H,
+                ") for ", name, ", got ", s.sizes());
+    return v.to(x.dtype());
+  };
+  Tensor h0 = state(h0_in, "hx"), c0 = o.kind == Kind::Lstm ? state(c0_in, "cx") : Tensor();
+  Tensor input = x;
+  std::vector<Tensor> hs, cs;
+  for (int64_t l = 0; l < o.num_layers; ++l) {
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < D; ++d) {
+      size_t k = static_cast<size_t>(4 * (l * D + d));
+      const Tensor &w_ih = weights[k], &w_hh = weights[k + 1], &b_ih = weights[k + 2],
+                   &b_hh = weights[k + 3];
+      Tensor h = h0.select(0, l * D + d);
+      bool rev = d == 1;
+      if (o.kind == Kind::Gru) {
+        Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
+        auto [out, hn] = gru_layer(xp, h, w_hh, b_hh, lengths, rev);
+        outs.push_back(out);
+        hs.push_back(hn);
+        continue;
+      }
+      // LSTM and RNN add both biases to the input's projection.
+      Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
+      if (b_hh.defined()) xp = xp + b_hh.to(x.dtype());
+      if (o.kind == Kind::Lstm) {
+        auto [out, hn, cn] = lstm_layer(xp, h, c0.select(0, l * D + d), w_hh, lengths, rev);
+        outs.push_back(out);
+        hs.push_back(hn);
+        cs.push_back(cn);
+      } else {
+        auto [out, hn] = rnn_layer(xp, h, w_hh, o.kind == Kind::RnnRelu, lengths, rev);
+        outs.push_back(out);
+        hs.push_back(hn);
+      }
+    }
+    input = D == 2 ? cat(outs, 2) : outs[0];
+    if (o.dropout > 0 && o.training && l + 1 < o.num_layers)  // between layers, as PyTorch
+      input = o.dropout >= 1 ? input * 0.0
+                             : input * bernoulli(input, 1 - o.dropout) * (1.0 / (1 - o.dropout));
+  }
+  Tensor output = input;
+  if (lengths.defined()) {  // padded steps are zeros, as pad_packed_sequence gives them
+    Tensor masks = step_masks(lengths, T, x.device());
+    output = output * masks.unsqueeze(2).to(output.dtype());
+  }
+  if (unbatched)
+    output = output.squeeze(1);
+  else if (o.batch_first)
+    output = output.transpose(0, 1);
+  Tensor h_n = stack(hs), c_n = cs.empty() ? Tensor() : stack(cs);
+  if (unbatched) {
+    h_n = h_n.squeeze(1);
+    if (c_n.defined()) c_n = c_n.squeeze(1);
+  }
+  return {output, h_n, c_n};
+}
+
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& x, const Tensor& h, const Tensor& c,
+                                     const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                                     const Tensor& b_hh) {
+  bool unbatched = x.dim() == 1;
+  Tensor xb = unbatched ? x.unsqueeze(0) : x;
+  Tensor xp = linear(xb, w_ih, b_ih);
+  if (b_hh.defined()) xp = xp + b_hh;
+  int64_t H = w_hh.size(1);
+  Tensor hb = h.defined() ? (unbatched ? h.unsqueeze(0) : h) : zeros({xb.size(0), H}, xb.options());
+  Tensor cb = c.defined() ? (unbatched ? c.unsqueeze(0) : c) : zeros({xb.size(0), H}, xb.options());
+  auto [out, hn, cn] = lstm_layer(xp.unsqueeze(0), hb, cb, w_hh);
+  return {unbatched ? hn.squeeze(0) : hn, unbatched ? cn.squeeze(0) : cn};
+}
+
+Tensor gru_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih, const Tensor& b_hh) {
+  bool unbatched = x.dim() == 1;
+  Tensor xb = unbatched ? x.unsqueeze(0) : x;
+  int64_t H = w_hh.size(1);
+  Tensor hb = h.defined() ? (unbatched ? h.unsqueeze(0) : h) : zeros({xb.size(0), H}, xb.options());
+  auto [out, hn] = gru_layer(linear(xb, w_ih, b_ih).unsqueeze(0), hb, w_hh, b_hh);
+  return unbatched ? hn.squeeze(0) : hn;
+}
+
+Tensor rnn_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh,
+                const Tensor& b_ih, const Tensor& b_hh, bool relu) {
+  bool unbatched = x.dim() == 1;
+  Tensor xb = unbatched ? x.unsqueeze(0) : x;
+  Tensor xp = linear(xb, w_ih, b_ih);
+  if (b_hh.defined()) xp = xp + b_hh;
+  int64_t H = w_hh.size(1);
+  Tensor hb = h.defined() ? (unbatched ? h.unsqueeze(0) : h) : zeros({xb.size(0), H}, xb.options());
+  auto [out, hn] = rnn_layer(xp.unsqueeze(0), hb, w_hh, relu);
+  return unbatched ? hn.squeeze(0) : hn;
+}
+
+}  // namespace ember
