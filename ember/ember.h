@@ -28,6 +28,7 @@
 #include "ember/multiprocessing/queue.h"
 #include "ember/nn/nn.h"
 #include "ember/ops/activation.h"
+#include "ember/ops/attention.h"
 #include "ember/ops/batch_norm.h"
 #include "ember/ops/conv.h"
 #include "ember/ops/copy.h"

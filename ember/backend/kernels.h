@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "ember/backend/functors/attention.h"
 #include "ember/backend/functors/binary.h"
 #include "ember/backend/functors/random.h"
 #include "ember/backend/functors/reduce.h"
@@ -209,6 +210,24 @@ void rnn_cell_backward_cpu(const Tensor& h, const Tensor& dh, const Tensor& dpre
                            const Tensor& mask);
 void rnn_cell_backward_cuda(const Tensor& h, const Tensor& dh, const Tensor& dpre, bool relu,
                             const Tensor& mask);
+
+// Fused attention, FlashAttention's tiling with the online softmax: q (N, Lq, D), k (N, Lk, D),
+// v (N, Lk, Dv) contiguous (N = batch x heads); mask (N, Lq, Lk) additive, any strides (stride 0
+// for broadcast dims), or undefined. out (N, Lq, Dv); lse (N, Lq) the rows' log-sum-exp (float32
+// or float64 as q), for the backward, which recomputes the weights block by block and fills dq,
+// dk, dv (contiguous, q's, k's and v's shapes). The L x L matrix is never held whole.
+void attention_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                   const AttentionParams& p, const Tensor& out, const Tensor& lse);
+void attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                    const AttentionParams& p, const Tensor& out, const Tensor& lse);
+void attention_backward_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                            const AttentionParams& p, const Tensor& out, const Tensor& lse,
+                            const Tensor& dout, const Tensor& dq, const Tensor& dk,
+                            const Tensor& dv);
+void attention_backward_cuda(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
+                             const AttentionParams& p, const Tensor& out, const Tensor& lse,
+                             const Tensor& dout, const Tensor& dq, const Tensor& dk,
+                             const Tensor& dv);
 
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);

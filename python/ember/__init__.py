@@ -55,6 +55,14 @@ for _name in return_types._VALUES_INDICES:
 
 
 
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 1-D tensors (given one by one or as one list); indexing "ij" or
+    "xy"."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return _C._ops._meshgrid(list(tensors), indexing=indexing)
+
+
 def einsum(equation, *operands):
     """Sums of products over the subscripts of `equation` (torch.einsum); the operands may also
     come as one list."""
@@ -62,6 +70,9 @@ def einsum(equation, *operands):
         operands = operands[0]
     return _C._ops._einsum(equation, list(operands))
 
+
+from . import _compat  # noqa: E402
+_compat.install(__import__(__name__))
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 __getattr__ = _missing(__name__)

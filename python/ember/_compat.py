@@ -950,9 +950,6 @@ def sum_to_size(self, *size):
 # reductions and scans
 # ================================================================================================
 
-_aminmax = collections.namedtuple("aminmax", ["min", "max"])
-_cummax = collections.namedtuple("cummax", ["values", "indices"])
-_cummin = collections.namedtuple("cummin", ["values", "indices"])
 
 
 def _mean_of(input, dim, keepdim):
@@ -997,8 +994,8 @@ def aminmax(input, *, dim=None, keepdim=False):
                            "operation has no identity.")
     dims = list(range(input.dim())) if dim is None else dim
     if dim is None and not keepdim:
-        return _aminmax(input.amin(dims).reshape(()), input.amax(dims).reshape(()))
-    return _aminmax(input.amin(dims, keepdim), input.amax(dims, keepdim))
+        return _E.return_types.aminmax(input.amin(dims).reshape(()), input.amax(dims).reshape(()))
+    return _E.return_types.aminmax(input.amin(dims, keepdim), input.amax(dims, keepdim))
 
 
 @_both
@@ -1083,13 +1080,13 @@ def _nan(x):
 @_both
 def cummax(input, dim):
     """(values, indices) of the running maximum along dim; ties and NaNs take the later index."""
-    return _cum_extreme(input, dim, lambda a, b: (b >= a) | _nan(b), _cummax)
+    return _cum_extreme(input, dim, lambda a, b: (b >= a) | _nan(b), _E.return_types.cummax)
 
 
 @_both
 def cummin(input, dim):
     """(values, indices) of the running minimum along dim; ties and NaNs take the later index."""
-    return _cum_extreme(input, dim, lambda a, b: (b <= a) | _nan(b), _cummin)
+    return _cum_extreme(input, dim, lambda a, b: (b <= a) | _nan(b), _E.return_types.cummin)
 
 
 @_both
@@ -2567,5 +2564,4 @@ def install(ember):
         _add(ember.cuda, name, fn)
     for name, value in _AUTOGRAD.items():
         _add(ember.autograd, name, value)
-    for kind in (_aminmax, _cummax, _cummin, _histogram):
-        _add(ember.return_types, kind.__name__, kind)
+    _add(ember.return_types, "histogram", _histogram)

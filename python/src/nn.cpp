@@ -609,7 +609,8 @@ void bind_nn(py::module_& m) {
       .def("_ember_args", [](const nn::Embedding& e) {
         return py::make_tuple(e.weight.size(0), e.weight.size(1));
       });
-  auto batch_norm_args = [](const nn::BatchNorm& b) {
+  // One per class: pybind11 converts self to the bound class, not to their unbound base.
+  auto batch_norm_args = [](const auto& b) {
     return py::make_tuple(b.num_features, b.eps, b.momentum, b.affine, b.track_running_stats);
   };
   layer<nn::BatchNorm1d>(nn, "BatchNorm1d", "batch normalisation over (N, C) or (N, C, L)")
@@ -621,7 +622,7 @@ void bind_nn(py::module_& m) {
            }),
            "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
            "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
-      .def("_ember_args", batch_norm_args);
+      .def("_ember_args", [batch_norm_args](const nn::BatchNorm1d& b) { return batch_norm_args(b); });
   layer<nn::BatchNorm2d>(nn, "BatchNorm2d", "batch normalisation over (N, C, H, W)")
       .def(py::init([](int64_t n, double eps, double momentum, bool affine, bool track,
                        py::handle device, py::handle dtype) {
@@ -631,7 +632,7 @@ void bind_nn(py::module_& m) {
            }),
            "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
            "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
-      .def("_ember_args", batch_norm_args);
+      .def("_ember_args", [batch_norm_args](const nn::BatchNorm2d& b) { return batch_norm_args(b); });
   layer<nn::Sequential>(nn, "Sequential", "modules applied in order")
       .def(py::init([](py::args modules) {
         std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> named;

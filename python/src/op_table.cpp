@@ -1,5 +1,6 @@
 // The op table: signature parsing, argument binding and conversion, and the CPython callables
 // (see Note [Op table] in op_table.h).
+#include <cstring>
 #include "op_table.h"
 
 #include <array>
@@ -543,9 +544,50 @@ PyObject* call(const std::vector<Op::Overload>& overloads, const std::string& na
   }
 }
 
-PyObject* function_trampoline(PyObject* capsule, PyObject* const* args, Py_ssize_t nargs,
+// A function's `self`: the op it runs. CPython pickles a builtin function as getattr(self, name),
+// so the handle pickles as an import of its module: ember.nn.functional.gelu, and a module that
+// holds it (as the Transformer layers hold their activation), pickle and copy by name.
+struct OpHandle {
+  PyObject_HEAD
+  Op* op;
+  PyObject* module_name;
+};
+
+PyObject* op_handle_reduce(PyObject* self, PyObject*) {
+  try {
+    py::object import_module = py::module_::import("importlib").attr("import_module");
+    py::object name = py::reinterpret_borrow<py::object>(reinterpret_cast<OpHandle*>(self)->module_name);
+    return py::make_tuple(import_module, py::make_tuple(name)).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  }
+}
+
+PyMethodDef op_handle_methods[] = {{"__reduce__", op_handle_reduce, METH_NOARGS, nullptr},
+                                   {nullptr, nullptr, 0, nullptr}};
+
+PyTypeObject* op_handle_type() {
+  static PyTypeObject* type = [] {
+    static PyTypeObject t = [] {
+      PyTypeObject zero;
+      std::memset(&zero, 0, sizeof zero);  // CPython's static types: every slot null but these
+      return zero;
+    }();
+    Py_SET_REFCNT(&t, 1);
+    t.tp_name = "ember._C._OpHandle";
+    t.tp_basicsize = sizeof(OpHandle);
+    t.tp_flags = Py_TPFLAGS_DEFAULT;
+    t.tp_methods = op_handle_methods;
+    if (PyType_Ready(&t) != 0) throw py::error_already_set();
+    return &t;
+  }();
+  return type;
+}
+
+PyObject* function_trampoline(PyObject* handle, PyObject* const* args, Py_ssize_t nargs,
                               PyObject* kwnames) {
-  auto* op = static_cast<Op*>(PyCapsule_GetPointer(capsule, "ember.op"));
+  Op* op = reinterpret_cast<OpHandle*>(handle)->op;
   return call(op->functions, op->name, nullptr, args, nargs, kwnames);
 }
 
@@ -632,9 +674,14 @@ void OpTable::finish() {
                           reinterpret_cast<PyCFunction>(
                               reinterpret_cast<void (*)()>(&function_trampoline)),
                           METH_FASTCALL | METH_KEYWORDS, op->function_doc.c_str()};
-      py::object capsule = py::reinterpret_steal<py::object>(PyCapsule_New(op, "ember.op", nullptr));
+      // Handles, like ops, live as long as the process.
+      auto* handle = PyObject_New(OpHandle, op_handle_type());
+      if (!handle) throw py::error_already_set();
+      handle->op = op;
+      handle->module_name = py::object(module_.attr("__name__")).release().ptr();
+      py::object self = py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(handle));
       py::object f = py::reinterpret_steal<py::object>(
-          PyCFunction_NewEx(&op->function_def, capsule.ptr(), module_.attr("__name__").ptr()));
+          PyCFunction_NewEx(&op->function_def, self.ptr(), module_.attr("__name__").ptr()));
       if (!f) throw py::error_already_set();
       module_.attr(op->name.c_str()) = f;
     }

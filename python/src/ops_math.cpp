@@ -247,7 +247,9 @@ void def_math_ops(OpTable& t) {
   });
   t.def("logaddexp(Tensor input, Tensor other, *, Tensor? out=None)", [](const Args& a) {
     Tensor m = maximum(a.tensor(0), a.tensor(1));
-    return m + log1p(exp(-abs(a.tensor(0) - a.tensor(1))));
+    // Where both are the same infinity the difference is NaN: the sum is that infinity.
+    Tensor r = m + log1p(exp(-abs(a.tensor(0) - a.tensor(1))));
+    return where(isinf(m), m, r);
   });
 
   // --- comparisons and logic ---

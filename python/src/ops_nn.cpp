@@ -3,6 +3,7 @@
 // with PyTorch 1.13's parameter names and defaults. Every one computes in C++ (ember/ops,
 // ember/nn/functional.h).
 #include "ember/ops/activation.h"
+#include "ember/ops/attention.h"
 #include "ember/ops/layer_norm.h"
 #include "ember/ops/pad.h"
 #include "ember/ops/rnn.h"
@@ -454,6 +455,24 @@ void def_nn_ops(OpTable& t) {
         [](const Args& a) {
           return F::layer_norm(a.tensor(0), a.shape(1), a.tensor_or_undefined(2),
                                a.tensor_or_undefined(3), a.real(4));
+        });
+  // --- attention ---
+  // PyTorch 2's signature (1.13 had only a private variant): nanoGPT and torch.nn's Transformer
+  // layers look for this name and take the fused path when it is there.
+  t.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
+        "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, "
+        "float? scale=None)",
+        [](const Args& a) {
+          return scaled_dot_product_attention(a.tensor(0), a.tensor(1), a.tensor(2),
+                                              a.tensor_or_undefined(3), a.real(4), a.flag(5),
+                                              a.opt_real(6));
+        });
+  // The weights too, as nn.MultiheadAttention(need_weights=True) returns them.
+  t.def("_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+        "float dropout_p=0.0, bool is_causal=False, *, float? scale=None)",
+        [](const Args& a) {
+          return attention_math(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3),
+                                a.real(4), a.flag(5), a.opt_real(6));
         });
   t.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
         [](const Args& a) {

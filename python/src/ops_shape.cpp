@@ -264,7 +264,7 @@ void def_shape_ops(OpTable& t) {
   t.def("diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)", [](const Args& a) {
     return diag_embed(a.tensor(0), a.int64(1), a.int64(2), a.int64(3));
   });
-  t.def("meshgrid(Tensor[] tensors, *, str? indexing=None)",
+  t.def("_meshgrid(Tensor[] tensors, *, str? indexing=None)",
         [](const Args& a) { return meshgrid(a.tensors(0), a.has(1) ? a.str(1) : "ij"); },
         kFunction);
 
@@ -346,18 +346,18 @@ void def_shape_ops(OpTable& t) {
   t.def("searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, "
         "bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)",
         [](const Args& a) {
-          bool right = a.flag(2) || (a.has(3) && a.str(3) == "right");
-          Tensor seq = a.has(4) ? gather(a.tensor(0), -1, a.tensor(4)) : a.tensor(0);
-          return searchsorted(seq, a.tensor(1), right, a.flag(1));
+          bool right = a.flag(3) || (a.has(4) && a.str(4) == "right");
+          Tensor seq = a.has(5) ? gather(a.tensor(0), -1, a.tensor(5)) : a.tensor(0);
+          return searchsorted(seq, a.tensor(1), right, a.flag(2));
         },
         kFunction);
   t.def("searchsorted(Tensor sorted_sequence, Scalar input, *, bool out_int32=False, "
         "bool right=False, str? side=None, Tensor? sorter=None)",
         [](const Args& a) {
-          bool right = a.flag(2) || (a.has(3) && a.str(3) == "right");
-          const Tensor& seq = a.tensor(0);
+          bool right = a.flag(3) || (a.has(4) && a.str(4) == "right");
+          Tensor seq = a.has(5) ? gather(a.tensor(0), -1, a.tensor(5)) : a.tensor(0);
           Tensor v = scalar_tensor(a.scalar(1), seq.options());
-          return searchsorted(seq, v, right, a.flag(1));
+          return searchsorted(seq, v, right, a.flag(2));
         },
         kFunction);
   t.def("bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, "

@@ -83,11 +83,6 @@ std::vector<TensorIndex> to_indices(py::handle h, Device device) {
   return out;
 }
 
-std::optional<DType> opt_dtype(py::handle h) {
-  if (h.is_none()) return std::nullopt;
-  return to_dtype(h);
-}
-
 // new_zeros and friends: self's dtype and device unless given.
 TensorOptions like(const Tensor& t, py::handle dtype, py::handle device, bool requires_grad) {
   TensorOptions o = t.options();

@@ -151,6 +151,11 @@ EMBER_NO_CUDA(gru_cell_backward_cuda, const Tensor&, const Tensor&, const Tensor
 EMBER_NO_CUDA(rnn_cell_cuda, const Tensor&, const Tensor&, const Tensor&, bool, const Tensor&)
 EMBER_NO_CUDA(rnn_cell_backward_cuda, const Tensor&, const Tensor&, const Tensor&, bool,
               const Tensor&)
+EMBER_NO_CUDA(attention_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const AttentionParams&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(attention_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const AttentionParams&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+              const Tensor&, const Tensor&)
 EMBER_NO_CUDA(layer_norm_cuda, const Tensor&, const Tensor&, const Tensor&, double, const Tensor&,
               const Tensor&, const Tensor&)
 EMBER_NO_CUDA(layer_norm_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,

@@ -1,7 +1,7 @@
 """torch.nn.modules: every layer, under PyTorch's module paths (torch.nn.modules.linear.Linear
 and friends)."""
 from .module import Module, install as _install
-from .linear import Identity, Linear, Bilinear
+from .linear import Identity, Linear, Bilinear, NonDynamicallyQuantizableLinear
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .pooling import (MaxPool1d, MaxPool2d, AvgPool1d, AvgPool2d, AdaptiveAvgPool1d,
                       AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d)
@@ -19,13 +19,20 @@ from .misc import (Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample,
                    UpsamplingNearest2d, UpsamplingBilinear2d, ZeroPad2d, ConstantPad1d,
                    ConstantPad2d, ReflectionPad1d, ReflectionPad2d, ReplicationPad1d,
                    ReplicationPad2d, CircularPad1d, CircularPad2d)
+from .attention import MultiheadAttention
+from .transformer import (Transformer, TransformerEncoder, TransformerDecoder,
+                          TransformerEncoderLayer, TransformerDecoderLayer)
 from .rnn import RNNBase, RNN, LSTM, GRU, RNNCellBase, RNNCell, LSTMCell, GRUCell
 from .loss import (L1Loss, MSELoss, CrossEntropyLoss, NLLLoss, BCELoss, BCEWithLogitsLoss,
                    SmoothL1Loss, HuberLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss,
                    SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
                    TripletMarginLoss, PoissonNLLLoss, GaussianNLLLoss)
-from . import (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear,  # noqa: F401
+from . import (activation, attention, batchnorm, container, conv, dropout, flatten, instancenorm, linear,  # noqa: F401
                loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
-               upsampling)
+               transformer, upsampling)
+
+# F's one Python-written entry (it is built from modules' pieces).
+from .. import functional as _functional  # noqa: E402
+_functional.multi_head_attention_forward = attention.multi_head_attention_forward
 
 _install()

@@ -2,15 +2,27 @@
 from ... import _C
 from .. import functional as F
 from ..parameter import Parameter
+from .attention import MultiheadAttention  # noqa: F401 (torch.nn.modules.activation holds it)
 from .module import Module
 
 # ember's C++ layers, as themselves.
-ReLU, Sigmoid, Tanh = _C._nn.ReLU, _C._nn.Sigmoid, _C._nn.Tanh
+Sigmoid, Tanh = _C._nn.Sigmoid, _C._nn.Tanh
+
+
+def _relu_init(self, inplace=False):
+    _C._nn.ReLU.__init__(self, inplace)
+    self.inplace = inplace
+
+
+# ReLU(inplace=True) keeps the flag, as PyTorch's (ember's ReLU always returns a new tensor).
+ReLU = type("ReLU", (_C._nn.ReLU,), {
+    "__init__": _relu_init, "__module__": __name__, "__ember_native__": True,
+    "extra_repr": lambda self: "inplace=True" if getattr(self, "inplace", False) else ""})
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish",
            "Softplus", "Hardtanh", "Hardswish", "Hardsigmoid", "LogSigmoid", "Softsign",
            "Tanhshrink", "Threshold", "PReLU", "GLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
-           "Softmin", "Softmax2d"]
+           "Softmin", "Softmax2d", "MultiheadAttention"]
 
 
 class _Inplace(Module):

@@ -9,7 +9,11 @@ from .module import Module
 
 Linear = _C._nn.Linear
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+# MultiheadAttention's out_proj class in PyTorch (a marker for its quantisation tools).
+NonDynamicallyQuantizableLinear = type("NonDynamicallyQuantizableLinear", (Linear,), {
+    "__module__": __name__, "__ember_native__": True})
+
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):

@@ -1,7 +1,7 @@
 """torch.nn.Module's Python side: the C++ Module (ember._C._nn.Module) keeps parameters, buffers
 and children; this adds what PyTorch programs call on it that needs no C++ (hooks, type
 conversions, parameter lookups)."""
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 from ... import _C
 
@@ -99,6 +99,29 @@ def _call(self, *args, **kwargs):
     return out
 
 
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _load_state_dict(self, state_dict, strict=True, assign=False):
+    """Copies state_dict's tensors into this module's; returns (missing_keys, unexpected_keys)
+    as PyTorch does (with strict=True either is an error)."""
+    own = set(self._ember_state_dict().keys())
+    given = set(state_dict.keys())
+    missing = [k for k in self._ember_state_dict().keys() if k not in given]
+    unexpected = [k for k in state_dict.keys() if k not in own]
+    if strict and (missing or unexpected):
+        parts = []
+        if missing:
+            parts.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing))
+        if unexpected:
+            parts.append("Unexpected key(s) in state_dict: " +
+                         ", ".join(f'"{k}"' for k in unexpected))
+        raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" +
+                           ".\n\t".join(parts) + ".")
+    self._ember_load_state_dict({k: v for k, v in state_dict.items() if k in own}, strict=False)
+    return _IncompatibleKeys(missing, unexpected)
+
+
 def _extra_state_dict(self, *args, destination=None, prefix="", keep_vars=False):
     sd = self._ember_state_dict()
     if not prefix and destination is None:
@@ -119,5 +142,7 @@ def install():
     Module.__call__ = _call
     Module._ember_state_dict = Module.state_dict
     Module.state_dict = _extra_state_dict
+    Module._ember_load_state_dict = Module.load_state_dict
+    Module.load_state_dict = _load_state_dict
     Module.dump_patches = False
     Module._version = 1
