@@ -22,6 +22,7 @@
 #include "ember/core/thread_local_state.h"
 #include "ember/data/data.h"
 #include "ember/io/io.h"
+#include "ember/models/gpt.h"
 #include "ember/models/lenet.h"
 #include "ember/models/resnet.h"
 #include "ember/multiprocessing/process.h"

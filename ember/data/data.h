@@ -4,3 +4,4 @@
 #include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
 #include "ember/data/mnist.h"
+#include "ember/data/text.h"

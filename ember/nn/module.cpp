@@ -387,10 +387,15 @@ std::shared_ptr<Module> Module::clone() const {
   EMBER_ASSERT(src.size() == dst.size() && bsrc.size() == bdst.size(), name(),
                "::clone_impl made a module with different tensors");
   NoGradGuard no_grad;
+  // A tensor in two slots (tied weights) is copied once, so the copy's slots stay tied.
+  std::map<const TensorImpl*, Tensor> copies;
   for (size_t i = 0; i < src.size(); ++i) {
-    Tensor t = src[i]->detach().clone();
-    if (src[i]->requires_grad()) t.requires_grad_(true);
-    *dst[i] = t;
+    auto [it, fresh] = copies.try_emplace(src[i]->unsafe_impl());
+    if (fresh) {
+      it->second = src[i]->detach().clone();
+      if (src[i]->requires_grad()) it->second.requires_grad_(true);
+    }
+    *dst[i] = it->second;
   }
   for (size_t i = 0; i < bsrc.size(); ++i) *bdst[i] = bsrc[i]->detach().clone();
   return copy;

@@ -1,6 +1,7 @@
 // ember::nn: modules, layers, initialisation and the functional API.
 #pragma once
 
+#include "ember/nn/clip_grad.h"
 #include "ember/nn/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
@@ -9,4 +10,5 @@
 #include "ember/nn/modules/embedding.h"
 #include "ember/nn/modules/layers.h"
 #include "ember/nn/modules/linear.h"
+#include "ember/nn/modules/normalization.h"
 #include "ember/nn/modules/sequential.h"

@@ -693,6 +693,54 @@ void bind_nn(py::module_& m) {
       });
   models.def("resnet18_fashion_mnist", &models::resnet18_fashion_mnist, "image_size"_a = 28,
              "d2l's ResNet-18 for 1-channel Fashion-MNIST (the small stem up to 32x32 images)");
+  auto gpt_config = [](const models::GPT& g) {
+    const models::GPTConfig& c = g.config;
+    return py::module_::import("types").attr("SimpleNamespace")(
+        "block_size"_a = c.block_size, "vocab_size"_a = c.vocab_size, "n_layer"_a = c.n_layer,
+        "n_head"_a = c.n_head, "n_embd"_a = c.n_embd, "dropout"_a = c.dropout, "bias"_a = c.bias);
+  };
+  layer<models::GPT>(models, "GPT", "nanoGPT's GPT (its module names and state-dict keys)")
+      .def(py::init([](int64_t block_size, int64_t vocab_size, int64_t n_layer, int64_t n_head,
+                       int64_t n_embd, double dropout, bool bias) {
+             return std::make_shared<models::GPT>(
+                 models::GPTConfig{block_size, vocab_size, n_layer, n_head, n_embd, dropout, bias});
+           }),
+           "block_size"_a = 1024, "vocab_size"_a = 50304, "n_layer"_a = 12, "n_head"_a = 12,
+           "n_embd"_a = 768, "dropout"_a = 0.0, "bias"_a = true)
+      .def(
+          "forward",
+          [](models::GPT& g, const Tensor& idx, py::object targets) -> py::object {
+            if (targets.is_none()) {
+              py::gil_scoped_release no_gil;
+              Tensor logits = g.forward(idx);
+              py::gil_scoped_acquire gil;
+              return py::cast(logits);
+            }
+            const Tensor& t = as_tensor(targets);
+            std::pair<Tensor, Tensor> r;
+            {
+              py::gil_scoped_release no_gil;
+              r = g.forward(idx, t);
+            }
+            return py::make_tuple(r.first, r.second);
+          },
+          "idx"_a, "targets"_a = py::none(),
+          "logits (B, T, vocab); with targets, (logits, mean cross-entropy)")
+      .def(
+          "generate",
+          [](models::GPT& g, const Tensor& idx, int64_t max_new_tokens, double temperature,
+             std::optional<int64_t> top_k) {
+            py::gil_scoped_release no_gil;
+            return g.generate(idx, max_new_tokens, temperature, top_k);
+          },
+          "idx"_a, "max_new_tokens"_a, "temperature"_a = 1.0, "top_k"_a = py::none())
+      .def("get_num_params", &models::GPT::num_parameters, "non_embedding"_a = true)
+      .def_property_readonly("config", gpt_config)
+      .def("_ember_args", [](const models::GPT& g) {
+        const models::GPTConfig& c = g.config;
+        return py::make_tuple(c.block_size, c.vocab_size, c.n_layer, c.n_head, c.n_embd,
+                              c.dropout, c.bias);
+      });
   layer<models::MLP>(models, "MLP", "a multilayer perceptron with ReLU between")
       .def(py::init<std::vector<int64_t>>(), "sizes"_a = std::vector<int64_t>{784, 256, 256, 10})
       .def("_ember_args", [](const models::MLP& mlp) {

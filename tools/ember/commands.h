@@ -6,6 +6,7 @@ namespace ember::cli {
 int info(int argc, char** argv);
 int train(int argc, char** argv);
 int predict(int argc, char** argv);
+int generate(int argc, char** argv);
 int bench(int argc, char** argv);
 int launch(int argc, char** argv);
 

@@ -12,8 +12,10 @@ const char* kUsage = R"(usage: ember <command> [options]
 
 commands:
   info [--json]         the CPU and every GPU: properties, memory, visibility, versions
-  train [options]       train LeNet-5 (or an MLP) on Fashion-MNIST on the best device
+  train [options]       train LeNet-5 (or an MLP, ResNet-18) on Fashion-MNIST on the best device,
+                        or a GPT on text (--model gpt)
   predict --model FILE  classify the test set with a trained model: softmax(logits / T)
+  generate --model FILE text from a trained GPT: softmax(logits / T), top-k
   bench [--json]        the GPU guides' claims, measured on this machine
   launch [options] PROG start the ranks of a distributed job on this machine (like torchrun)
 
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return ember::cli::info(argc - 2, argv + 2);
     if (cmd == "train") return ember::cli::train(argc - 2, argv + 2);
     if (cmd == "predict") return ember::cli::predict(argc - 2, argv + 2);
+    if (cmd == "generate") return ember::cli::generate(argc - 2, argv + 2);
     if (cmd == "bench") return ember::cli::bench(argc - 2, argv + 2);
     if (cmd == "launch") return ember::cli::launch(argc - 2, argv + 2);
     std::cerr << "ember: unknown command '" << cmd << "'\n\n" << kUsage;

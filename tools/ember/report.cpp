@@ -102,7 +102,7 @@ void write_report(const std::string& path, const std::string& title,
   io::write_atomically(path, [&](std::ostream& os) {
     os << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escape(title)
        << "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:720px}"
-          "td{padding:2px 12px 2px 0}</style></head><body>\n<h1>"
+          "td{padding:2px 12px 2px 0;white-space:pre-wrap;vertical-align:top}</style></head><body>\n<h1>"
        << escape(title) << "</h1>\n<table>\n";
     for (auto& [k, v] : summary)
       os << "<tr><td>" << escape(k) << "</td><td>" << escape(v) << "</td></tr>\n";

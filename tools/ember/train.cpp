@@ -14,6 +14,7 @@
 #include "tools/ember/hogwild.h"
 #include "tools/ember/report.h"
 #include "tools/ember/train_ddp.h"
+#include "tools/ember/train_gpt.h"
 #include "tools/ember/training.h"
 
 namespace ember::cli {
@@ -24,9 +25,10 @@ namespace F = nn::functional;
 
 const char* kHelp = R"(usage: ember train [options]
 
-  --model lenet|mlp|resnet18
+  --model lenet|mlp|resnet18|gpt
                           LeNet-5 (default), an MLP 784-256-256-10, or ResNet-18 (d2l's: a 3x3
-                          stem at 28x28, torchvision's 7x7 stem and max-pool with --resize 96)
+                          stem at 28x28, torchvision's 7x7 stem and max-pool with --resize 96) on
+                          Fashion-MNIST; or a GPT on a text file (below)
   --resize S              resize the images to S x S, bilinearly (resnet18 only)
   --data DIR              Fashion-MNIST IDX files (default /usr/share/datasets/fashion-mnist)
   --device D              auto (default: the best GPU, else the CPU), cpu, cuda, cuda:N
@@ -53,6 +55,24 @@ const char* kHelp = R"(usage: ember train [options]
   --amp bf16|fp16         mixed precision: forward and loss under autocast in that dtype; fp16
                           scales the loss (GradScaler) and skips steps whose gradients overflow
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
+
+--model gpt: nanoGPT's GPT, character-level, on a text file (nanoGPT's CPU recipe for
+shakespeare_char by default; AdamW, warm-up then cosine decay, gradient clipping):
+  --data FILE             the text (default: the Tiny Shakespeare the repository ships)
+  --iters N               optimizer steps (default 2000)
+  --batch-size N          sequences per step (default 12; with --nproc N, per rank)
+  --block-size N          context length (default 64)
+  --n-layer N, --n-head N, --n-embd N
+                          the model's shape (default 4, 4, 128)
+  --dropout F             (default 0)
+  --lr F                  peak AdamW learning rate (default 1e-3; betas 0.9, 0.99)
+  --weight-decay F        on matrices and embeddings (default 0.1)
+  --warmup N              linear warm-up steps, then cosine decay to lr / 10 (default 100)
+  --grad-clip F           clip the gradients' total norm (default 1; 0: off)
+  --eval-interval N       steps between evaluations of both splits (default 250)
+  --eval-iters N          batches per split in an evaluation (default 20)
+  --amp, --nproc, --resume (with --nproc), --checkpoint-every, --seed, --threads, --device, --out
+                          as above; `ember generate --model OUT/model.safetensors` samples from it
 )";
 
 // The process's resident memory (bytes), from /proc/self/statm; 0 where it cannot be read.
@@ -211,17 +231,46 @@ TrainConfig parse_train_args(int argc, char** argv) {
   Args args(argc, argv,
             {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
              "workers", "out", "devices", "hogwild", "nproc", "master-port", "checkpoint-every",
-             "events", "amp", "resize"},
+             "events", "amp", "resize", "iters", "block-size", "n-layer", "n-head", "n-embd",
+             "dropout", "weight-decay", "grad-clip", "warmup", "eval-interval", "eval-iters"},
             {"help", "resume"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
+  const bool gpt = cfg.model == "gpt";
+  for (const char* o : {"iters", "block-size", "n-layer", "n-head", "n-embd", "dropout",
+                        "weight-decay", "grad-clip", "warmup", "eval-interval", "eval-iters"})
+    EMBER_CHECK(gpt || !args.has(o), "--", o, " is for --model gpt");
+  for (const char* o : {"epochs", "momentum", "resize", "hogwild", "devices", "workers"})
+    EMBER_CHECK(!gpt || !args.has(o), "--", o, " is not an option of --model gpt (see --help)");
   cfg.resize = args.integer("resize", 0, 1, 4096);
-  cfg.data = args.str("data", data::datasets::kFashionMnistDir);
+  cfg.data = args.str("data", gpt ? data::datasets::tiny_shakespeare_path()
+                                  : data::datasets::kFashionMnistDir);
   cfg.device = args.str("device", "auto");
   cfg.epochs = args.integer("epochs", 1, 1, 1000000);
-  cfg.batch_size = args.integer("batch-size", 64, 1, int64_t{1} << 31);
-  cfg.lr = args.number("lr", 0.01);
+  cfg.batch_size = args.integer("batch-size", gpt ? 12 : 64, 1, int64_t{1} << 31);
+  cfg.lr = args.number("lr", gpt ? 1e-3 : 0.01);
+  if (gpt) {
+    TrainConfig::GPT& g = cfg.gpt;
+    g.iters = args.integer("iters", g.iters, 1, int64_t{1} << 40);
+    g.block_size = args.integer("block-size", g.block_size, 1, 1 << 20);
+    g.n_layer = args.integer("n-layer", g.n_layer, 1, 1024);
+    g.n_head = args.integer("n-head", g.n_head, 1, 1024);
+    g.n_embd = args.integer("n-embd", g.n_embd, 1, 1 << 20);
+    g.dropout = args.number("dropout", g.dropout);
+    g.weight_decay = args.number("weight-decay", g.weight_decay);
+    g.grad_clip = args.number("grad-clip", g.grad_clip);
+    g.warmup = args.integer("warmup", g.warmup, 0, int64_t{1} << 40);
+    g.eval_interval = args.integer("eval-interval", g.eval_interval, 1, int64_t{1} << 40);
+    g.eval_iters = args.integer("eval-iters", g.eval_iters, 1, 1 << 20);
+    EMBER_CHECK(g.n_embd % g.n_head == 0, "--n-embd (", g.n_embd,
+                ") must be a multiple of --n-head (", g.n_head, ")");
+    EMBER_CHECK(g.dropout >= 0 && g.dropout < 1, "--dropout must be in [0, 1), got ", g.dropout);
+    EMBER_CHECK(g.weight_decay >= 0 && g.grad_clip >= 0 && cfg.lr > 0,
+                "--lr must be positive, --weight-decay and --grad-clip not negative");
+    EMBER_CHECK(!cfg.data.empty(),
+                "--model gpt needs --data FILE (the repository's Tiny Shakespeare was not found)");
+  }
   cfg.momentum = args.number("momentum", 0.9);
   cfg.seed = static_cast<uint64_t>(args.integer("seed", 0, 0));
   cfg.workers = args.integer("workers", 1, 0, 1024);
@@ -239,16 +288,16 @@ TrainConfig parse_train_args(int argc, char** argv) {
   if (args.has("amp")) {
     std::string a = args.str("amp", "");
     EMBER_CHECK(a == "bf16" || a == "fp16", "--amp expects bf16 or fp16, got '", a, "'");
-    EMBER_CHECK(cfg.nproc == 0 && cfg.hogwild == 0,
+    EMBER_CHECK(gpt || (cfg.nproc == 0 && cfg.hogwild == 0),
                 "--amp trains on one device or with --devices; it does not combine with --nproc "
-                "or --hogwild");
+                "or --hogwild (except with --model gpt)");
     cfg.amp = a == "bf16" ? kBFloat16 : kFloat16;
   }
   if (cfg.nproc > 0) {
     EMBER_CHECK(
         cfg.hogwild == 0 && !args.has("devices") && !args.has("device"),
         "--nproc trains on the CPU with one process per rank; it does not combine with --hogwild, --device or --devices");
-    if (!args.has("batch-size")) cfg.batch_size = std::max<int64_t>(1, 64 / cfg.nproc);
+    if (!args.has("batch-size") && !gpt) cfg.batch_size = std::max<int64_t>(1, 64 / cfg.nproc);
   } else {
     EMBER_CHECK(!args.has("master-port"), "--master-port is for --nproc N");
   }
@@ -269,6 +318,7 @@ int train(int argc, char** argv) {
   }
   if (cfg.threads > 0) set_num_threads(cfg.threads);
   std::filesystem::create_directories(cfg.out);
+  if (cfg.model == "gpt") return train_gpt(cfg, argc, argv);
   if (cfg.nproc > 0) return train_ddp(cfg, argc, argv);
   if (cfg.hogwild > 0) return train_hogwild(cfg, cfg.hogwild, cfg.out);
   const std::vector<Device>& devices = cfg.devices;

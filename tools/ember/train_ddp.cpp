@@ -111,8 +111,13 @@ int worker(const TrainConfig& cfg) {
 
 }  // namespace
 
+bool is_rank() { return std::getenv("RANK") && std::getenv("WORLD_SIZE"); }
+
 int train_ddp(const TrainConfig& cfg, int argc, char** argv) {
-  if (std::getenv("RANK") && std::getenv("WORLD_SIZE")) return worker(cfg);
+  return is_rank() ? worker(cfg) : launch_ranks(cfg, argc, argv);
+}
+
+int launch_ranks(const TrainConfig& cfg, int argc, char** argv) {
   dist::LaunchOptions o;
   o.nproc_per_node = cfg.nproc;
   // Below Linux's ephemeral ports (32768+), where other programs' connections would take it.

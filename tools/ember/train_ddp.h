@@ -11,4 +11,10 @@ namespace ember::cli {
 /// unless --threads); rank 0 evaluates, prints results like `ember train` and saves the model.
 int train_ddp(const TrainConfig& cfg, int argc, char** argv);
 
+/// Whether this process is a rank that a launch started (RANK and WORLD_SIZE are set).
+bool is_rank();
+/// Starts cfg.nproc copies of `ember train` with `argv` on this machine (--master-port, or a
+/// random port) and returns the launch's exit code.
+int launch_ranks(const TrainConfig& cfg, int argc, char** argv);
+
 }  // namespace ember::cli

@@ -38,6 +38,19 @@ struct TrainConfig {
 
   std::optional<DType> amp;     // --amp bf16|fp16: autocast's dtype (fp16 adds a GradScaler)
   bool help = false;
+
+  // --model gpt (train_gpt.h): nanoGPT's CPU recipe for shakespeare_char by default.
+  struct GPT {
+    int64_t iters = 2000;  // optimizer steps
+    int64_t block_size = 64;
+    int64_t n_layer = 4, n_head = 4, n_embd = 128;
+    double dropout = 0.0;
+    double weight_decay = 0.1;
+    double grad_clip = 1.0;  // 0: none
+    int64_t warmup = 100;    // iterations of linear warm-up, then cosine decay to lr / 10
+    int64_t eval_interval = 250;
+    int64_t eval_iters = 20;  // batches per split in each evaluation
+  } gpt;
 };
 
 /// `ember train`'s command line, parsed and checked, with no side effects (also the fuzz target's
@@ -57,7 +70,8 @@ struct MnistSets {
 /// `resize` > 0: images resized to resize x resize.
 MnistSets load_fashion_mnist(const std::string& root, int64_t resize = 0);
 
-/// "lenet", "mlp" (784-256-256-10) or "resnet18" (d2l's ResNet-18 for images of image_size).
+/// "lenet", "mlp" (784-256-256-10) or "resnet18" (d2l's ResNet-18 for images of image_size);
+/// `ember train --model gpt` builds its GPT itself (train_gpt.h).
 std::shared_ptr<nn::Module> make_model(const std::string& name, int64_t image_size = 28);
 /// The architecture a state dict was saved from ("lenet", "mlp" or "resnet18").
 std::string model_kind(const nn::NamedTensors& state);

@@ -3,12 +3,18 @@
 #include <sstream>
 
 #include "ember/nn/functional.h"
+#include "ember/ops/activation.h"
 
 namespace ember::nn {
 
 Tensor ReLU::forward(const Tensor& x) { return relu(x); }
 Tensor Sigmoid::forward(const Tensor& x) { return sigmoid(x); }
 Tensor Tanh::forward(const Tensor& x) { return tanh(x); }
+GELU::GELU(std::string approx) : approximate(std::move(approx)) {
+  EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                    "[GELU] approximate must be 'none' or 'tanh', got '", approximate, "'");
+}
+Tensor GELU::forward(const Tensor& x) { return gelu(x, approximate); }
 Tensor Softmax::forward(const Tensor& x) { return softmax(x, dim); }
 Tensor LogSoftmax::forward(const Tensor& x) { return log_softmax(x, dim); }
 

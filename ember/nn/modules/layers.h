@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "ember/nn/module.h"
 #include "ember/ops/conv.h"
@@ -23,6 +24,21 @@ EMBER_SIMPLE_LAYER(ReLU)
 EMBER_SIMPLE_LAYER(Sigmoid)
 EMBER_SIMPLE_LAYER(Tanh)
 #undef EMBER_SIMPLE_LAYER
+
+/// GELU: x * Phi(x), exact ("none") or with the tanh approximation ("tanh").
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none");
+  Tensor forward(const Tensor& x) override;
+  std::string name() const override { return "GELU"; }
+  std::string extra_repr() const override { return "approximate='" + approximate + "'"; }
+  const std::string approximate;
+
+ protected:
+  std::shared_ptr<Module> clone_impl() const override {
+    return std::make_shared<GELU>(approximate);
+  }
+};
 
 class Softmax : public Module {
  public:
