@@ -11,4 +11,5 @@
 #include "ember/nn/modules/layers.h"
 #include "ember/nn/modules/linear.h"
 #include "ember/nn/modules/normalization.h"
+#include "ember/nn/modules/rnn.h"
 #include "ember/nn/modules/sequential.h"

@@ -188,6 +188,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
               x.dim() ? x.size(-1) : 0, " doesn't match weight of shape ", weight.sizes(),
               " (in_features = ", weight.size(1), ")");
   if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
+  // (..., in) as rows of one product, the bias added by the GEMM itself (no extra pass).
+  if (x.dim() > 2 && bias.defined() && x.is_contiguous()) {
+    Shape out = x.sizes();
+    out.back() = weight.size(0);
+    int64_t rows = 1;
+    for (int64_t d = 0; d + 1 < x.dim(); ++d) rows *= x.size(d);  // -1 fails for 0 features
+    return addmm(bias, x.reshape({rows, x.size(-1)}), weight.t()).view(out);
+  }
   Tensor y = matmul(x, weight.t());
   EMBER_CHECK(x.dtype() != kBool || !bias.defined() || y.numel() == 0,
               "[linear] is not implemented for bool");  // as PyTorch, but for empty results

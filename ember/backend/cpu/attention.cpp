@@ -11,6 +11,7 @@
 
 #include "ember/backend/cpu/blas.h"
 #include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/functors/math.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -101,14 +102,18 @@ void forward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor&
           for (int64_t b = 0; b < bk; ++b) row_max = std::max(row_max, s[b]);
           T m_new = std::max(m[a], row_max);
           // A row whose every score so far is -inf has no distribution yet: keep it at zero.
-          T corr = m_new == ninf ? T(1) : std::exp(m[a] - m_new);
+          T corr = m_new == ninf ? T(1) : math::exp_nonpositive(m[a] - m_new);
           T sum = 0;
-          for (int64_t b = 0; b < bk; ++b) {
-            T e = m_new == ninf ? T(0) : std::exp(s[b] - m_new);
-            sum += e;
-            s[b] = e;
+          if (m_new == ninf) {
+            std::fill(s, s + bk, T(0));
+          } else {
+            // Three passes, so that the exponentials vectorise: the sum (a float reduction) and
+            // dropout's branch would keep the compiler from it.
+            for (int64_t b = 0; b < bk; ++b) s[b] = math::exp_nonpositive(s[b] - m_new);
+            for (int64_t b = 0; b < bk; ++b) sum += s[b];
             if (p.dropout > 0)
-              s[b] = attention_keep(p, n, i0 + a, j0 + b, Lq, Lk) ? e * keep_scale : T(0);
+              for (int64_t b = 0; b < bk; ++b)
+                s[b] = attention_keep(p, n, i0 + a, j0 + b, Lq, Lk) ? s[b] * keep_scale : T(0);
           }
           l[a] = l[a] * corr + sum;
           m[a] = m_new;
@@ -168,12 +173,14 @@ void backward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor
         for (int64_t i0 = i_start; i0 < Lq; i0 += kBlockQ) {
           int64_t bq = std::min(kBlockQ, Lq - i0);
           score_block(qn, kn, D, i0, bq, j0, bk, n, mask, p, P.data());
-          for (int64_t a = 0; a < bq; ++a)
-            for (int64_t b = 0; b < bk; ++b) {
-              T& s = P[static_cast<size_t>(a * bk + b)];
-              T lse_a = ln[i0 + a];
-              s = std::isinf(lse_a) && lse_a < 0 ? T(0) : std::exp(s - lse_a);
-            }
+          for (int64_t a = 0; a < bq; ++a) {
+            T* s = P.data() + a * bk;
+            T lse_a = ln[i0 + a];
+            if (std::isinf(lse_a) && lse_a < 0)  // a row that attends to nothing
+              std::fill(s, s + bk, T(0));
+            else
+              for (int64_t b = 0; b < bk; ++b) s[b] = math::exp_nonpositive(s[b] - lse_a);
+          }
           // dP = dO V^T (then dropout's mask and scale); dV += (P with dropout)^T dO.
           gemm(false, true, bq, bk, Dv, T(1), don + i0 * Dv, Dv, vn + j0 * Dv, Dv, T(0), dP.data(),
                bk);

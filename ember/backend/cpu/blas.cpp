@@ -67,6 +67,20 @@ void gemm_blocks(bool ta, bool tb, int64_t m, int64_t n, int64_t k, S alpha, con
 
 void sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
            int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  // oneDNN's kernels are faster where there is work to amortise a primitive's call (about 10 us);
+  // OpenBLAS below that.
+  constexpr double kDnnlMinWork = 8e6;
+  double work = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  if (have_dnnl_sgemm() && work >= kDnnlMinWork) {
+    gemm_blocks<float, float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                              [](CBLAS_ORDER, CBLAS_TRANSPOSE ta_, CBLAS_TRANSPOSE tb_, int m_,
+                                 int n_, int k_, float al, const float* a_, int lda_,
+                                 const float* b_, int ldb_, float be, float* c_, int ldc_) {
+                                dnnl_sgemm(ta_ == CblasTrans, tb_ == CblasTrans, m_, n_, k_, al,
+                                           a_, lda_, b_, ldb_, be, c_, ldc_);
+                              });
+    return;
+  }
   gemm_blocks<float, float>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, cblas_sgemm);
 }
 

@@ -30,16 +30,17 @@ int64_t bits(float f) {
 }
 
 // A row-major (rows x cols) operand, or its transpose stored column-major, with leading dim ld.
-memory::desc operand(int64_t rows, int64_t cols, bool trans, int64_t ld) {
-  return memory::desc({rows, cols}, dt::bf16, trans ? memory::dims{1, ld} : memory::dims{ld, 1});
+memory::desc operand(dt type, int64_t rows, int64_t cols, bool trans, int64_t ld) {
+  return memory::desc({rows, cols}, type, trans ? memory::dims{1, ld} : memory::dims{ld, 1});
 }
 
-Plan plan_for(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, int64_t lda,
-              int64_t ldb, float beta, int64_t ldc) {
-  dnnl_util::PlanCache<Plan>::Key key{ta, tb, m, n, k, lda, ldb, ldc, bits(alpha), bits(beta)};
+Plan plan_for(dt type, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+              int64_t lda, int64_t ldb, float beta, int64_t ldc) {
+  dnnl_util::PlanCache<Plan>::Key key{static_cast<int64_t>(type), ta, tb, m, n, k, lda, ldb,
+                                      ldc, bits(alpha), bits(beta)};
   return dnnl_util::plan_cache<Plan>().lookup(key, [&] {
-    memory::desc a = operand(m, k, ta, lda), b = operand(k, n, tb, ldb);
-    memory::desc c({m, n}, dt::bf16, memory::dims{ldc, 1});
+    memory::desc a = operand(type, m, k, ta, lda), b = operand(type, k, n, tb, ldb);
+    memory::desc c({m, n}, type, memory::dims{ldc, 1});
     dnnl::primitive_attr attr = dnnl_util::user_scratchpad_attr();
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
@@ -52,26 +53,39 @@ Plan plan_for(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, in
   });
 }
 
-}  // namespace
-
-void dnnl_bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
-                    const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
-                    BFloat16* c, int64_t ldc) {
-  EMBER_ASSERT(have_bf16_kernels(), "dnnl_bf16_gemm called without bfloat16 kernels");
-  Plan plan = plan_for(ta, tb, m, n, k, alpha, lda, ldb, beta, ldc);
+template <typename T>
+void run(dt type, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const T* a,
+         int64_t lda, const T* b, int64_t ldb, float beta, T* c, int64_t ldc) {
+  Plan plan = plan_for(type, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc);
   dnnl_util::single_threaded([&] {
     dnnl::engine& e = dnnl_util::engine();
     dnnl::stream s(e);
     dnnl_util::Buffer scratch;
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, memory(plan.a, e, const_cast<BFloat16*>(a))},
-        {DNNL_ARG_WEIGHTS, memory(plan.b, e, const_cast<BFloat16*>(b))},
+        {DNNL_ARG_SRC, memory(plan.a, e, const_cast<T*>(a))},
+        {DNNL_ARG_WEIGHTS, memory(plan.b, e, const_cast<T*>(b))},
         {DNNL_ARG_DST, memory(plan.c, e, c)},
         {DNNL_ARG_SCRATCHPAD,
          memory(plan.scratch, e, dnnl_util::reserve(scratch, plan.scratch.get_size()))}};
     plan.prim.execute(s, args);
     s.wait();  // before `scratch` goes back to the cache
   });
+}
+
+}  // namespace
+
+void dnnl_bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+                    const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
+                    BFloat16* c, int64_t ldc) {
+  EMBER_ASSERT(have_bf16_kernels(), "dnnl_bf16_gemm called without bfloat16 kernels");
+  run(dt::bf16, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+bool have_dnnl_sgemm() { return true; }
+
+void dnnl_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  run(dt::f32, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace ember::cpu
@@ -81,6 +95,11 @@ void dnnl_bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alp
 namespace ember::cpu {
 void dnnl_bf16_gemm(bool, bool, int64_t, int64_t, int64_t, float, const BFloat16*, int64_t,
                     const BFloat16*, int64_t, float, BFloat16*, int64_t) {
+  EMBER_FAIL("[matmul] ember was built without oneDNN");
+}
+bool have_dnnl_sgemm() { return false; }
+void dnnl_sgemm(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                int64_t, float, float*, int64_t) {
   EMBER_FAIL("[matmul] ember was built without oneDNN");
 }
 }  // namespace ember::cpu

@@ -12,6 +12,21 @@
 namespace ember {
 namespace {
 int64_t rows_grain(int64_t N) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1)); }
+
+// sum of f(i) for i < n, in 16 partial sums: one running sum is a chain of dependent additions
+// that neither vectorises nor pipelines (a third of the op's time at rows of 256).
+template <typename A, typename F>
+A lane_sum(int64_t n, F f) {
+  constexpr int kLanes = 16;
+  A acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] += f(i + j);
+  A s = 0;
+  for (; i < n; ++i) s += f(i);
+  for (int j = 0; j < kLanes; ++j) s += acc[j];
+  return s;
+}
 }  // namespace
 
 void layer_norm_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
@@ -30,14 +45,12 @@ void layer_norm_cpu(const Tensor& x, const Tensor& weight, const Tensor& bias, d
       for (int64_t r = b; r < e; ++r) {
         const T* row = xp + r * N;
         // Two passes (mean, then squared deviations) in A: a one-pass sum of squares cancels.
-        A s = 0;
-        for (int64_t i = 0; i < N; ++i) s += static_cast<A>(row[i]);
-        A m = s / static_cast<A>(N);
-        A ss = 0;
-        for (int64_t i = 0; i < N; ++i) {
+        A m = lane_sum<A>(N, [&](int64_t i) { return static_cast<A>(row[i]); }) /
+              static_cast<A>(N);
+        A ss = lane_sum<A>(N, [&](int64_t i) {
           A d = static_cast<A>(row[i]) - m;
-          ss += d * d;
-        }
+          return d * d;
+        });
         A rs = A(1) / std::sqrt(ss / static_cast<A>(N) + static_cast<A>(eps));
         mp[r] = m;
         rp[r] = rs;
@@ -74,18 +87,18 @@ void layer_norm_backward_cpu(const Tensor& dy, const Tensor& x, const Tensor& me
         const T* xr = xp + r * N;
         const T* dyr = dyp + r * N;
         A m = mp[r], rs = rp[r];
-        A sum_dyw = 0, sum_dyw_xhat = 0;
-        for (int64_t i = 0; i < N; ++i) {
-          A g = static_cast<A>(dyr[i]);
-          A xhat = (static_cast<A>(xr[i]) - m) * rs;
-          A dyw = g * (wp ? static_cast<A>(wp[i]) : A(1));
-          sum_dyw += dyw;
-          sum_dyw_xhat += dyw * xhat;
-          if (param_grads) {
-            dw[static_cast<size_t>(i)] += g * xhat;
+        auto dyw_at = [&](int64_t i) {
+          return static_cast<A>(dyr[i]) * (wp ? static_cast<A>(wp[i]) : A(1));
+        };
+        auto xhat_at = [&](int64_t i) { return (static_cast<A>(xr[i]) - m) * rs; };
+        A sum_dyw = lane_sum<A>(N, dyw_at);
+        A sum_dyw_xhat = lane_sum<A>(N, [&](int64_t i) { return dyw_at(i) * xhat_at(i); });
+        if (param_grads)
+          for (int64_t i = 0; i < N; ++i) {
+            A g = static_cast<A>(dyr[i]);
+            dw[static_cast<size_t>(i)] += g * xhat_at(i);
             db[static_cast<size_t>(i)] += g;
           }
-        }
         if (dxp)
           for (int64_t i = 0; i < N; ++i) {
             A xhat = (static_cast<A>(xr[i]) - m) * rs;

@@ -59,7 +59,7 @@ EMBER_BINARY_FUNCTOR(SigmoidBackwardFn, T, a* b*(T(1) - b))  // b = output
 EMBER_BINARY_FUNCTOR(TanhBackwardFn, T, a*(T(1) - b * b))    // b = output
 // b = input: d/dx of x Phi(x) is Phi(x) + x phi(x).
 EMBER_BINARY_FUNCTOR(GeluBackwardFn, T,
-                     a*(T(0.5) * (T(1) + math::erf(b * T(0.70710678118654752))) +
+                     a*(T(0.5) * (T(1) + math::erf_approx(b * T(0.70710678118654752))) +
                         b * T(0.39894228040143268) * math::exp(T(-0.5) * b * b)))
 EMBER_BINARY_FUNCTOR(SiluBackwardFn, T,
                      a*(T(1) / (T(1) + math::exp(-b))) * (T(1) + b * (T(1) - T(1) / (T(1) + math::exp(-b)))))

@@ -60,7 +60,7 @@ EMBER_UNARY_FUNCTOR(AcoshFn, math::acosh(x))
 EMBER_UNARY_FUNCTOR(AtanhFn, math::atanh(x))
 EMBER_UNARY_FUNCTOR(TruncFn, math::trunc(x))
 // Activations: x * Phi(x) (GELU), x * sigmoid(x) (SiLU), x * tanh(softplus(x)) (Mish).
-EMBER_UNARY_FUNCTOR(GeluFn, x* T(0.5) * (T(1) + math::erf(x * T(0.70710678118654752))))
+EMBER_UNARY_FUNCTOR(GeluFn, x* T(0.5) * (T(1) + math::erf_approx(x * T(0.70710678118654752))))
 EMBER_UNARY_FUNCTOR(GeluTanhFn,
                     T(0.5) * x *
                         (T(1) + math::tanh(T(0.79788456080286536) * (x + T(0.044715) * x * x * x))))
