@@ -6,8 +6,13 @@
 //   lstm: a word-level language model (embedding 10000 x 256, LSTM 2 x 256, decoder to 10000,
 //         batch 32, 35 steps; pytorch/examples' word_language_model at that size), SGD.
 // One JSON object per line, ratio = ember / libtorch; ms per step.
+// With --attention: scaled_dot_product_attention forward and backward (1 x 4 heads x L x 64,
+// causal) at L = 1024 and 4096, ember's fused kernel against ember's math path (the L x L
+// weights) and libtorch 1.13's (which has only the math path): milliseconds and the peak of
+// ember's allocator above what the inputs hold.
 //
 //   build/release/bench/ember-sequence-bench [--filter=gpt] [--threads=1,2] [--repeats=5]
+//   build/release/bench/ember-sequence-bench --attention [--threads=1,2]
 #include <cblas.h>
 #include <torch/torch.h>
 
@@ -165,6 +170,67 @@ std::vector<Workload> make_workloads(const std::string& filter) {
   return w;
 }
 
+// Milliseconds of one call (best of `repeats` after a warm-up) and ember's peak allocation above
+// the bytes allocated before it.
+struct Measure {
+  double ms;
+  int64_t peak_bytes;
+};
+Measure measure(const std::function<void()>& f, int repeats) {
+  ember::CachingAllocator& alloc = ember::device_backend(ember::kCPU).allocator(0);
+  f();
+  int64_t before = alloc.stats().allocated_bytes[ember::kAllPools].current;
+  alloc.reset_peak_stats();
+  double best = 1e30;
+  for (int r = 0; r < repeats; ++r) {
+    double t0 = bench::now();
+    f();
+    best = std::min(best, bench::now() - t0);
+  }
+  int64_t peak = alloc.stats().allocated_bytes[ember::kAllPools].peak - before;
+  return {best * 1e3, peak};
+}
+
+void attention_rows(int threads, int repeats) {
+  for (int64_t L : {1024, 4096}) {
+    ember::Tensor q = ember::randn({1, 4, L, 64}).requires_grad_(),
+                  k = ember::randn({1, 4, L, 64}).requires_grad_(),
+                  v = ember::randn({1, 4, L, 64}).requires_grad_();
+    auto run = [&](bool fused) {
+      return [&, fused] {
+        ember::Tensor o = fused ? ember::scaled_dot_product_attention(q, k, v, {}, 0, true)
+                                : std::get<0>(ember::attention_math(q, k, v, {}, 0, true));
+        o.sum().backward();
+        q.set_grad(ember::Tensor());
+        k.set_grad(ember::Tensor());
+        v.set_grad(ember::Tensor());
+      };
+    };
+    Measure fused = measure(run(true), repeats), math = measure(run(false), repeats);
+    torch::Tensor tq = torch::randn({1, 4, L, 64}).requires_grad_(),
+                  tk = torch::randn({1, 4, L, 64}).requires_grad_(),
+                  tv = torch::randn({1, 4, L, 64}).requires_grad_();
+    Measure torch_math = measure(
+        [&] {
+          torch::Tensor o = std::get<0>(at::_scaled_dot_product_attention(tq, tk, tv, {}, 0.0,
+                                                                          false, true));
+          o.sum().backward();
+          tq.mutable_grad().reset();
+          tk.mutable_grad().reset();
+          tv.mutable_grad().reset();
+        },
+        repeats);
+    std::printf(
+        "{\"name\": \"sdpa_causal_L%lld\", \"threads\": %d, \"fused_ms\": %.1f, "
+        "\"math_ms\": %.1f, \"libtorch_math_ms\": %.1f, \"fused_peak_mib\": %.1f, "
+        "\"math_peak_mib\": %.1f, \"scores_mib\": %.1f, \"time_ratio\": %.3f}\n",
+        static_cast<long long>(L), threads, fused.ms, math.ms, torch_math.ms,
+        fused.peak_bytes / 1048576.0, math.peak_bytes / 1048576.0,
+        4.0 * L * L * 4 / 1048576.0, fused.ms / math.ms);
+    std::fflush(stdout);
+  }
+}
+
 std::vector<int> parse_threads(const std::string& s) {
   std::vector<int> out;
   size_t start = 0;
@@ -183,6 +249,7 @@ int main(int argc, char** argv) {
   std::string filter;
   std::vector<int> threads = {1, 2};
   bench::Options options;
+  bool attention = false;
   options.repeats = 5;
   options.target_seconds = 1.0;  // a step takes 0.1-0.6 s
   for (int i = 1; i < argc; ++i) {
@@ -193,8 +260,11 @@ int main(int argc, char** argv) {
       threads = parse_threads(a.substr(10));
     else if (a.rfind("--repeats=", 0) == 0)
       options.repeats = std::stoi(a.substr(10));
+    else if (a == "--attention")
+      attention = true;
     else {
-      std::cerr << "usage: ember-sequence-bench [--filter=SUBSTRING] [--threads=1,2] [--repeats=N]\n";
+      std::cerr << "usage: ember-sequence-bench [--attention] [--filter=SUBSTRING] "
+                   "[--threads=1,2] [--repeats=N]\n";
       return 2;
     }
   }
@@ -202,6 +272,11 @@ int main(int argc, char** argv) {
     for (int t : threads) {
       ember::set_num_threads(t);
       at::set_num_threads(t);
+      if (attention) {
+        openblas_set_num_threads(t);  // libtorch's products; ember's kernel splits on its pool
+        attention_rows(t, std::max(1, options.repeats / 2));
+        continue;
+      }
       for (const Workload& w : make_workloads(filter)) {
         bench::Result r = bench::compare(
             w.ember, w.torch, [] { openblas_set_num_threads(1); },
