@@ -94,3 +94,32 @@ def test_bad_arguments_are_value_errors():
         ember.optim.Adam([])
     with pytest.raises(ValueError, match="beta"):
         ember.optim.Adam([w], betas=(1.5, 0.9))
+
+
+@pytest.mark.parametrize("line_search", [None, "strong_wolfe"])
+def test_lbfgs_takes_pytorchs_iterates(line_search):
+    rng = np.random.default_rng(0)
+    a_np, y_np = rng.standard_normal((30, 5)), rng.standard_normal(30)
+
+    def run(lib):
+        A, y = lib.tensor(a_np), lib.tensor(y_np)
+        w = lib.zeros(5, dtype=lib.float64, requires_grad=True)
+        opt = lib.optim.LBFGS([w], lr=0.5, max_iter=3, history_size=2,
+                              line_search_fn=line_search)
+        losses = []
+        for _ in range(5):
+            def closure():
+                opt.zero_grad()
+                loss = ((A @ w - y) ** 2).mean() + 0.1 * (w ** 4).sum()
+                loss.backward()
+                return loss
+            losses.append(float(opt.step(closure)))
+        return losses, w.detach().numpy(), opt.state[w]["func_evals"]
+
+    (tl, tw, tn), (el, ew, en) = run(torch), run(ember)
+    np.testing.assert_allclose(el, tl, rtol=1e-10)
+    np.testing.assert_allclose(ew, tw, rtol=1e-9, atol=1e-12)
+    assert en == tn
+    with pytest.raises(ValueError, match="parameter groups"):
+        ember.optim.LBFGS([{"params": [ember.zeros(1, requires_grad=True)]},
+                           {"params": [ember.zeros(1, requires_grad=True)]}])

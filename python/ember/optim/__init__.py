@@ -6,6 +6,7 @@ from .optimizer import Optimizer
 from .sgd import SGD
 from .adam import Adam, AdamW, Adamax, NAdam, RAdam
 from .rmsprop import RMSprop, Adagrad, Adadelta
+from .lbfgs import LBFGS
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop", "Adagrad",
-           "Adadelta", "lr_scheduler"]
+           "Adadelta", "LBFGS", "lr_scheduler"]
