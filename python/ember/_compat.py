@@ -183,6 +183,25 @@ def set_default_dtype(d):
 
 
 @_torch
+def get_default_device():
+    """The device factories create tensors on: the CPU in ember."""
+    return _E.device("cpu")
+
+
+@_torch
+def set_default_device(device):
+    """Accepts the CPU (or None) only: ember's factories create tensors on the CPU unless given
+    device=."""
+    if device is None:
+        return
+    d = _E.device(device) if not isinstance(device, _E.device) else device
+    if d.type != "cpu":
+        raise NotImplementedError(f"[set_default_device] ember's factories create tensors on the "
+                                  f"CPU by default, got {device!r}; pass device= to the factories "
+                                  "(or .to(device)) instead")
+
+
+@_torch
 def set_default_tensor_type(t):
     """Accepts the float32 CPU tensor type only (torch.FloatTensor or its name)."""
     name = t if isinstance(t, str) else f"{getattr(t, '__module__', '')}.{t.__name__}"

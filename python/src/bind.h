@@ -77,6 +77,8 @@ std::optional<Scalar> as_scalar(py::handle h);
 Scalar to_scalar(py::handle h, const char* what);
 /// A tensor argument, or a number made into a 0-dim tensor (like PyTorch's wrapped numbers).
 bool is_tensor(py::handle h);
+/// The Python type name of h's object ("float", "Tensor"), for error messages.
+std::string type_name(py::handle h);
 const Tensor& as_tensor(py::handle h);
 /// Records ember.Tensor's type object for is_tensor (bind_tensor calls it once).
 void set_tensor_type(py::handle type);

@@ -9,9 +9,9 @@ namespace {
 
 bool is_python_bool(py::handle h) { return PyBool_Check(h.ptr()); }
 
-std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
-
 }  // namespace
+
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
 
 std::optional<Scalar> as_scalar(py::handle h) {
   PyObject* o = h.ptr();

@@ -28,8 +28,6 @@ py::object wrap_parameter(const Tensor& t) {
 
 bool python_alive() { return Py_IsInitialized() && !_Py_IsFinalizing(); }
 
-std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
-
 // The C++ module of `self`, or null before Module.__init__ has made it.
 nn::Module* constructed(py::handle self) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self.ptr());

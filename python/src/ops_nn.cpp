@@ -390,12 +390,38 @@ void def_nn_ops(OpTable& t) {
             return F::dropout(x, p, training);
           });
         });
-  for (int spatial : {1, 2, 3}) {
-    t.def("dropout" + std::to_string(spatial) +
+  // PyTorch 1.13's channel-wise dropouts, with its rules for other ranks: dropout1d takes 2-D
+  // (C, L) or 3-D (N, C, L) only; dropout2d warns off 3-D and 4-D but drops per (N, C) entry
+  // whatever the rank (a 3-D input is (N, C, L)); dropout3d takes anything but 5-D as unbatched.
+  for (int dims : {1, 2, 3}) {
+    t.def("dropout" + std::to_string(dims) +
               "d(Tensor input, float p=0.5, bool training=True, bool inplace=False)",
-          [spatial](const Args& a) {
+          [dims](const Args& a) {
             double p = a.real(1);
             bool training = a.flag(2);
+            int64_t rank = a.tensor(0).dim();
+            int64_t spatial = dims;
+            if (dims == 1) {
+              if (rank != 2 && rank != 3)
+                throw std::runtime_error("dropout1d: Expected 2D or 3D input, but received a " +
+                                         std::to_string(rank) +
+                                         "D input. Note that dropout1d exists to provide "
+                                         "channel-wise dropout on inputs with 1 spatial dimension, "
+                                         "a channel dimension, and an optional batch dimension "
+                                         "(i.e. 2D or 3D inputs).");
+            } else if (rank != dims + 1 && rank != dims + 2) {
+              std::string msg = "dropout" + std::to_string(dims) + "d: Received a " +
+                                std::to_string(rank) + "-D input to dropout" +
+                                std::to_string(dims) +
+                                "d, which is deprecated and will result in an error in a future "
+                                "release. To retain the behavior and silence this warning, "
+                                "please use dropout instead.";
+              if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0)
+                throw py::error_already_set();
+              spatial = dims == 2 ? std::max<int64_t>(rank - 2, 0) : std::max<int64_t>(rank - 1, 0);
+            } else if (dims == 2 && rank == 3) {
+              spatial = 1;  // (N, C, L), as 1.13 reads it
+            }
             return maybe_inplace(a, 3, [p, training, spatial](const Tensor& x) {
               return F::feature_dropout(x, p, training, spatial);
             });

@@ -185,7 +185,12 @@ void bind_tensor(py::module_& m) {
             if (!x.grad().defined()) return py::none();
             return py::cast(x.grad());
           },
-          [](const Tensor& x, py::handle g) { x.set_grad(g.is_none() ? Tensor() : as_tensor(g)); })
+          [](const Tensor& x, py::handle g) {
+            if (!g.is_none() && !is_tensor(g))
+              throw py::type_error("assigned grad expected to be a Tensor or None but got grad of "
+                                   "type " + type_name(g));
+            x.set_grad(g.is_none() ? Tensor() : as_tensor(g));
+          })
       .def_property_readonly("grad_fn",
                              [](const Tensor& x) -> py::object {
                                if (!x.grad_fn()) return py::none();
