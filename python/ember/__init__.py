@@ -42,7 +42,7 @@ for _name in _TENSOR_FUNCTIONS:
 del _name
 
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
-               backends, models, accelerator)
+               backends, models, accelerator, distributions)
 from .amp import autocast, is_autocast_enabled  # noqa: E402
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402

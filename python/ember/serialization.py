@@ -367,3 +367,36 @@ def _load_safetensors(f, map_location):
             out[name] = t
     out.update(values)
     return out
+
+
+# torch.serialization's allow-list for weights_only loading. ember.load reads torch.save's zip
+# format with NumPy and its own unpickler of tensors, the same whether weights_only is set or
+# not; the list is kept so that programs that register their classes run.
+_safe_globals = []
+
+
+def add_safe_globals(safe_globals):
+    """Marks classes (or (class, name) pairs) as safe for weights_only loading."""
+    _safe_globals.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_safe_globals)
+
+
+def clear_safe_globals():
+    _safe_globals.clear()
+
+
+class safe_globals:
+    """with ember.serialization.safe_globals([...]): the classes count as safe inside the block."""
+
+    def __init__(self, safe_globals):
+        self._added = list(safe_globals)
+
+    def __enter__(self):
+        _safe_globals.extend(self._added)
+
+    def __exit__(self, *exc):
+        for g in self._added:
+            _safe_globals.remove(g)

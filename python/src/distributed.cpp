@@ -122,6 +122,13 @@ void bind_distributed(py::module_& m) {
   d.def(
       "get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, "group"_a = py::none());
   d.def(
+      "get_backend",
+      [](py::handle g) {
+        dist::ProcessGroup* group = group_of(g);
+        return (group ? *group : dist::default_group()).backend();
+      },
+      "group"_a = py::none());
+  d.def(
       "get_world_size", [](py::handle g) { return dist::get_world_size(group_of(g)); },
       "group"_a = py::none());
   d.def(

@@ -67,3 +67,9 @@ def test_mnist_inference():
     out = run("mnist_inference.py", expect=["temperature 0.3", "temperature 2.0"])
     confidences = [float(line.split("mean confidence ")[1]) for line in out.splitlines() if "confidence" in line]
     assert confidences == sorted(confidences, reverse=True)  # a higher temperature, less confident
+
+
+def test_gpt():
+    out = run("gpt.py", "--iters", "60", expect=["step 0: train loss 4.", "step 60:", "sample:"])
+    val = float(out.split("step 60:")[1].split("val loss ")[1].split(",")[0])
+    assert val < 3.6, "60 steps take the loss well below ln 65 = 4.17"

@@ -7,6 +7,7 @@ ReduceOp, Work, ProcessGroup = _d.ReduceOp, _d.Work, _d.ProcessGroup
 init_process_group, destroy_process_group, is_initialized = (
     _d.init_process_group, _d.destroy_process_group, _d.is_initialized)
 get_rank, get_world_size, new_group = _d.get_rank, _d.get_world_size, _d.new_group
+get_backend = _d.get_backend
 all_reduce, broadcast, reduce, all_gather, gather, scatter = (
     _d.all_reduce, _d.broadcast, _d.reduce, _d.all_gather, _d.gather, _d.scatter)
 reduce_scatter, all_to_all_single, barrier = _d.reduce_scatter, _d.all_to_all_single, _d.barrier
@@ -32,3 +33,14 @@ def is_mpi_available():
 
 def is_nccl_available():
     return "nccl" in available_backends()
+
+
+def get_default_backend_for_device(device):
+    """The backend PyTorch picks for a device type: NCCL for CUDA, Gloo for the CPU."""
+    kind = device if isinstance(device, str) else getattr(device, "type", str(device))
+    kind = kind.partition(":")[0]
+    if kind == "cuda":
+        return "nccl"
+    if kind == "cpu":
+        return "gloo"
+    raise ValueError(f"Unknown device type {kind!r}: expected 'cpu' or 'cuda'")
