@@ -258,26 +258,38 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
   return arg(x, dim, keepdim, false);
 }
 
+namespace {
+
+// The variance over dims without autograd, accumulated in float64 for float32 input (as PyTorch's
+// Welford accumulates wider): the squared deviations of float32 values overflow float32 long
+// before their square root does (the std of two values 1e30 apart is 5e29). Two passes (mean,
+// then squared deviations), the mean corrected by the mean deviation: the sum of n equal values
+// divided by n can miss the value by an ulp, and a constant row must have a variance of exactly 0
+// (std's gradient there is masked to 0, as PyTorch's Welford).
+Tensor variance(const Tensor& x, const Shape& dims, double denom, bool keepdim) {
+  NoGradGuard no_grad;
+  Tensor m = mean(x, dims, true);
+  if (count(x, dims) > 0) m = m + mean(x - m, dims, true);
+  Tensor centered = x - m;
+  if (centered.dtype() == kFloat32) centered = centered.to(kFloat64);
+  Tensor ss = sum(centered * centered, dims, keepdim);
+  return denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
+}
+
+double variance_denominator(const Tensor& x, const Shape& dims, bool unbiased) {
+  return static_cast<double>(count(x, dims) - (unbiased ? 1 : 0));
+}
+
+}  // namespace
+
 Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
   // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
     return var(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
-  int64_t n = count(x, dims);
-  double denom = static_cast<double>(n - (unbiased ? 1 : 0));
-  Tensor out;
-  {
-    // Two passes (mean, then squared deviations), the mean corrected by the mean deviation: the
-    // sum of n equal values divided by n can miss the value by an ulp, and a constant row must
-    // have a variance of exactly 0 (std's gradient there is masked to 0, as PyTorch's Welford).
-    NoGradGuard no_grad;
-    Tensor m = mean(x, dims, true);
-    if (n > 0) m = m + mean(x - m, dims, true);
-    Tensor centered = x - m;
-    Tensor ss = sum(centered * centered, dims, keepdim);
-    out = denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
-  }
+  double denom = variance_denominator(x, dims, unbiased);
+  Tensor out = variance(x, dims, denom, keepdim).to(x.dtype());
   if (any_requires_grad({&x})) {
     // PyTorch's var_backward, 2 g (x - mean) / denom. Differentiating the two passes would add
     // the mean's term, mathematically 0 but NaN once an element is infinite.
@@ -290,23 +302,32 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   }
   return out;
 }
-Tensor std(const Tensor& x, const Dims& dims, bool unbiased, bool keepdim) {
+
+Tensor std(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
   check_defined("std", x);
+  EMBER_CHECK(x.is_floating_point(), "[std] expected a floating point tensor, got ", x.dtype());
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
-    return std(x.to(kFloat32), dims, unbiased, keepdim).to(x.dtype());
-  Tensor v = var(x, dims, unbiased, keepdim);
+    return std(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
+  Shape dims = normalize_dims(x, dims_in, "std");
+  double denom = variance_denominator(x, dims, unbiased);
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = sqrt(v);
+    out = sqrt(variance(x, dims, denom, keepdim)).to(x.dtype());  // the root before narrowing
   }
-  if (any_requires_grad({&v})) {
-    // d std = d var / (2 std), taken as 0 where std is 0 (PyTorch's std_backward): sqrt's own
-    // gradient there is inf, and inf times var's zero gradient would be NaN.
-    record("StdBackward0", {&out}, {&v}, [so = SavedTensor(out, true)](const Tensor& g) {
-      const Tensor& s = so.get();
-      return TensorList{where(eq(s, 0), scalar_tensor(0, g.options()), g / (s * 2.0))};
-    });
+  if (any_requires_grad({&x})) {
+    // PyTorch's std_backward: g (x - mean) / (denom std), taken as 0 where std is 0 (sqrt's own
+    // gradient there is inf, and inf times the variance's zero gradient would be NaN).
+    record("StdBackward0", {&out}, {&x},
+           [sx = SavedTensor(x), so = SavedTensor(out, true), dims, keepdim,
+            denom](const Tensor& g) -> TensorList {
+             const Tensor& x = sx.get();
+             Tensor s = expand_grad(so.get(), x.sizes(), dims, keepdim);
+             Tensor gs = expand_grad(g, x.sizes(), dims, keepdim);
+             Tensor centered = x - mean(x, dims, true);
+             return {where(eq(s, 0), scalar_tensor(0, g.options()),
+                           gs * centered / (s * denom))};
+           });
   }
   return out;
 }

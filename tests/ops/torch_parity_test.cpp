@@ -299,6 +299,19 @@ TEST(TorchParity, HalfVarianceAccumulatesInFloat) {
   EXPECT_TRUE(std::isinf(values(x.var())[0]));
 }
 
+TEST(TorchParity, FloatStdAccumulatesWider) {
+  // Differential seed 47: the squared deviations overflow float32 long before the root does.
+  Tensor x = tensor({-1e30, 0.0}).requires_grad_();  // float32
+  Tensor s = x.std({}, false);
+  EXPECT_EQ(s.dtype(), kFloat32);
+  EXPECT_NEAR(values(s)[0] / 5e29, 1.0, 1e-6);
+  s.backward();
+  std::vector<double> g = values(x.grad());  // (x - mean) / (n std) = -0.5, 0.5
+  EXPECT_NEAR(g[0], -0.5, 1e-6);
+  EXPECT_NEAR(g[1], 0.5, 1e-6);
+  EXPECT_TRUE(std::isinf(values(x.detach().var())[0]));  // as torch: 2.5e59 is no float32
+}
+
 TEST(TorchParity, MaxMinGradientWithNanGoesToBoth) {
   Tensor a = tensor({NAN, 1.0, 2.0}).to(kFloat64).requires_grad_();
   Tensor b = tensor({1.0, 1.0, 3.0}).to(kFloat64).requires_grad_();
