@@ -17,29 +17,6 @@
 namespace ember::distributed {
 namespace {
 
-// A directory of the ranks' error files (TORCHELASTIC_ERROR_FILE), one per round and local rank,
-// removed with the agent.
-class ErrorFiles {
- public:
-  ErrorFiles() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/ember-elastic-XXXXXX";
-    EMBER_CHECK(::mkdtemp(pattern.data()) != nullptr, "[launch] cannot make a directory '", pattern,
-                "' for the ranks' error files: ", std::strerror(errno));
-    dir_ = pattern;
-  }
-  ~ErrorFiles() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string path(int round, int local_rank) const {
-    return detail::str_cat(dir_, "/round", round, "-local", local_rank, ".json");
-  }
-
- private:
-  std::string dir_;
-};
-
 std::vector<WorkerSpec> elastic_specs(const LaunchOptions& o, const RendezvousInfo& info,
                                       const ErrorFiles& errors) {
   const RendezvousNode& master = info.nodes.front();
@@ -58,20 +35,19 @@ std::vector<WorkerSpec> elastic_specs(const LaunchOptions& o, const RendezvousIn
           "MASTER_ADDR=" + master.address, "MASTER_PORT=" + std::to_string(master.master_port),
           "TORCHELASTIC_RESTART_COUNT=" + std::to_string(info.restart_count),
           "TORCHELASTIC_MAX_RESTARTS=" + std::to_string(o.max_restarts),
-          "TORCHELASTIC_RUN_ID=" + o.rdzv_id,
-          "TORCHELASTIC_ERROR_FILE=" + errors.path(info.round, local)}});
+          "TORCHELASTIC_RUN_ID=" + o.rdzv_id},
+         errors.path(detail::str_cat("round", info.round, "-local", local))});
   }
   return specs;
 }
 
 // "restart 0: rank 1 (local rank 1) on node 1 (10.1.0.2, pid 345) exited with code 1: <message>"
 JobFailure describe_failure(const RendezvousInfo& info, const std::string& address,
-                            const WorkerExit& e, const ErrorFiles& errors) {
+                            const WorkerExit& e) {
   std::string text = detail::str_cat("restart ", info.restart_count, ": rank ", e.rank,
                                      " (local rank ", e.local_rank, ") on node ", info.group_rank,
                                      " (", address, ", pid ", e.pid, ") ", e.describe());
-  if (std::optional<std::string> message = read_error_file(errors.path(info.round, e.local_rank)))
-    text += ": " + *message;
+  if (e.error) text += ": " + *e.error;
   return {info.restart_count, e.exit_code(), text};
 }
 
@@ -96,7 +72,7 @@ int fail_job(Rendezvous& rdzv, const LaunchOptions& o, const std::string& why) {
 enum class Next { kRestart, kSucceeded, kSignaled };
 
 Next end_round(Rendezvous& rdzv, WorkerGroup& group, const WatchResult& result, const RoundEnd& end,
-               const RendezvousInfo& info, const ErrorFiles& errors, const LaunchOptions& o) {
+               const RendezvousInfo& info, const LaunchOptions& o) {
   auto grace = std::chrono::seconds(o.grace_seconds);
   std::string node =
       detail::str_cat("ember launch: node ", info.group_rank, " (", rdzv.address(), ")");
@@ -117,7 +93,7 @@ Next end_round(Rendezvous& rdzv, WorkerGroup& group, const WatchResult& result, 
       return Next::kSignaled;
     case WatchResult::kFailed:
       for (const WorkerExit& e : result.failures) {
-        JobFailure failure = describe_failure(info, rdzv.address(), e, errors);
+        JobFailure failure = describe_failure(info, rdzv.address(), e);
         report_line("ember launch: " + failure.text);
         rdzv.record_failure(failure);
       }
@@ -156,7 +132,7 @@ Next run_round(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::
       },
       o.monitor_interval);
   signal = result.signal;
-  return end_round(rdzv, group, result, end, info, errors, o);
+  return end_round(rdzv, group, result, end, info, o);
 }
 
 int fail_after_restarts(Rendezvous& rdzv, const LaunchOptions& o, int restarts) {
@@ -166,7 +142,7 @@ int fail_after_restarts(Rendezvous& rdzv, const LaunchOptions& o, int restarts) 
 }
 
 int run_rounds(Rendezvous& rdzv, const LaunchOptions& o, const std::vector<std::string>& command) {
-  ErrorFiles errors;
+  ErrorFiles errors("ember-elastic");
   for (;;) {
     RendezvousInfo info;
     try {

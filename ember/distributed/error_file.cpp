@@ -1,11 +1,18 @@
 #include "ember/distributed/error_file.h"
 
+#include <stdlib.h>
+
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "ember/core/error.h"
 
 namespace ember::distributed {
 
@@ -37,6 +44,21 @@ int record(const std::function<int()>& fn) {
     return 1;
   }
 }
+
+ErrorFiles::ErrorFiles(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+  EMBER_CHECK(::mkdtemp(pattern.data()) != nullptr, "[launch] cannot make a directory '", pattern,
+              "' for the ranks' error files: ", std::strerror(errno));
+  dir_ = pattern;
+}
+
+ErrorFiles::~ErrorFiles() {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::string ErrorFiles::path(const std::string& name) const { return dir_ + "/" + name + ".json"; }
 
 std::optional<std::string> read_error_file(const std::string& path) {
   std::ifstream in(path);

@@ -17,6 +17,21 @@ void record_error(const std::string& message);
 /// (record_error), writes it to stderr and returns 1 (torch.distributed.elastic's @record).
 int record(const std::function<int()>& fn);
 
+/// A temporary directory of the ranks' error files, removed with the object.
+class ErrorFiles {
+ public:
+  /// Makes $TMPDIR/<prefix>-XXXXXX (TMPDIR defaults to /tmp); throws ember::Error if it cannot.
+  explicit ErrorFiles(const std::string& prefix);
+  ~ErrorFiles();
+  ErrorFiles(const ErrorFiles&) = delete;
+  ErrorFiles& operator=(const ErrorFiles&) = delete;
+  /// The path of the error file called `name` (".json" added).
+  std::string path(const std::string& name) const;
+
+ private:
+  std::string dir_;
+};
+
 /// The message of an error file (ember's or PyTorch's), or nothing when the file is missing or
 /// unreadable.
 std::optional<std::string> read_error_file(const std::string& path);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,9 +13,12 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
+#include <tuple>
 
 #include "ember/core/error.h"
+#include "ember/distributed/error_file.h"
 
 extern char** environ;
 
@@ -62,6 +66,25 @@ void forward_signal(int signal) {
   g_forwarded.store(signal);
   for (auto& p : g_pids)
     if (pid_t pid = p.load(); pid > 0) ::kill(pid, signal);
+}
+
+// When the rank wrote its error file, if it did.
+std::optional<std::chrono::system_clock::time_point> recorded_at(const std::string& path) {
+  struct stat st {};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::chrono::system_clock::time_point(std::chrono::duration_cast<
+      std::chrono::system_clock::duration>(std::chrono::seconds(st.st_mtim.tv_sec) +
+                                           std::chrono::nanoseconds(st.st_mtim.tv_nsec)));
+}
+
+// The ranks a failure's message names other than its own ("... failed: rank 1 exited or died").
+std::set<int> ranks_named(const WorkerExit& e) {
+  static const std::regex kRank(R"(\brank (\d+))");
+  std::set<int> named;
+  if (!e.error) return named;
+  for (std::sregex_iterator it(e.error->begin(), e.error->end(), kRank), end; it != end; ++it)
+    if (int r = std::stoi((*it)[1].str()); r != e.rank) named.insert(r);
+  return named;
 }
 
 }  // namespace
@@ -156,6 +179,7 @@ void WorkerGroup::start(const std::vector<std::string>& command,
     if (!replaced) env.push_back(kv);
   }
   env.insert(env.end(), spec.env.begin(), spec.env.end());
+  if (!spec.error_file.empty()) env.push_back("TORCHELASTIC_ERROR_FILE=" + spec.error_file);
   std::vector<char*> envp, argv;
   for (auto& s : env) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -187,7 +211,7 @@ void WorkerGroup::start(const std::vector<std::string>& command,
     EMBER_FAIL("[launch] cannot start '", command[0], "' for rank ", spec.rank, ": ",
                std::strerror(rc));
   }
-  running_.push_back({pid, spec.rank, spec.local_rank});
+  running_.push_back({pid, spec.rank, spec.local_rank, spec.error_file});
   g_pids[static_cast<size_t>(spec.local_rank)].store(pid);
   if (prefix_output) {
     relays_.emplace_back(relay, out_pipe[0], spec.rank, stdout);
@@ -210,7 +234,17 @@ std::vector<WorkerExit> WorkerGroup::poll() {
     int status = 0;
     pid_t r = ::waitpid(it->pid, &status, WNOHANG);
     if (r == it->pid || (r < 0 && errno == ECHILD)) {
-      ended.push_back({it->rank, it->local_rank, it->pid, r < 0 ? 0 : status});
+      WorkerExit e;
+      e.rank = it->rank;
+      e.local_rank = it->local_rank;
+      e.pid = it->pid;
+      e.status = r < 0 ? 0 : status;
+      e.when = std::chrono::system_clock::now();
+      if (!e.succeeded() && !it->error_file.empty()) {
+        e.error = read_error_file(it->error_file);
+        if (auto at = recorded_at(it->error_file); at && e.error) e.when = std::min(e.when, *at);
+      }
+      ended.push_back(std::move(e));
       g_pids[static_cast<size_t>(it->local_rank)].store(0);
       it = running_.erase(it);
     } else {
@@ -218,6 +252,14 @@ std::vector<WorkerExit> WorkerGroup::poll() {
     }
   }
   return ended;
+}
+
+bool WorkerGroup::failing(const std::vector<WorkerExit>& failures) const {
+  std::set<int> named;
+  for (const WorkerExit& e : failures) named.merge(ranks_named(e));
+  return std::any_of(running_.begin(), running_.end(), [&](const Running& r) {
+    return named.count(r.rank) || recorded_at(r.error_file).has_value();
+  });
 }
 
 std::vector<WorkerExit> WorkerGroup::stop(int signal, std::chrono::milliseconds grace) {
@@ -238,28 +280,47 @@ std::vector<WorkerExit> WorkerGroup::stop(int signal, std::chrono::milliseconds 
   return ended;
 }
 
+void root_cause_first(std::vector<WorkerExit>& failures) {
+  std::set<int> failed;
+  for (const WorkerExit& e : failures) failed.insert(e.rank);
+  auto names_a_failed_rank = [&](const WorkerExit& e) {
+    std::set<int> named = ranks_named(e);
+    return std::any_of(named.begin(), named.end(), [&](int r) { return failed.count(r) > 0; });
+  };
+  std::stable_sort(failures.begin(), failures.end(), [&](const WorkerExit& a, const WorkerExit& b) {
+    return std::make_tuple(names_a_failed_rank(a), a.when, !WIFSIGNALED(a.status)) <
+           std::make_tuple(names_a_failed_rank(b), b.when, !WIFSIGNALED(b.status));
+  });
+}
+
 WatchResult watch(WorkerGroup& group, const SignalForwarding& signals,
-                  const std::function<bool()>& interrupt, std::chrono::milliseconds interval) {
+                  const std::function<bool()>& interrupt, std::chrono::milliseconds interval,
+                  std::chrono::milliseconds settle) {
   // Polled, not blocking: a forwarded signal or the interrupt must be noticed while waiting.
   auto next_interrupt_check = Clock::now();
+  std::vector<WorkerExit> failed;
+  Clock::time_point first_failure;
   while (group.running() > 0) {
     if (int sig = signals.received(); sig != 0) return {WatchResult::kSignaled, {}, sig};
     std::vector<WorkerExit> ended = group.poll();
-    std::vector<WorkerExit> failed;
-    for (const WorkerExit& e : ended)
-      if (!e.succeeded()) failed.push_back(e);
+    for (WorkerExit& e : ended)
+      if (!e.succeeded()) {
+        if (failed.empty()) first_failure = Clock::now();
+        failed.push_back(std::move(e));
+      }
     if (!failed.empty()) {
-      std::stable_partition(failed.begin(), failed.end(),
-                            [](const WorkerExit& e) { return WIFSIGNALED(e.status); });
-      return {WatchResult::kFailed, failed, 0};
-    }
-    if (interrupt && Clock::now() >= next_interrupt_check) {
+      // See Note [The rank that failed first]: the culprit may still be on its way out.
+      auto waited = Clock::now() - first_failure;
+      if (waited >= 5 * settle || (waited >= settle && !group.failing(failed))) break;
+    } else if (interrupt && Clock::now() >= next_interrupt_check) {
       if (interrupt()) return {WatchResult::kInterrupted, {}, 0};
       next_interrupt_check = Clock::now() + interval;
     }
     if (ended.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  return {WatchResult::kSucceeded, {}, 0};
+  if (failed.empty()) return {WatchResult::kSucceeded, {}, 0};
+  root_cause_first(failed);
+  return {WatchResult::kFailed, failed, 0};
 }
 
 }  // namespace ember::distributed

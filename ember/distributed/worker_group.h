@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,8 @@ struct WorkerSpec {
   int rank = 0;
   int local_rank = 0;
   std::vector<std::string> env;  // "NAME=value", replacing the launcher's variable of that name
+  /// Where the rank records why it failed (its TORCHELASTIC_ERROR_FILE); empty: nowhere.
+  std::string error_file;
 };
 
 /// How a rank ended.
@@ -26,6 +29,12 @@ struct WorkerExit {
   int local_rank = 0;
   pid_t pid = 0;
   int status = 0;  // waitpid's
+  /// The message the rank recorded in its error file, if it did.
+  std::optional<std::string> error;
+  /// When it failed: when it recorded its error, else when its end was seen. A rank's exit can
+  /// come long after its failure (AddressSanitizer's leak check runs at exit), and the peers it
+  /// left may end first.
+  std::chrono::system_clock::time_point when;
   bool succeeded() const;
   /// The exit code, or 128 + the signal that killed it.
   int exit_code() const;
@@ -72,6 +81,9 @@ class WorkerGroup {
   /// The ranks that ended since the last call (not blocking).
   std::vector<WorkerExit> poll();
   size_t running() const { return running_.size(); }
+  /// Whether a running rank recorded an error, or a failure's message names it: it is failing too,
+  /// and ends soon.
+  bool failing(const std::vector<WorkerExit>& failures) const;
   /// Sends `signal` to every running rank, SIGKILL after `grace`, and returns once all ended,
   /// with those that ended meanwhile.
   std::vector<WorkerExit> stop(int signal, std::chrono::milliseconds grace);
@@ -83,6 +95,7 @@ class WorkerGroup {
     pid_t pid;
     int rank;
     int local_rank;
+    std::string error_file;
   };
   std::vector<Running> running_;
   std::vector<std::thread> relays_;
@@ -91,16 +104,27 @@ class WorkerGroup {
 /// What ended a watch.
 struct WatchResult {
   enum Kind { kSucceeded, kFailed, kSignaled, kInterrupted } kind = kSucceeded;
-  /// kFailed: the failing rank first (of ranks found ended together, one killed by a signal
-  /// before one that exited with an error: it is the likelier cause), then the others.
+  /// kFailed: the root cause first (root_cause_first), then the failures it brought.
   std::vector<WorkerExit> failures;
   int signal = 0;  // kSignaled
 };
 
+/// Note [The rank that failed first]: when one rank fails, its peers fail in their next collective,
+/// and all of them end within moments, in no reliable order (under AddressSanitizer the culprit's
+/// exit, with its leak check, often comes last). Orders `failures` so that the cause comes first:
+/// failures whose recorded message names another failed rank ("rank 1 exited or died") after
+/// those that name none, then by when each failed (WorkerExit::when), a rank killed by a signal
+/// before one that exited at the same moment.
+void root_cause_first(std::vector<WorkerExit>& failures);
+
 /// Waits until every rank ended well, one failed, `signals` received one, or `interrupt` (called
 /// every `interval`, may be empty) returns true. Ranks that ended well are dropped from the group.
+/// After a first failure it gathers the failures that follow: until every rank ended, for at
+/// most `settle`, and up to 5 `settle`s while a running rank is known to be failing (it recorded
+/// an error, or a failed rank's message names it); see Note [The rank that failed first].
 WatchResult watch(WorkerGroup& group, const SignalForwarding& signals,
                   const std::function<bool()>& interrupt = {},
-                  std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+                  std::chrono::milliseconds interval = std::chrono::milliseconds(100),
+                  std::chrono::milliseconds settle = std::chrono::milliseconds(1000));
 
 }  // namespace ember::distributed

@@ -165,6 +165,24 @@ TEST(ElasticLaunch, FailsAfterMaxRestartsNamingEveryFailure) {
       << r.output;
 }
 
+// The same when the rank that threw exits last (Note [The rank that failed first]): at each
+// restart its failure comes first, then its peer's, which names it.
+TEST(ElasticLaunch, NamesTheRankThatFailedFirstEvenWhenItExitsLast) {
+  auto r = run_command("EMBER_TEST_SLOW_EXIT=1:1500 " +
+                       elastic(next_port(), "slow", "--nproc-per-node 2 --max-restarts 1") +
+                       kProgram + " elastic_fail 9 1 throw");
+  EXPECT_NE(r.code, 0) << r.output;
+  size_t report = r.output.find("job 'slow' failed: its ranks failed 2 times");
+  ASSERT_NE(report, std::string::npos) << r.output;
+  for (int restart : {0, 1}) {
+    std::string at = detail::str_cat("restart ", restart, ": rank ");
+    size_t first = r.output.find(at, report);
+    ASSERT_NE(first, std::string::npos) << r.output;
+    EXPECT_EQ(r.output.compare(first + at.size(), 2, "1 "), 0) << r.output;
+    EXPECT_NE(r.output.find(at + "0 ", first), std::string::npos) << r.output;
+  }
+}
+
 // Two agents of one job: a rank killed on the second restarts both nodes' ranks.
 TEST(ElasticLaunch, TwoAgentsRestartTogether) {
   std::string agent =

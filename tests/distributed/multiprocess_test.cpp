@@ -130,6 +130,21 @@ TEST(Launch, AFailingRankEndsTheJobAndIsNamed) {
   EXPECT_NE(r.output.find("exited with code 3"), std::string::npos) << r.output;
 }
 
+// Note [The rank that failed first]: the culprit leaves the group at once but exits last (as under
+// AddressSanitizer, whose leak check runs at exit); its peers fail and end first. The launcher
+// still names it first, with its exit code, and the peers after it.
+TEST(Launch, TheRankThatFailedFirstIsNamedEvenWhenItExitsLast) {
+  Result r = run("EMBER_TEST_SLOW_EXIT=1:1500 " + launch(3, "fail 1", next_port()));
+  EXPECT_EQ(r.code, 3) << r.output;
+  size_t cause = r.output.find("ember launch: rank 1 (pid");
+  ASSERT_NE(cause, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("exited with code 3", cause), r.output.find(") ", cause) + 2)
+      << r.output;
+  size_t then = r.output.find("ember launch: then rank ", cause);
+  ASSERT_NE(then, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 1 exited or died", then), std::string::npos) << r.output;
+}
+
 TEST(Launch, AKilledRankIsNamed) {
   Result r = run(launch(2, "kill 1", next_port()));
   EXPECT_EQ(r.code, 128 + 9) << r.output;

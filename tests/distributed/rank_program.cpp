@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -31,10 +32,26 @@ extern "C" int __lsan_is_turned_off() {
   return backend && std::string(backend) == "mpi";
 }
 
+// EMBER_TEST_SLOW_EXIT=RANK:MS: that rank's exit takes MS milliseconds more after its group is
+// gone, as a rank's does under AddressSanitizer, whose leak check runs at exit after the static
+// destructors closed its connections: its peers fail and end first, and the launcher must still
+// name it. An atexit handler registered before the group exists runs after the group's destructor.
+int g_linger_ms = 0;
+void linger() { std::this_thread::sleep_for(std::chrono::milliseconds(g_linger_ms)); }
+void linger_at_exit_if_asked() {
+  const char* spec = std::getenv("EMBER_TEST_SLOW_EXIT");
+  const char* rank = std::getenv("RANK");
+  if (!spec || !rank || std::atoi(spec) != std::atoi(rank)) return;
+  const char* ms = std::strchr(spec, ':');
+  g_linger_ms = ms ? std::atoi(ms + 1) : 2000;
+  std::atexit(linger);
+}
+
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "allreduce";
   int bad = argc > 2 ? std::atoi(argv[2]) : -1;
   int rank = -1;
+  linger_at_exit_if_asked();
   try {
     // "hang BAD MS" and "loop SECONDS MS": the group's timeout is MS milliseconds (2 s by default).
     std::chrono::milliseconds timeout = std::chrono::seconds(60);
@@ -175,7 +192,7 @@ int main(int argc, char** argv) {
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {
-    dist::record_error(e.what());  // for the elastic agent's report
+    dist::record_error(e.what());  // for the launcher's report
     say(2, "rank " + std::to_string(rank) + ": " + e.what());
     return 1;
   }
