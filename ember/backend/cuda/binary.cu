@@ -1,5 +1,6 @@
-// CUDA binary and ternary ops and where: the tables of backend/functors/ through the shared
-// expansion.
+// CUDA binary ops: the table of backend/functors/binary.h through the shared expansion.
+// Tensor-scalar and ternary ops have files of their own: each expansion instantiates every op
+// for every dtype, and one file for all of them was the longest compile of the library.
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/functors/expand.h"
 #include "ember/backend/kernels.h"
@@ -9,12 +10,5 @@ namespace ember {
 void binary_cuda(BinaryOp op, const TensorIter& it, const BinaryParams& p) {
   expand_binary<cuda::Launcher>(op, it, p);
 }
-void binary_scalar_cuda(BinaryOp op, const TensorIter& it, Scalar b, const BinaryParams& p) {
-  expand_binary_scalar<cuda::Launcher>(op, it, b, p);
-}
-void ternary_cuda(TernaryOp op, const TensorIter& it, const TernaryParams& p) {
-  expand_ternary<cuda::Launcher>(op, it, p);
-}
-void where_cuda(const TensorIter& it) { expand_where<cuda::Launcher>(it); }
 
 }  // namespace ember
