@@ -1,0 +1,351 @@
+"""Elementwise math: xlogy, copysign, gcd, bitwise ops on bool, special functions, histogram,
+scatters. Part of ember._compat (see its __init__)."""
+import builtins
+import collections
+import math
+
+from ._registry import _as_tensor, _both, _dname, _floating, _is_tensor, _out, _torch
+from .dtypes import _KIND, _promote, _result_type_name, is_signed
+from .shapes import broadcast_tensors
+from .reductions import _legacy, _logaddexp
+
+_E = None  # the ember module, set by install()
+
+
+# ================================================================================================
+# elementwise math
+# ================================================================================================
+
+
+def _binary_float(input, other):
+    """input and other as tensors of their promoted dtype, floating (ints go to float32)."""
+    if not _is_tensor(input) and not _is_tensor(other):
+        raise TypeError("expected a Tensor as input or other, got two numbers")
+    a = input if _is_tensor(input) else _E.tensor(input, device=other.device)
+    b = _as_tensor(other, a)
+    name = _result_type_name(input, other)
+    if _KIND[name][0] != 2:
+        name = "float32"
+    d = getattr(_E, name)
+    return a.to(d), b.to(d)
+
+
+@_both
+def xlogy(input, other, *, out=None):
+    """input * log(other), 0 where input is 0 (unless other is NaN)."""
+    x, y = _binary_float(input, other)
+    # 0 * log(other) is 0 where other <= 0 too; the gradient with respect to x stays log(other).
+    log_y = _E.log(y)
+    log_y = _E.where((x == 0) & (y <= 0), _E.zeros_like(log_y), log_y)
+    return _out(x * log_y, out)
+
+
+@_both
+def logit(input, eps=None, *, out=None):
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given."""
+    z = _floating(input)
+    if eps is not None:
+        z = _E.clamp(z, eps, 1 - eps)
+    return _out(_E.log(z / (1 - z)), out)
+
+
+@_both
+def signbit(input, *, out=None):
+    """Whether each element's sign bit is set (-0.0 included; NaN counts as positive)."""
+    if not input.is_floating_point():
+        return _out(input < 0 if is_signed(input) else _E.zeros_like(input, dtype=_E.bool), out)
+    return _out((input < 0) | ((input == 0) & (1 / input < 0)), out)
+
+
+@_both
+def copysign(input, other, *, out=None):
+    """|input| with the sign of other (-0.0 counts as negative)."""
+    x, y = _binary_float(input, other)
+    neg = signbit(y)
+    return _out(_E.where(neg, -x.abs(), x.abs()), out)
+
+
+@_both
+def sinc(input, *, out=None):
+    """sin(pi x) / (pi x), 1 at 0."""
+    x = _floating(input)
+    zero = x == 0
+    safe = _E.where(zero, _E.ones_like(x), x) * math.pi
+    return _out(_E.where(zero, _E.ones_like(x), _E.sin(safe) / safe), out)
+
+
+@_both
+def heaviside(input, values, *, out=None):
+    """The step function: 0 below 0, values at 0, 1 above 0."""
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    step = (input > 0).to(input.dtype)
+    return _out(_E.where(input == 0, values.to(input.dtype), step), out)
+
+
+@_both
+def logaddexp2(input, other, *, out=None):
+    """log2(2**input + 2**other), without overflow."""
+    x, y = _binary_float(input, other)
+    return _out(_logaddexp(x * math.log(2), y * math.log(2)) / math.log(2), out)
+
+
+@_both
+def ldexp(input, other, *, out=None):
+    """input * 2**other."""
+    return _out(input * _E.exp2(other), out)
+
+
+def _integer_pair(input, other, name):
+    """input and other broadcast, in their promoted integer dtype."""
+    other = _as_tensor(other, input)
+    for t in (input, other):
+        if _KIND[_dname(t.dtype)][0] != 1:
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for '{_legacy(t.dtype)}'")
+    d = getattr(_E, _result_type_name(input, other))
+    return broadcast_tensors(input.to(d), other.to(d))
+
+
+@_both
+def gcd(input, other, *, out=None):
+    """The elementwise greatest common divisor of two integer tensors (gcd(0, 0) = 0)."""
+    a, b = (t.abs() for t in _integer_pair(input, other, "gcd"))
+    while True:  # Euclid, all elements at once: log(max) rounds
+        nz = b != 0
+        if not builtins.bool(nz.any()):
+            return _out(a, out)
+        r = _E.remainder(a, _E.where(nz, b, _E.ones_like(b)))
+        a, b = _E.where(nz, b, a), _E.where(nz, r, b)
+
+
+@_both
+def lcm(input, other, *, out=None):
+    """The elementwise least common multiple of two integer tensors (0 if either is 0)."""
+    a, b = _integer_pair(input, other, "lcm")
+    g = gcd(a, b)
+    safe = _E.where(g == 0, _E.ones_like(g), g)
+    return _out(_E.where(g == 0, _E.zeros_like(g), (_E.div(a, safe, rounding_mode="trunc") * b)
+                         .abs()), out)
+
+
+@_both
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of `elements` is in test_elements."""
+    if not _is_tensor(elements):
+        elements = _E.tensor(elements, device=test_elements.device)
+    if not _is_tensor(test_elements):
+        test_elements = _E.tensor([test_elements], device=elements.device)
+    name = _promote(_dname(elements.dtype), _dname(test_elements.dtype))
+    e, t = elements.to(getattr(_E, name)), test_elements.reshape(-1).to(getattr(_E, name))
+    if e.numel() * t.numel() <= 1 << 22:
+        found = (e.unsqueeze(-1) == t).any(-1) if t.numel() else _E.zeros_like(e, dtype=_E.bool)
+    else:  # a sorted search instead of the (elements, test_elements) comparison
+        s = _E.sort(t).values
+        pos = _E.clamp(_E.searchsorted(s, e.reshape(-1)), max=builtins.max(s.numel() - 1, 0))
+        found = (s[pos] == e.reshape(-1)).reshape(e.shape)
+    return ~found if invert else found
+
+
+def _bitwise(name, op):
+    def fn(input, other, *, out=None):
+        a, b = input, _as_tensor(other, input)
+        for t in (a, b):
+            if _dname(t.dtype) != "bool":
+                raise NotImplementedError(f"[{name}] ember's bitwise ops take bool tensors only "
+                                          f"yet, got {_dname(t.dtype)}")
+        return _out(op(a, b), out)
+    fn.__name__ = name
+    fn.__doc__ = f"The elementwise {name[8:]} of bool tensors (integer bit ops need ember's C++)."
+    return fn
+
+
+for _n, _op in (("bitwise_and", lambda a, b: a & b), ("bitwise_or", lambda a, b: a | b),
+                ("bitwise_xor", lambda a, b: a != b)):
+    _both(_bitwise(_n, _op))
+
+
+@_both
+def bitwise_not(input, *, out=None):
+    """~input: logical not for bool, -x - 1 for signed integers, 255 - x for uint8."""
+    kind = _dname(input.dtype)
+    if kind == "bool":
+        return _out(~input, out)
+    if _KIND[kind][0] != 1:
+        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{_legacy(input.dtype)}'")
+    return _out(255 - input if kind == "uint8" else -input - 1, out)
+
+
+# Special functions, computed in float64 and returned in the input's floating dtype. Their
+# gradients come from autograd through the same formulas.
+_LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+            -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+            9.9843695780195716e-6, 1.5056327351493116e-7]
+
+
+def _lgamma64(x):
+    # Lanczos (g = 7) for x >= 0.5, the reflection formula below it.
+    reflect = x < 0.5
+    z = _E.where(reflect, 1 - x, x) - 1
+    acc = _E.full_like(z, _LANCZOS[0])
+    for k, c in enumerate(_LANCZOS[1:], 1):
+        acc = acc + c / (z + k)
+    t = z + 7.5
+    lg = 0.5 * math.log(2 * math.pi) + (z + 0.5) * _E.log(t) - t + _E.log(acc)
+    sin = _E.sin(math.pi * _E.where(reflect, x, _E.full_like(x, 0.5))).abs()
+    return _E.where(reflect, math.log(math.pi) - _E.log(sin) - lg, lg)
+
+
+@_both
+def lgamma(input, *, out=None):
+    """log|Gamma(x)| (inf at 0 and the negative integers)."""
+    x = _floating(input)
+    r = _lgamma64(x.to(_E.float64))
+    pole = (x <= 0) & (x == _E.floor(x))
+    r = _E.where(pole, _E.full_like(r, math.inf), r)
+    return _out(r.to(x.dtype), out)
+
+
+def _digamma64(x):
+    reflect = x < 0.5
+    y = _E.where(reflect, 1 - x, x)
+    shift = _E.zeros_like(y)
+    for k in range(6):
+        shift = shift + 1 / (y + k)
+    z = y + 6
+    iz2 = 1 / (z * z)
+    series = iz2 * (1 / 12 - iz2 * (1 / 120 - iz2 * (1 / 252 - iz2 * (1 / 240 - iz2 / 132))))
+    psi = _E.log(z) - 0.5 / z - series - shift
+    tan = _E.tan(math.pi * _E.where(reflect, x, _E.full_like(x, 0.25)))
+    return _E.where(reflect, psi - math.pi / tan, psi)
+
+
+@_both
+def digamma(input, *, out=None):
+    """d/dx log Gamma(x) (-inf at 0, NaN at the negative integers)."""
+    x = _floating(input)
+    r = _digamma64(x.to(_E.float64))
+    r = _E.where((x < 0) & (x == _E.floor(x)), _E.full_like(r, math.nan), r)
+    r = _E.where(x == 0, _E.full_like(r, -math.inf), r)
+    return _out(r.to(x.dtype), out)
+
+
+@_both
+def erfinv(input, *, out=None):
+    """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside."""
+    y = _floating(input)
+    y64 = y.to(_E.float64)
+    inside = y64.abs() < 1
+    ys = _E.where(inside, y64, _E.zeros_like(y64))
+    # Giles' single-precision approximation, then two Newton steps on erf(x) = y.
+    w = -_E.log((1 - ys.detach()) * (1 + ys.detach()))
+    wc, wt = w - 2.5, _E.sqrt(w) - 3
+    pc = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+          -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
+    pt = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+          -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
+    a, b = _E.full_like(w, pc[0]), _E.full_like(w, pt[0])
+    for c, t in zip(pc[1:], pt[1:]):
+        a, b = a * wc + c, b * wt + t
+    x = (_E.where(w < 5, a, b) * ys).detach()
+    for _ in range(2):
+        x = x - (_E.erf(x) - ys) / (2 / math.sqrt(math.pi) * _E.exp(-x * x))
+    y_const = y64.detach()
+    edge = _E.where(y_const.abs() == 1, y_const * math.inf, _E.full_like(y_const, math.nan))
+    return _out(_E.where(inside, x, edge).to(y.dtype), out)
+
+
+@_torch
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a 1-D x: columns x**(N-1), ..., x**0 (reversed if increasing)."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if _KIND[_dname(x.dtype)][0] < 2:
+        x = x.to(_E.int64)
+    if n == 0:
+        return x.new_empty(x.shape[0], 0)
+    cols = _E.cat([x.new_ones(x.shape[0], 1), x.unsqueeze(1).expand(-1, n - 1)], 1)
+    out = _E.cumprod(cols, 1)
+    return out if increasing else out.flip(1)
+
+
+
+@_both
+def mvlgamma(input, p):
+    """The multivariate log-gamma of dimension p: sum of lgamma(x - i/2), i < p, plus a constant."""
+    x = _floating(input)
+    out = lgamma(x.unsqueeze(-1) - _E.arange(p, dtype=x.dtype, device=x.device) / 2).sum(-1)
+    return out + p * (p - 1) / 4 * math.log(math.pi)
+
+
+@_both
+def angle(input, *, out=None):
+    """The complex argument of real numbers: pi below 0, else 0 (NaN stays NaN)."""
+    x = _floating(input)
+    a = _E.where(x < 0, _E.full_like(x, math.pi), _E.zeros_like(x))
+    return _out(_E.where(_E.isnan(x), x, a), out)
+
+
+@_both
+def adjoint(input):
+    """The conjugate transpose of the last two dims: their transpose, as ember is real."""
+    return input.transpose(-2, -1)
+
+
+_histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
+
+
+@_both
+def histogram(input, bins=100, *, range=None, weight=None, density=False):
+    """(hist, bin_edges) of input's values in `bins` equal bins over range (or given edges)."""
+    if not input.is_floating_point():
+        raise RuntimeError(f"\"histogramdd\" not implemented for '{_legacy(input.dtype)}'")
+    x = input.reshape(-1)
+    if _is_tensor(bins):
+        edges = bins.to(input.dtype)
+    else:
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+        elif x.numel():
+            lo, hi = x.min().item(), x.max().item()
+        else:
+            lo, hi = 0.0, 0.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _E.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
+    n = edges.numel() - 1
+    # The bin of each value: edges[i] <= x < edges[i + 1], the last bin closed on the right.
+    idx = _E.bucketize(x, edges, right=True) - 1
+    idx = _E.where(x == edges[-1], _E.full_like(idx, n - 1), idx)
+    keep = (idx >= 0) & (idx < n)
+    w = _E.ones_like(x) if weight is None else weight.reshape(-1).to(input.dtype)
+    hist = _E.zeros(n, dtype=input.dtype, device=input.device).index_add(
+        0, idx[keep], w[keep])
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _histogram(hist, edges)
+
+
+@_both
+def select_scatter(input, src, dim, index):
+    """input with its slice at index along dim replaced by src, out of place."""
+    index = index % input.shape[dim]
+    parts = [input.narrow(dim, 0, index), src.unsqueeze(dim).to(input.dtype),
+             input.narrow(dim, index + 1, input.shape[dim] - index - 1)]
+    return _E.cat(parts, dim)
+
+
+@_both
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """input with input[start:end:step] along dim replaced by src, out of place."""
+    size = input.shape[dim]
+    positions = _E.arange(size, device=input.device)[slice(start, end, step)]
+    return input.clone().index_copy_(dim, positions, src.to(input.dtype))
+
+
+@_both
+def diagflat(input, offset=0):
+    """The flattened input as the diagonal (at offset) of a square matrix."""
+    return _E.diag(input.reshape(-1), offset)

@@ -1,0 +1,215 @@
+"""Shapes: broadcasting, atleast_nd, splits, combinations, triangle indices, sum_to_size. Part of
+ember._compat (see its __init__)."""
+import builtins
+import functools
+import itertools
+
+from ._registry import _both, _dname, _is_tensor, _method, _torch
+from .dtypes import _promote
+
+_E = None  # the ember module, set by install()
+
+
+# ================================================================================================
+# shapes: broadcasting, atleast_nd, splits, combinations
+# ================================================================================================
+
+
+@_torch
+def broadcast_shapes(*shapes):
+    """The shape that tensors of these shapes broadcast to (ints, tuples or lists)."""
+    size = [1] * builtins.max([1 if isinstance(s, int) else len(s) for s in shapes] or [0])
+    for shape in shapes:
+        if isinstance(shape, int):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)):
+            raise RuntimeError("Input shapes should be of type ints, a tuple of ints, or a list "
+                               f"of ints, got {shape}")
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension "
+                                   f"({shape[i]}): ({shape[i]})")
+            if shape[i] == 1 or shape[i] == size[i]:
+                continue
+            if size[i] != 1:
+                raise RuntimeError("Shape mismatch: objects cannot be broadcast to a single shape")
+            size[i] = shape[i]
+    return _E.Size(size)
+
+
+@_torch
+def broadcast_tensors(*tensors):
+    """The tensors expanded (as views) to their common broadcast shape."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    shapes = [tuple(t.shape) for t in tensors]
+    try:
+        shape = broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise RuntimeError(f"[broadcast_tensors] shapes {shapes} do not broadcast") from None
+    return tuple(t.expand(shape) for t in tensors)
+
+
+@_both
+def broadcast_to(input, size):
+    """input expanded (as a view) to size."""
+    return input.expand(tuple(size))
+
+
+def _atleast(tensors, n, name):
+    if len(tensors) == 1:
+        tensors = tensors[0]
+    single = _is_tensor(tensors)
+    seq = [tensors] if single else list(tensors)
+    out = []
+    for t in seq:
+        if not _is_tensor(t):
+            raise TypeError(f"{name}(): expected Tensors, got {type(t).__name__}")
+        if t.dim() < n:
+            if n == 3 and t.dim() == 2:
+                t = t.unsqueeze(-1)
+            elif n == 3 and t.dim() == 1:
+                t = t.reshape(1, -1, 1)
+            else:
+                t = t.reshape((1,) * (n - builtins.max(t.dim(), 1)) + (tuple(t.shape) or (1,)))
+        out.append(t)
+    return out[0] if single else tuple(out)
+
+
+@_torch
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dimension (0-d becomes (1,))."""
+    return _atleast(tensors, 1, "atleast_1d")
+
+
+@_torch
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dimensions ((n,) becomes (1, n))."""
+    return _atleast(tensors, 2, "atleast_2d")
+
+
+@_torch
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dimensions ((n,) becomes (1, n, 1), (m, n) becomes (m, n, 1))."""
+    return _atleast(tensors, 3, "atleast_3d")
+
+
+def _split_along(input, indices_or_sections, dim, name):
+    if isinstance(indices_or_sections, int) and input.shape[dim] % indices_or_sections:
+        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
+                           f"of the dimension {input.shape[dim]} is not divisible by the "
+                           f"split_size {indices_or_sections}!")
+    return tuple(_E.tensor_split(input, indices_or_sections, dim))
+
+
+@_both
+def hsplit(input, indices_or_sections):
+    """tensor_split along dim 1 (dim 0 for a 1-D input); sections must divide evenly."""
+    if input.dim() < 1:
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a "
+                           "tensor with 0 dimensions!")
+    return _split_along(input, indices_or_sections, 1 if input.dim() > 1 else 0, "hsplit")
+
+
+@_both
+def vsplit(input, indices_or_sections):
+    """tensor_split along dim 0; sections must divide evenly."""
+    if input.dim() < 2:
+        raise RuntimeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got a "
+                           f"tensor with {input.dim()} dimensions!")
+    return _split_along(input, indices_or_sections, 0, "vsplit")
+
+
+@_both
+def dsplit(input, indices_or_sections):
+    """tensor_split along dim 2; sections must divide evenly."""
+    if input.dim() < 3:
+        raise RuntimeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got a "
+                           f"tensor with {input.dim()} dimensions!")
+    return _split_along(input, indices_or_sections, 2, "dsplit")
+
+
+@_torch
+def cartesian_prod(*tensors):
+    """The rows of every combination of one element from each 1-D tensor (itertools.product)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _E.meshgrid(list(tensors), indexing="ij")
+    return _E.stack([g.reshape(-1) for g in grids], 1)
+
+
+@_torch
+def combinations(input, r=2, with_replacement=False):
+    """The r-element combinations of a 1-D tensor's elements, one per row."""
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_empty(0)
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input.new_empty(0, r)
+    return input[_E.tensor(rows, device=input.device)]
+
+
+@_torch
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-D) as the blocks of a block-diagonal matrix."""
+    if not tensors:
+        return _E.empty(1, 0)
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.dim()} dimensions")
+        blocks.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1
+                      else t)
+    dtype = getattr(_E, functools.reduce(_promote, [_dname(b.dtype) for b in blocks]))
+    width = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        b = b.to(dtype)
+        right = width - left - b.shape[1]
+        rows.append(_E.cat([b.new_zeros(b.shape[0], left), b, b.new_zeros(b.shape[0], right)], 1))
+        left += b.shape[1]
+    return _E.cat(rows, 0)
+
+
+def _tri_indices(row, col, offset, dtype, device, upper):
+    i = _E.arange(row, device=device).unsqueeze(1)
+    j = _E.arange(col, device=device).unsqueeze(0)
+    mask = (j - i >= offset) if upper else (j - i <= offset)
+    return _E.nonzero(mask).t().to(dtype)
+
+
+@_torch
+def tril_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
+    """The (2, N) coordinates of a row x col matrix's lower triangle, row by row."""
+    return _tri_indices(row, col, offset, dtype or _E.int64, device, upper=False)
+
+
+@_torch
+def triu_indices(row, col, offset=0, *, dtype=None, device="cpu", layout=None):
+    """The (2, N) coordinates of a row x col matrix's upper triangle, row by row."""
+    return _tri_indices(row, col, offset, dtype or _E.int64, device, upper=True)
+
+
+@_method
+def sum_to_size(self, *size):
+    """self summed over the dimensions where size is 1 (the inverse of expand)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    ok = lead >= 0 and all(s == 1 or s == shape[lead + i] for i, s in enumerate(size))
+    if not ok:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    out = self
+    if lead:
+        out = out.sum(list(range(lead)))
+    dims = [i for i, s in enumerate(size) if s == 1 and out.shape[i] != 1]
+    if dims:
+        out = out.sum(dims, keepdim=True)
+    return out

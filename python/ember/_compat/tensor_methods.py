@@ -1,0 +1,332 @@
+"""Tensor conveniences: in-place random fills, index_put, put, scatter_reduce, properties, the
+in-place variants install() adds. Part of ember._compat (see its __init__)."""
+import builtins
+import math
+
+from ._registry import _PROPS, _as_tensor, _both, _dname, _method, _out, _torch
+from .dtypes import can_cast
+from .shapes import broadcast_shapes, broadcast_tensors
+from .reductions import _legacy
+
+_E = None  # the ember module, set by install()
+
+
+# ================================================================================================
+# Tensor conveniences
+# ================================================================================================
+
+
+@_method
+def to_dense(self, dtype=None):
+    """self (in dtype): ember's tensors are dense already."""
+    return self if dtype is None else self.to(dtype)
+
+
+@_method
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    """Fills self with exp of N(mean, std) samples."""
+    return self.normal_(mean, std, generator=generator).exp_()
+
+
+@_method
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    """Fills self with Cauchy(median, sigma) samples."""
+    u = _E.empty_like(self, dtype=_E.float64).uniform_(generator=generator)
+    return self.copy_(median + sigma * _E.tan(math.pi * (u - 0.5)))
+
+
+@_method
+def geometric_(self, p, *, generator=None):
+    """Fills self with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    u = _E.empty_like(self, dtype=_E.float64).uniform_(generator=generator)
+    return self.copy_(_E.ceil(_E.log1p(-u) / math.log1p(-p)).clamp(min=1))
+
+
+@_method
+def is_same_size(self, other):
+    """Whether self and other have the same shape."""
+    return tuple(self.shape) == tuple(other.shape)
+
+
+@_method
+def is_set_to(self, tensor):
+    """Whether self and tensor view the same memory with the same shape and strides."""
+    return (self.data_ptr() == tensor.data_ptr() and self.shape == tensor.shape
+            and self.stride() == tensor.stride() and self.device == tensor.device)
+
+
+@_method
+def apply_(self, callable):
+    """Replaces each element x of a CPU tensor by callable(x), in Python (slow, as PyTorch's)."""
+    if self.is_cuda:
+        raise TypeError("apply_ is only implemented on CPU tensors")
+    values = [callable(v) for v in self.reshape(-1).tolist()]
+    with _E.no_grad():
+        self.copy_(_E.tensor(values, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+@_method
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal; wrap restarts it every N+1 rows of a tall matrix."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    shape = tuple(self.shape)
+    strides = [1] * len(shape)  # row-major strides of a contiguous copy
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    step, size = builtins.sum(strides), builtins.min(shape)
+    positions = [k * step for k in range(size)]
+    height, width = shape[0], shape[-1]
+    if wrap and self.dim() == 2 and height > width + 1:
+        wrap_size = (self.numel() + step - 1) // step - size
+        start = strides[0] * (width + 1)
+        positions += [start + k * step for k in range(wrap_size)]
+    idx = _E.tensor(positions, dtype=_E.int64, device=self.device)
+    if self.is_contiguous():
+        self.view(-1)[idx] = fill_value
+    else:
+        flat = self.contiguous().view(-1)
+        flat[idx] = fill_value
+        self.copy_(flat.view(shape))
+    return self
+
+
+def _linear_index(self, indices):
+    """Long index tensors (bool masks expanded, negatives wrapped) over self's leading dims, as one
+    index into self viewed as (prod(leading dims), *rest)."""
+    longs = []
+    for idx in indices:
+        if _dname(idx.dtype) in ("bool", "uint8"):
+            longs.extend(_E.nonzero(idx.bool()).unbind(1))
+        else:
+            longs.append(idx)
+    if len(longs) > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()}")
+    longs = broadcast_tensors(*longs)
+    lin = None
+    for d, idx in enumerate(longs):
+        idx = _E.where(idx < 0, idx + self.shape[d], idx)
+        lin = idx if lin is None else lin * self.shape[d] + idx
+    return lin, len(longs)
+
+
+@_method
+def index_put_(self, indices, values, accumulate=False):
+    """self[indices] = values (or += with accumulate, adding duplicates up), in place."""
+    indices = tuple(indices)
+    if not accumulate:
+        self[indices] = values
+        return self
+    lin, k = _linear_index(self, indices)
+    rest = tuple(self.shape[k:])
+    flat_shape = (-1,) + rest
+    src = _as_tensor(values, self).to(self.dtype).expand(tuple(lin.shape) + rest).reshape(
+        flat_shape)
+    if self.is_contiguous():
+        self.view(flat_shape).index_add_(0, lin.reshape(-1), src)
+    else:
+        flat = self.contiguous().view(flat_shape)
+        flat.index_add_(0, lin.reshape(-1), src)
+        self.copy_(flat.view(self.shape))
+    return self
+
+
+@_both
+def index_put(input, indices, values, accumulate=False):
+    """input with input[indices] = values (or += with accumulate), out of place."""
+    return index_put_(input.clone(), indices, values, accumulate)
+
+
+@_method
+def put_(self, index, source, accumulate=False):
+    """Writes source at the flat (row-major) positions index, in place (+= with accumulate)."""
+    flat = self.reshape(-1) if self.is_contiguous() else self.contiguous().reshape(-1)
+    index_put_(flat, (index.reshape(-1),), source.reshape(-1), accumulate)
+    if flat.data_ptr() != self.data_ptr():
+        self.copy_(flat.view(self.shape))
+    return self
+
+
+@_both
+def put(input, index, source, accumulate=False):
+    """input with source written at the flat positions index, out of place."""
+    return put_(input.clone(), index, source, accumulate)
+
+
+@_both
+def index_fill(input, dim, index, value):
+    """input with the slices at index along dim set to value, out of place."""
+    return input.clone().index_fill_(dim, index, value)
+
+
+@_both
+def masked_scatter(input, mask, source):
+    """input with the positions where mask is True taken, in order, from source."""
+    input, mask = broadcast_tensors(input, mask)
+    return input.clone().masked_scatter_(mask, source)
+
+
+@_method
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """Reduces src into self at index along dim, in place: reduce 'sum' or 'mean'."""
+    if reduce not in ("sum", "mean"):
+        raise NotImplementedError(f"[scatter_reduce] reduce='{reduce}' is not supported by ember "
+                                  "yet (only 'sum' and 'mean')")
+    if not include_self:
+        ones = _E.ones_like(src, dtype=self.dtype)
+        hit = _E.zeros_like(self).scatter_(dim, index, ones) != 0
+        self.masked_fill_(hit, 0)
+    count = None
+    if reduce == "mean":
+        count = _E.zeros_like(self).scatter_add_(dim, index, _E.ones_like(src, dtype=self.dtype))
+        if include_self:
+            count = count + 1
+    self.scatter_add_(dim, index, src.to(self.dtype))
+    if count is not None:
+        count = _E.where(count == 0, _E.ones_like(count), count)
+        result = self / count if self.is_floating_point() else _E.div(self, count,
+                                                                      rounding_mode="floor")
+        self.copy_(result)
+    return self
+
+
+@_both
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
+    """input with src reduced in at index along dim ('sum' or 'mean'), out of place."""
+    return scatter_reduce_(input.clone(), dim, index, src, reduce, include_self=include_self)
+
+
+@_both
+def unsafe_chunk(input, chunks, dim=0):
+    """chunk (ember's views carry no unsafe variant)."""
+    return input.chunk(chunks, dim)
+
+
+@_both
+def unsafe_split(tensor, split_size_or_sections, dim=0):
+    """split (ember's views carry no unsafe variant)."""
+    return tensor.split(split_size_or_sections, dim)
+
+
+@_both
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """split_with_sizes (ember's views carry no unsafe variant)."""
+    return input.split_with_sizes(split_sizes, dim)
+
+
+@_both
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2) (input ignored when beta is 0)."""
+    prod = _E.outer(vec1, vec2)
+    prod = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        return _out(prod.expand(broadcast_shapes(input.shape, prod.shape)).clone(), out)
+    return _out(prod + (input if beta == 1 else input * beta), out)
+
+
+@_both
+def resolve_neg(input):
+    """input itself: ember has no lazy negation."""
+    return input
+
+
+@_both
+def resolve_conj(input):
+    """input itself: ember has no complex dtypes to conjugate."""
+    return input
+
+
+@_both
+def is_neg(input):
+    """False: ember has no lazy negation."""
+    return False
+
+
+@_both
+def is_conj(input):
+    """False: ember has no complex dtypes."""
+    return False
+
+
+@_both
+def is_inference(input):
+    """False: ember's inference mode makes ordinary tensors."""
+    return False
+
+
+@_both
+def is_distributed(input):
+    """False (the old THD flag PyTorch still reports)."""
+    return False
+
+
+@_torch
+def real(input):
+    """input itself: ember's tensors are real."""
+    return input
+
+
+@_torch
+def imag(input):
+    """Raises as PyTorch does on a real tensor."""
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+@_torch
+def get_device(input):
+    """input's GPU index, or -1 on the CPU."""
+    return input.get_device()
+
+
+_PROPS.update(
+    real=property(lambda self: self, doc="self: ember's tensors are real."),
+    imag=property(lambda self: imag(self), doc="Raises: ember's tensors are real."),
+    is_meta=property(lambda self: False, doc="False: ember has no meta tensors."),
+    is_xpu=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
+    is_ipu=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
+    is_mps=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
+    is_ort=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
+    is_mkldnn=property(lambda self: False, doc="False: ember has no MKL-DNN layout."),
+    is_sparse=property(lambda self: False, doc="False: ember has no sparse layouts."),
+    is_quantized=property(lambda self: False, doc="False: ember has no quantized dtypes."),
+    names=property(lambda self: (None,) * self.dim(), doc="None per dim: no named dims."),
+)
+
+
+@_method
+def has_names(self):
+    """False: ember has no named dimensions."""
+    return False
+
+
+def _inplace(name):
+    """Tensor.name_: self = name(self, ...) in place; the result's dtype must cast to self's."""
+    def method(self, *args, **kwargs):
+        fn = getattr(_E, name, None) or getattr(_E.Tensor, name)
+        result = fn(self, *args, **kwargs)
+        if not can_cast(result.dtype, self.dtype):
+            raise RuntimeError(f"result type {_legacy(result.dtype)} can't be cast to the desired "
+                               f"output type {_legacy(self.dtype)}")
+        self.copy_(result)
+        return self
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place {name}."
+    return method
+
+
+_INPLACE = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and
+    logical_or logical_xor cumprod atan2 arctan2 hypot copysign xlogy logit heaviside sinc gcd lcm
+    ldexp lgamma digamma erfinv mvlgamma renorm addmm addbmm baddbmm addmv addr bitwise_and
+    bitwise_or bitwise_xor bitwise_not""".split()
+
+
+@_method
+def float_power_(self, exponent):
+    """In-place float_power: self must be float64 (the result's dtype)."""
+    if _dname(self.dtype) != "float64":
+        raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self.dtype)} but "
+                           "the operation's result requires dtype Double")
+    return self.copy_(_E.float_power(self, exponent))
