@@ -1,4 +1,4 @@
-"""The PyTorch names ember writes in Python (python/ember/_compat.py), each against PyTorch 1.13:
+"""The PyTorch names ember writes in Python (python/ember/_compat/), each against PyTorch 1.13:
 one expression runs with `m` as ember and as torch, and the two results (values, dtypes, shapes,
 named-tuple fields) or the two errors must agree."""
 import math
