@@ -1,5 +1,6 @@
 #include "ember/autograd/engine.h"
 
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -7,6 +8,7 @@
 #include "ember/core/autograd_meta.h"
 #include "ember/core/device_backend.h"
 #include "ember/core/grad_mode.h"
+#include "ember/core/profiler_events.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -226,6 +228,13 @@ class GraphTask {
 
   // The node's pre-hooks and backward, on its stream (Note [Backward stream]).
   static std::vector<Tensor> apply(Node& node, std::vector<Tensor>&& grads) {
+    // The profiler's backward event, linked to the forward op by the node's sequence number.
+    std::optional<profiler::RecordScope> record;
+    if (profiler::active_session()) {
+      record.emplace(profiler::EventKind::Backward, node.name());
+      record->event().sequence_nr = static_cast<int64_t>(node.sequence_nr);
+      record->event().device = node.device;
+    }
     StreamScope scope(node);
     node.pre_hooks.for_each([&grads](auto& hook) { hook(grads); });
     std::vector<Tensor> input_grads = node.apply(std::move(grads));

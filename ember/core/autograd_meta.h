@@ -51,6 +51,9 @@ class Node : public std::enable_shared_from_this<Node> {
   /// Hooks run on the gradients before apply (DDP-style hooks use post-accumulate hooks instead).
   HookList<std::function<void(std::vector<Tensor>&)>> pre_hooks;
 
+  /// The sequence_nr the next node will get (the profiler links an op to its backward by it).
+  static uint64_t peek_sequence_nr() { return next_sequence_nr_.load(std::memory_order_relaxed); }
+
  private:
   static std::atomic<uint64_t> next_sequence_nr_;
 };

@@ -11,6 +11,7 @@
 
 #include "ember/core/error.h"
 #include "ember/core/memory_summary.h"
+#include "ember/core/profiler_events.h"
 
 namespace ember {
 
@@ -355,6 +356,8 @@ struct CachingAllocator::Impl {
     update(stats.requested_bytes, &pool, static_cast<int64_t>(nbytes));
     update(stats.active, &pool, 1);
     update(stats.active_bytes, &pool, static_cast<int64_t>(b->size));
+    profiler::record_memory(device, static_cast<int64_t>(b->size),
+                            stats.allocated_bytes[kAllPools].current);
     return DataPtr(b->ptr, b, &deleter, dev);
   }
 
@@ -364,6 +367,12 @@ struct CachingAllocator::Impl {
     update(stats.allocation, b->pool, -1);
     update(stats.allocated_bytes, b->pool, -static_cast<int64_t>(b->size));
     update(stats.requested_bytes, b->pool, -static_cast<int64_t>(b->requested_size));
+    try {
+      profiler::record_memory(device, -static_cast<int64_t>(b->size),
+                              stats.allocated_bytes[kAllPools].current);
+    } catch (...) {
+      // A lost memory event must not fail a release.
+    }
     if (!b->stream_uses.empty()) {
       for (StreamId s : b->stream_uses) {
         void* event = nullptr;

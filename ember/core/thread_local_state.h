@@ -6,6 +6,9 @@
 #include "ember/core/dtype.h"
 
 namespace ember {
+namespace profiler {
+class Session;
+}
 
 /// Autocast's settings for each device type (core/autocast.h is the API over them).
 struct AutocastState {
@@ -16,7 +19,9 @@ struct AutocastState {
 
 namespace detail {
 // Note [What thread-local state travels]
-// Only what a user sets to change how ops behave travels: grad mode and autocast. The other
+// Only what a user sets to change how ops behave or what they record travels: grad mode,
+// autocast and the profiler's session (so that DataParallel's replicas, DataLoader workers and
+// run_threads' ranks record into the caller's profile). The other
 // thread_locals stay where they are because they describe the thread itself, not the user's
 // intent: the pool's "inside a parallel region" flag (thread_pool.cpp), the backward pass running
 // on this thread (engine.cpp), the saved-tensor count of the op being recorded
@@ -26,13 +31,15 @@ namespace detail {
 struct LocalState {
   bool grad_enabled = true;
   AutocastState autocast;
+  profiler::Session* profiler = nullptr;  // the session recording this thread's events, if any
 };
 // Constant-initialised and trivially destructible: reading it is one thread-local load, with no
 // initialisation check, which matters because every op reads grad mode.
 inline thread_local LocalState t_local_state;
 }  // namespace detail
 
-/// A snapshot of this thread's grad mode and autocast settings, to apply on another thread:
+/// A snapshot of this thread's grad mode, autocast settings and profiler session, to apply on
+/// another thread:
 ///   ThreadLocalState state = ThreadLocalState::capture();
 ///   std::thread worker([state] { ThreadLocalStateGuard guard(state); ... });
 /// parallel_apply, DataLoader workers and the ranks of run_threads do this for the threads they

@@ -8,6 +8,7 @@
 
 #include "ember/core/device_backend.h"
 #include "ember/core/philox.h"
+#include "ember/core/profiler_events.h"
 #include "ember/core/thread_local_state.h"
 
 namespace ember::data {
@@ -123,6 +124,9 @@ DataLoader::Iterator DataLoader::begin() {
 DataLoader::Iterator DataLoader::end() { return Iterator(this, size()); }
 
 Example DataLoader::fetch(size_t b) {
+  // torch.profiler's name for the wait for the next batch.
+  profiler::RecordScope record(profiler::EventKind::DataLoader,
+                               "enumerate(DataLoader)#DataLoader.__next__");
   Epoch& e = *current_;
   if (e.workers.empty()) return make_batch(*dataset_, e.batches[b], options_.pin_memory);
   std::unique_lock<std::mutex> lock(e.mutex);

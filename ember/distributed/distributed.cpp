@@ -9,11 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "ember/backend/cuda/device.h"
 #include "ember/core/error.h"
+#include "ember/core/profiler_events.h"
+#include "ember/core/thread_local_state.h"
 #include "ember/distributed/backend_choice.h"
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/process_group_mpi.h"
@@ -147,6 +150,27 @@ std::shared_ptr<Work> finish(ProcessGroup& group, std::shared_ptr<Work> work, bo
 }
 
 ProcessGroup& pick(ProcessGroup* group) { return group ? *group : default_group(); }
+
+// The profiler's event of a collective ("gloo:all_reduce" and the bytes it moves), from the call
+// to the end of its wait when the call waits, else to its launch.
+class CollectiveRecord {
+ public:
+  CollectiveRecord(ProcessGroup& g, const char* name, int64_t bytes) {
+    if (!profiler::active_session()) return;
+    scope_.emplace(profiler::EventKind::Collective, g.backend() + ":" + name);
+    scope_->event().bytes = bytes;
+  }
+
+ private:
+  std::optional<profiler::RecordScope> scope_;
+};
+
+int64_t bytes_of(const Tensor& t) { return t.defined() ? t.numel() * t.element_size() : 0; }
+int64_t bytes_of(const std::vector<Tensor>& ts) {
+  int64_t n = 0;
+  for (const Tensor& t : ts) n += bytes_of(t);
+  return n;
+}
 
 }  // namespace
 
@@ -375,8 +399,10 @@ void run_threads(int world_size, const std::function<void(int)>& fn,
   auto store = std::make_shared<HashStore>(timeout);
   std::vector<std::string> errors(world_size);
   std::vector<std::thread> threads;
+  ThreadLocalState caller = ThreadLocalState::capture();  // grad mode, autocast, the profiler
   for (int rank = 0; rank < world_size; ++rank) {
     threads.emplace_back([&, rank] {
+      ThreadLocalStateGuard caller_state(caller);
       try {
         auto s = std::make_shared<State>();
         s->backend = "gloo";
@@ -402,51 +428,62 @@ void run_threads(int world_size, const std::function<void(int)>& fn,
 
 std::shared_ptr<Work> all_reduce(Tensor tensor, ReduceOp op, ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "all_reduce", bytes_of(tensor));
   return finish(g, g.all_reduce(std::move(tensor), op), async_op);
 }
 std::shared_ptr<Work> broadcast(Tensor tensor, int src, ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "broadcast", bytes_of(tensor));
   return finish(g, g.broadcast(std::move(tensor), src), async_op);
 }
 std::shared_ptr<Work> reduce(Tensor tensor, int dst, ReduceOp op, ProcessGroup* group,
                              bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "reduce", bytes_of(tensor));
   return finish(g, g.reduce(std::move(tensor), dst, op), async_op);
 }
 std::shared_ptr<Work> all_gather(std::vector<Tensor> outputs, Tensor input, ProcessGroup* group,
                                  bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "all_gather", bytes_of(outputs));
   return finish(g, g.all_gather(std::move(outputs), std::move(input)), async_op);
 }
 std::shared_ptr<Work> gather(Tensor input, std::vector<Tensor> outputs, int dst,
                              ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "gather", bytes_of(input));
   return finish(g, g.gather(std::move(outputs), std::move(input), dst), async_op);
 }
 std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src,
                               ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "scatter", bytes_of(output));
   return finish(g, g.scatter(std::move(output), std::move(inputs), src), async_op);
 }
 std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, ReduceOp op,
                                      ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "reduce_scatter", bytes_of(inputs));
   return finish(g, g.reduce_scatter(std::move(output), std::move(inputs), op), async_op);
 }
 std::shared_ptr<Work> all_to_all(Tensor output, Tensor input, ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "all_to_all", bytes_of(input));
   return finish(g, g.all_to_all(std::move(output), std::move(input)), async_op);
 }
 std::shared_ptr<Work> barrier(ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "barrier", 0);
   return finish(g, g.barrier(), async_op);
 }
 std::shared_ptr<Work> send(Tensor tensor, int dst, ProcessGroup* group, int tag) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "send", bytes_of(tensor));
   return finish(g, g.send(std::move(tensor), dst, tag), false);
 }
 std::shared_ptr<Work> recv(Tensor tensor, int src, ProcessGroup* group, int tag) {
   ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "recv", bytes_of(tensor));
   return finish(g, g.recv(std::move(tensor), src, tag), false);
 }
 std::shared_ptr<Work> isend(Tensor tensor, int dst, ProcessGroup* group, int tag) {

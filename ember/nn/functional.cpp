@@ -3,15 +3,16 @@
 #include <cmath>
 
 #include "ember/core/grad_mode.h"
-#include "ember/ops/autocast.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember::nn::functional {
 
 Tensor dropout(const Tensor& x, double p, bool training) {
+  EMBER_OP(dropout, x, p, training);
   EMBER_CHECK(p >= 0 && p <= 1, "[dropout] dropout probability has to be between 0 and 1, but got ",
               p);
   if (!training || p == 0) return x;
@@ -43,6 +44,7 @@ Tensor interpolation_matrix(int64_t in, int64_t out, bool bilinear, bool align_c
 }  // namespace
 
 Tensor interpolate(const Tensor& x, Pair size, const std::string& mode, bool align_corners) {
+  EMBER_OP(interpolate, x, size, mode, align_corners);
   check_defined("interpolate", x);
   EMBER_CHECK(x.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", x.sizes());
   EMBER_CHECK(mode == "bilinear" || mode == "nearest",
@@ -84,6 +86,7 @@ Reduction reduction_from(const std::string& r) {
 }
 
 Tensor feature_dropout(const Tensor& x, double p, bool training, int64_t spatial) {
+  EMBER_OP(feature_dropout, x, p, training, spatial);
   EMBER_CHECK_VALUE(p >= 0 && p <= 1,
                     "[dropout] dropout probability has to be between 0 and 1, but got ", p);
   EMBER_CHECK(x.dim() == spatial + 1 || x.dim() == spatial + 2, "[dropout", spatial,
@@ -99,6 +102,7 @@ Tensor feature_dropout(const Tensor& x, double p, bool training, int64_t spatial
 }
 
 Tensor alpha_dropout(const Tensor& x, double p, bool training) {
+  EMBER_OP(alpha_dropout, x, p, training);
   EMBER_CHECK_VALUE(p >= 0 && p <= 1,
                     "[alpha_dropout] dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0) return x;
@@ -135,7 +139,7 @@ void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
-  EMBER_AUTOCAST(kFp32, nll_loss, input, target, weight, ignore_index, reduction);
+  EMBER_OP_CAST(kFp32, nll_loss, input, target, weight, ignore_index, reduction);
   if (input.dim() > 2) {  // (N, C, d1, ...): per-element losses in the target's shape
     Shape rest = without_class_dim(input);
     EMBER_CHECK(target.sizes() == rest, "[nll_loss] expected a target of shape ", rest,
@@ -181,8 +185,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
-  EMBER_AUTOCAST(kFp32, cross_entropy, input, target, weight, ignore_index, reduction,
-                 label_smoothing);
+  EMBER_OP_CAST(kFp32, cross_entropy, input, target, weight, ignore_index, reduction,
+                label_smoothing);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
               "[cross_entropy] label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
   if (input.dim() > 2) {
@@ -244,7 +248,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  EMBER_AUTOCAST(kFp32, mse_loss, input, target, reduction);
+  EMBER_OP_CAST(kFp32, mse_loss, input, target, reduction);
   Tensor d = input - target;
   return reduce(d * d, reduction);
 }

@@ -6,6 +6,7 @@
 #include "ember/nn/functional.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember::nn::functional {
@@ -23,12 +24,14 @@ Tensor zero(const Tensor& like) { return scalar_tensor(0, like.options()); }
 }  // namespace
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_OP(l1_loss, input, target, reduction);
   check_same_shape("l1_loss", input, target);
   return reduce(abs(input - target), reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction,
                       double beta) {
+  EMBER_OP(smooth_l1_loss, input, target, reduction, beta);
   check_same_shape("smooth_l1_loss", input, target);
   EMBER_CHECK_VALUE(beta >= 0, "[smooth_l1_loss] beta must be non-negative, got ", beta);
   if (beta == 0) return l1_loss(input, target, reduction);
@@ -37,6 +40,7 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  EMBER_OP(huber_loss, input, target, reduction, delta);
   check_same_shape("huber_loss", input, target);
   EMBER_CHECK_VALUE(delta > 0, "[huber_loss] delta must be positive, got ", delta);
   Tensor d = abs(input - target);
@@ -45,6 +49,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             Reduction reduction) {
+  EMBER_OP(binary_cross_entropy, input, target, weight, reduction);
   EMBER_CHECK(input.sizes() == target.sizes(), "[binary_cross_entropy] Using a target size (",
               target.sizes(), ") that is different to the input size (", input.sizes(),
               ") is deprecated. Please ensure they have the same size.");
@@ -59,6 +64,7 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
                                         const Tensor& weight, Reduction reduction,
                                         const Tensor& pos_weight) {
+  EMBER_OP(binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight);
   EMBER_CHECK(input.sizes() == target.sizes(), "[binary_cross_entropy_with_logits] Target size (",
               target.sizes(), ") must be the same as input size (", input.sizes(), ")");
   // (1 - t) x + w_t log(1 + exp(-x)), log(1 + exp(-x)) = softplus(-x) computed without overflow.
@@ -76,6 +82,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 
 Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& reduction,
               bool log_target) {
+  EMBER_OP(kl_div, input, target, reduction, log_target);
   Tensor loss = log_target ? exp(target) * (target - input)
                            : where(gt(target, 0), target * (log(target) - input), zero(input));
   if (reduction == "batchmean") return input.dim() == 0 ? loss.sum() : loss.sum() / input.size(0);
@@ -84,11 +91,13 @@ Tensor kl_div(const Tensor& input, const Tensor& target, const std::string& redu
 
 Tensor margin_ranking_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
                            double margin, Reduction reduction) {
+  EMBER_OP(margin_ranking_loss, x1, x2, target, margin, reduction);
   return reduce(clamp(-target * (x1 - x2) + margin, Scalar(0.0), std::nullopt), reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double margin,
                             Reduction reduction) {
+  EMBER_OP(hinge_embedding_loss, input, target, margin, reduction);
   Tensor z = zero(input);
   Tensor margin_part = where(eq(target, -1), clamp(margin - input, Scalar(0.0), std::nullopt), z);
   Tensor output = where(eq(target, 1), input, z) + margin_part;
@@ -96,11 +105,13 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
 }
 
 Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  EMBER_OP(soft_margin_loss, input, target, reduction);
   return reduce(log1p(exp(-target * input)), reduction);
 }
 
 Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                                    Reduction reduction) {
+  EMBER_OP(multilabel_soft_margin_loss, input, target, weight, reduction);
   Tensor loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input));
   if (weight.defined()) loss = loss * weight;
   Tensor per_sample = loss.sum({-1}) / static_cast<double>(input.size(-1));
@@ -109,6 +120,7 @@ Tensor multilabel_soft_margin_loss(const Tensor& input, const Tensor& target, co
 
 Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& target,
                              double margin, Reduction reduction) {
+  EMBER_OP(cosine_embedding_loss, x1, x2, target, margin, reduction);
   // PyTorch's formula: the cosine from the sums of products, with EPSILON 1e-12 in the norms.
   constexpr double kEps = 1e-12;
   int64_t d = x1.dim() - 1;
@@ -122,12 +134,14 @@ Tensor cosine_embedding_loss(const Tensor& x1, const Tensor& x2, const Tensor& t
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
+  EMBER_OP(pairwise_distance, x1, x2, p, eps, keepdim);
   int64_t d = std::max<int64_t>(x1.dim(), x2.dim()) - 1;
   return norm(x1 - x2 + eps, p, Dims{d}, keepdim);
 }
 
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            double margin, double p, double eps, bool swap, Reduction reduction) {
+  EMBER_OP(triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, reduction);
   EMBER_CHECK_VALUE(margin > 0, "[triplet_margin_loss] margin must be greater than 0, got ",
                     margin);
   Tensor d_pos = pairwise_distance(anchor, positive, p, eps);
@@ -138,6 +152,7 @@ Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const T
 
 Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full,
                         double eps, Reduction reduction) {
+  EMBER_OP(poisson_nll_loss, input, target, log_input, full, eps, reduction);
   Tensor loss = log_input ? exp(input) - target * input : input - target * log(input + eps);
   if (full) {
     // Stirling's approximation of log(target!), counted where target > 1.
@@ -150,6 +165,7 @@ Tensor poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_inpu
 
 Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var, bool full,
                          double eps, Reduction reduction) {
+  EMBER_OP(gaussian_nll_loss, input, target, var, full, eps, reduction);
   Tensor v;
   {
     NoGradGuard no_grad;  // the clamp of var does not reach its gradient, as PyTorch's
@@ -162,6 +178,7 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 }
 
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  EMBER_OP(cosine_similarity, x1, x2, dim, eps);
   // PyTorch 1.13: sum(x1 x2) / sqrt(clamp_min(sum(x1^2) * sum(x2^2), eps^2)).
   Dims d{dim};
   Tensor w12 = (x1 * x2).sum(d);

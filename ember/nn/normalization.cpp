@@ -6,6 +6,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/join.h"
 #include "ember/ops/layer_norm.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/reduce.h"
 
@@ -45,12 +46,14 @@ double machine_epsilon(DType t) {
 
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
+  EMBER_OP(layer_norm, x, normalized_shape, weight, bias, eps);
   last_dims(x, normalized_shape, "layer_norm");
   return ember::layer_norm(x, static_cast<int64_t>(normalized_shape.size()), weight, bias, eps);
 }
 
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& weight,
                 std::optional<double> eps) {
+  EMBER_OP(rms_norm, x, normalized_shape, weight, eps);
   Dims dims = last_dims(x, normalized_shape, "rms_norm");
   Tensor xf = x.dtype() == kFloat16 || x.dtype() == kBFloat16 ? x.to(kFloat32) : x;
   Tensor y = xf * rsqrt(mean(xf * xf, dims, true) + eps.value_or(machine_epsilon(x.dtype())));
@@ -60,6 +63,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const Tensor& we
 
 Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, const Tensor& bias,
                   double eps) {
+  EMBER_OP(group_norm, x, num_groups, weight, bias, eps);
   EMBER_CHECK(x.dim() >= 2, "[group_norm] expected an input of at least 2 dims (N, C, *), got ",
               x.sizes());
   int64_t N = x.size(0), C = x.size(1);
@@ -81,6 +85,8 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
 Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                      const Tensor& weight, const Tensor& bias, bool use_input_stats,
                      double momentum, double eps) {
+  EMBER_OP(instance_norm, x, running_mean, running_var, weight, bias, use_input_stats, momentum,
+           eps);
   EMBER_CHECK(x.dim() >= 3, "[instance_norm] expected an input of at least 3 dims (N, C, *), got ",
               x.sizes());
   int64_t N = x.size(0), C = x.size(1);
@@ -113,11 +119,13 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
 }
 
 Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {
+  EMBER_OP(normalize, x, p, dim, eps);
   Tensor n = norm(x, p, Dims{dim}, true);
   return x / clamp(n, Scalar(eps), std::nullopt).expand_as(x);
 }
 
 Tensor local_response_norm(const Tensor& x, int64_t size, double alpha, double beta, double k) {
+  EMBER_OP(local_response_norm, x, size, alpha, beta, k);
   EMBER_CHECK(x.dim() >= 3, "[local_response_norm] expected 3D or higher dimensionality input, got ",
               x.dim(), " dims");
   // The mean of x^2 over a window of `size` channels, via a padded running sum along channels.

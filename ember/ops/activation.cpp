@@ -4,6 +4,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/views.h"
 
@@ -27,6 +28,7 @@ Tensor zero_like(const Tensor& g) { return scalar_tensor(0, g.options()); }
 }  // namespace
 
 Tensor gelu(const Tensor& x, const std::string& approximate) {
+  EMBER_OP(gelu, x, approximate);
   EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                     "[gelu] approximate must be 'none' or 'tanh', got '", approximate, "'");
   if (approximate == "none")
@@ -42,12 +44,14 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 }
 
 Tensor silu(const Tensor& x) {
+  EMBER_OP(silu, x);
   return activation(UnaryOp::Silu, "SiluBackward0", x, {}, [](const Tensor& g, const Tensor& x) {
     return detail::binary(BinaryOp::SiluBackward, g, x);
   });
 }
 
 Tensor mish(const Tensor& x) {
+  EMBER_OP(mish, x);
   return activation(UnaryOp::Mish, "MishBackward0", x, {}, [](const Tensor& g, const Tensor& x) {
     Tensor t = tanh(softplus(x));
     return g * (t + x * (1.0 - t * t) * sigmoid(x));
@@ -55,6 +59,7 @@ Tensor mish(const Tensor& x) {
 }
 
 Tensor softplus(const Tensor& x, double beta, double threshold) {
+  EMBER_OP(softplus, x, beta, threshold);
   return activation(UnaryOp::Softplus, "SoftplusBackward0", x, {beta, threshold},
                     [beta, threshold](const Tensor& g, const Tensor& x) {
                       Tensor bx = x * beta;
@@ -63,6 +68,7 @@ Tensor softplus(const Tensor& x, double beta, double threshold) {
 }
 
 Tensor elu(const Tensor& x, double alpha, double scale) {
+  EMBER_OP(elu, x, alpha, scale);
   return activation(UnaryOp::Elu, "EluBackward0", x, {alpha, scale},
                     [alpha, scale](const Tensor& g, const Tensor& x) {
                       return where(gt(x, 0), g * scale, g * (exp(x) * (alpha * scale)));
@@ -72,12 +78,14 @@ Tensor elu(const Tensor& x, double alpha, double scale) {
 Tensor selu(const Tensor& x) { return elu(x, 1.6732632423543772, 1.0507009873554805); }
 
 Tensor celu(const Tensor& x, double alpha) {
+  EMBER_OP(celu, x, alpha);
   EMBER_CHECK_VALUE(alpha != 0, "[celu] ZeroDivisionError: alpha must not be 0");
   // celu(x) = max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = elu(x / alpha) * alpha where x < 0.
   return where(gt(x, 0), x, elu(x / alpha, 1.0, alpha));
 }
 
 Tensor leaky_relu(const Tensor& x, double slope) {
+  EMBER_OP(leaky_relu, x, slope);
   return activation(UnaryOp::LeakyRelu, "LeakyReluBackward0", x, {slope},
                     [slope](const Tensor& g, const Tensor& x) {
                       return where(gt(x, 0), g, g * slope);
@@ -85,6 +93,7 @@ Tensor leaky_relu(const Tensor& x, double slope) {
 }
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+  EMBER_OP(hardtanh, x, min_val, max_val);
   Tensor out;
   {
     NoGradGuard no_grad;
@@ -102,6 +111,7 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
 Tensor relu6(const Tensor& x) { return hardtanh(x, 0, 6); }
 
 Tensor hardsigmoid(const Tensor& x) {
+  EMBER_OP(hardsigmoid, x);
   return activation(UnaryOp::Hardsigmoid, "HardsigmoidBackward0", x, {},
                     [](const Tensor& g, const Tensor& x) {
                       return where(logical_and(gt(x, -3.0), lt(x, 3.0)), g / 6.0, zero_like(g));
@@ -109,6 +119,7 @@ Tensor hardsigmoid(const Tensor& x) {
 }
 
 Tensor hardswish(const Tensor& x) {
+  EMBER_OP(hardswish, x);
   return activation(UnaryOp::Hardswish, "HardswishBackward0", x, {},
                     [](const Tensor& g, const Tensor& x) {
                       return where(lt(x, -3.0), zero_like(g),
@@ -117,6 +128,7 @@ Tensor hardswish(const Tensor& x) {
 }
 
 Tensor logsigmoid(const Tensor& x) {
+  EMBER_OP(logsigmoid, x);
   return activation(UnaryOp::Logsigmoid, "LogSigmoidBackward0", x, {},
                     [](const Tensor& g, const Tensor& x) { return g * sigmoid(-x); });
 }
@@ -125,11 +137,13 @@ Tensor softsign(const Tensor& x) { return x / (abs(x) + 1.0); }
 
 Tensor tanhshrink(const Tensor& x) { return x - tanh(x); }
 
-Tensor threshold(const Tensor& x, double threshold, double value) {
-  return where(gt(x, threshold), x, scalar_tensor(value, x.options()));
+Tensor threshold(const Tensor& x, double threshold_, double value) {
+  EMBER_OP(threshold, x, threshold_, value);  // a parameter called threshold would hide the op
+  return where(gt(x, threshold_), x, scalar_tensor(value, x.options()));
 }
 
 Tensor prelu(const Tensor& x, const Tensor& weight) {
+  EMBER_OP(prelu, x, weight);
   check_defined("prelu", weight, "weight");
   Tensor w = weight;
   if (weight.numel() != 1) {
@@ -144,6 +158,7 @@ Tensor prelu(const Tensor& x, const Tensor& weight) {
 }
 
 Tensor glu(const Tensor& x, int64_t dim) {
+  EMBER_OP(glu, x, dim);
   int64_t d = wrap_dim(dim, x.dim(), "glu");
   EMBER_CHECK(x.size(d) % 2 == 0, "[glu] halving dimension must be even, but dimension ", d,
               " is size ", x.size(d));

@@ -8,6 +8,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/softmax.h"
 
@@ -51,6 +52,7 @@ std::tuple<Tensor, Tensor> attention_math(const Tensor& q, const Tensor& k, cons
                                           const Tensor& attn_mask, double dropout_p,
                                           bool is_causal, std::optional<double> scale,
                                           Generator* gen) {
+  EMBER_OP(attention_math, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
   check_qkv(q, k, v);
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;
@@ -72,6 +74,8 @@ std::tuple<Tensor, Tensor> attention_math(const Tensor& q, const Tensor& k, cons
 Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
                                     std::optional<double> scale, Generator* gen) {
+  EMBER_OP(scaled_dot_product_attention, q_in, k_in, v_in, attn_mask, dropout_p, is_causal, scale,
+           gen);
   check_qkv(q_in, k_in, v_in);
   EMBER_CHECK_VALUE(dropout_p >= 0 && dropout_p < 1,
                     "[scaled_dot_product_attention] dropout_p must be in [0, 1), got ", dropout_p);

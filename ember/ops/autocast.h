@@ -1,4 +1,5 @@
-// Autocast at the op entry: PyTorch's op lists and the one helper the ops on them call first.
+// Autocast at the op entry: PyTorch's op lists and what the op entry (ops/op_entry.h) does for the
+// ops on them.
 // The settings themselves (the guard, per-thread state, the weight cache) are in core/autocast.h.
 #pragma once
 
@@ -11,13 +12,12 @@
 namespace ember::amp::detail {
 
 // Note [Autocast at the op entry]
-// An op on one of the lists starts with EMBER_AUTOCAST(policy, op, args...). When autocast is on
-// for its tensors' device, the line casts the arguments as the policy says and calls the op again
-// with autocast switched off for the rest of the call, so that the ops it is made of (linear of
-// addmm, cross_entropy of log_softmax and nll_loss) do not cast a second time, as PyTorch's
-// autocast kernels do by excluding their dispatch key. When autocast is off it costs one
-// thread-local load. Casts go through Tensor::to, so autograd sees them: gradients come back in
-// the inputs' dtypes.
+// An op on one of the lists starts with EMBER_OP_CAST(policy, op, args...) (ops/op_entry.h, Note
+// [The op entry]). When autocast is on for its tensors' device, the line casts the arguments as
+// the policy says and calls the op again with autocast switched off for the rest of the call, so
+// that the ops it is made of (linear of addmm, cross_entropy of log_softmax and nll_loss) do not
+// cast a second time, as PyTorch's autocast kernels do by excluding their dispatch key. Casts go
+// through Tensor::to, so autograd sees them: gradients come back in the inputs' dtypes.
 
 /// What an op does with its floating arguments on one device type.
 enum class Cast : uint8_t {
@@ -151,10 +151,3 @@ decltype(auto) run(Policy policy, Op op, const Args&... args) {
 }
 
 }  // namespace ember::amp::detail
-
-/// The first line of an op on autocast's lists: see Note [Autocast at the op entry].
-#define EMBER_AUTOCAST(policy, op, ...)                                                \
-  if (::ember::amp::detail::active())                                                  \
-  return ::ember::amp::detail::run(                                                    \
-      ::ember::amp::detail::policy, [](const auto&... args_) { return op(args_...); }, \
-      __VA_ARGS__)

@@ -5,6 +5,7 @@
 #include "ember/core/device_backend.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 
@@ -155,6 +156,7 @@ void rebase_history(const Tensor& self) {
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  EMBER_OP(sum_to, grad, shape);
   if (grad.sizes() == shape) return grad;
   int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
   Shape dims;

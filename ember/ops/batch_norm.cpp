@@ -5,6 +5,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -113,6 +114,7 @@ TensorList differentiable_backward(const Tensor& g, const Tensor& x, const Tenso
 Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
+  EMBER_OP(batch_norm, x_in, running_mean, running_var, weight, bias, training, momentum, eps);
   check_input("batch_norm", x_in);
   check_per_channel("batch_norm", x_in, {&running_mean, &running_var, &weight, &bias});
   Tensor x = x_in.contiguous();
@@ -166,6 +168,7 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
 }
 
 std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& x_in, double eps) {
+  EMBER_OP(batch_norm_stats, x_in, eps);
   check_input("batch_norm_stats", x_in);
   Tensor x = x_in.contiguous();
   auto [mean, var] = mean_var(x);
@@ -184,6 +187,8 @@ Tensor batch_norm_elemt(const Tensor& x, const Tensor& weight, const Tensor& bia
 std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(
     const Tensor& x, const Tensor& mean, const Tensor& invstd, const Tensor& running_mean,
     const Tensor& running_var, double momentum, double eps, const Tensor& counts) {
+  EMBER_OP(batch_norm_gather_stats_with_counts, x, mean, invstd, running_mean, running_var,
+           momentum, eps, counts);
   check_input("batch_norm_gather_stats_with_counts", x);
   EMBER_CHECK(mean.dim() == 2 && invstd.sizes() == mean.sizes() && mean.size(1) == x.size(1) &&
                   counts.dim() == 1 && counts.size(0) == mean.size(0),
@@ -211,6 +216,8 @@ std::tuple<Tensor, Tensor> batch_norm_gather_stats_with_counts(
 std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(
     const Tensor& grad_out, const Tensor& x_in, const Tensor& mean, const Tensor& invstd,
     const Tensor& weight, bool input_g, bool weight_g, bool bias_g) {
+  EMBER_OP(batch_norm_backward_reduce, grad_out, x_in, mean, invstd, weight, input_g, weight_g,
+           bias_g);
   check_input("batch_norm_backward_reduce", x_in);
   EMBER_CHECK(grad_out.sizes() == x_in.sizes(),
               "[batch_norm_backward_reduce] expected grad_out of the input's shape ", x_in.sizes(),
@@ -227,6 +234,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> batch_norm_backward_reduce(
 Tensor batch_norm_backward_elemt(const Tensor& grad_out, const Tensor& x, const Tensor& mean,
                                  const Tensor& invstd, const Tensor& weight, const Tensor& sum_dy,
                                  const Tensor& sum_dy_xmu, double count) {
+  EMBER_OP(batch_norm_backward_elemt, grad_out, x, mean, invstd, weight, sum_dy, sum_dy_xmu, count);
   check_input("batch_norm_backward_elemt", x);
   EMBER_CHECK(grad_out.sizes() == x.sizes(),
               "[batch_norm_backward_elemt] expected grad_out of the input's shape ", x.sizes(),

@@ -1,14 +1,14 @@
 #include "ember/ops/conv.h"
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, conv2d, x_in, w, bias, stride, padding, dilation, groups);
+  EMBER_OP_CAST(kLowerPrecisionFp, conv2d, x_in, w, bias, stride, padding, dilation, groups);
   check_defined("conv2d", x_in);
   check_defined("conv2d", w, "weight");
   check_same_device("conv2d", {&x_in, &w, &bias});
@@ -83,8 +83,8 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
 
 Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride,
                         Pair padding, Pair output_padding, int64_t groups, Pair dilation) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, conv_transpose2d, x_in, w, bias, stride, padding,
-                 output_padding, groups, dilation);
+  EMBER_OP_CAST(kLowerPrecisionFp, conv_transpose2d, x_in, w, bias, stride, padding, output_padding,
+                groups, dilation);
   check_defined("conv_transpose2d", x_in);
   check_defined("conv_transpose2d", w, "weight");
   check_same_device("conv_transpose2d", {&x_in, &w, &bias});

@@ -2,6 +2,7 @@
 
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 
@@ -41,6 +42,7 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
 }
 
 Tensor to(const Tensor& t, Device device, DType dtype, bool non_blocking, bool copy) {
+  EMBER_OP(to, t, device, dtype, non_blocking, copy);
   check_defined("to", t);
   Device target = resolve_device(device);
   if (target == t.device() && dtype == t.dtype() && !copy) return t;

@@ -7,6 +7,7 @@
 
 #include "ember/ops/elementwise.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/views.h"
 
@@ -73,6 +74,7 @@ Tensor take_diagonals(Tensor x, std::vector<char>& labels) {
 }  // namespace
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) {
+  EMBER_OP(einsum, equation, operands);
   std::string eq;
   for (char c : equation)
     if (c != ' ') eq += c;

@@ -3,11 +3,11 @@
 
 #include <cmath>
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -183,6 +183,7 @@ void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
 // --- add / sub ---------------------------------------------------------------------------------
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_OP(add, a, b, alpha);
   check_alpha("add", a, b, alpha);
   Tensor out = detail::binary(BinaryOp::Add, a, b, {alpha.to_double()});
   if (any_requires_grad({&a, &b})) {
@@ -197,6 +198,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
+  EMBER_OP(add, a, b, alpha);
   check_defined("add", a, "self");
   Tensor out = detail::binary_scalar(BinaryOp::Add, a, scaled("add", result_type(a, b), b, alpha));
   if (any_requires_grad({&a}))
@@ -205,6 +207,7 @@ Tensor add(const Tensor& a, Scalar b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_OP(sub, a, b, alpha);
   check_alpha("sub", a, b, alpha);
   check_sub_operands(a.dtype(), b.dtype());
   Tensor out = detail::binary(BinaryOp::Sub, a, b, {alpha.to_double()});
@@ -220,6 +223,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, Scalar b, Scalar alpha) {
+  EMBER_OP(sub, a, b, alpha);
   check_defined("sub", a, "self");
   DType ct = result_type(a, b);
   check_sub_operands(a.dtype(), b.dtype());
@@ -237,6 +241,7 @@ Tensor operator-(Scalar a, const Tensor& b) {
 // --- mul / div ---------------------------------------------------------------------------------
 
 Tensor mul(const Tensor& a, const Tensor& b) {
+  EMBER_OP(mul, a, b);
   Tensor out = detail::binary(BinaryOp::Mul, a, b);
   if (any_requires_grad({&a, &b})) {
     record(
@@ -254,6 +259,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mul(const Tensor& a, Scalar b) {
+  EMBER_OP(mul, a, b);
   Tensor out = detail::binary_scalar(BinaryOp::Mul, a, b);
   if (any_requires_grad({&a}))
     record("MulBackward1", {&out}, {&a}, [b](const Tensor& g) -> TensorList { return {g * b}; });
@@ -261,6 +267,7 @@ Tensor mul(const Tensor& a, Scalar b) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
+  EMBER_OP(div, a, b);
   Tensor out = detail::binary(BinaryOp::Div, a, b);
   if (any_requires_grad({&a, &b})) {
     record(
@@ -278,6 +285,7 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor div(const Tensor& a, Scalar b) {
+  EMBER_OP(div, a, b);
   Tensor out = detail::binary_scalar(BinaryOp::Div, a, b);
   if (any_requires_grad({&a}))
     record("DivBackward1", {&out}, {&a}, [b](const Tensor& g) -> TensorList { return {g / b}; });
@@ -289,7 +297,7 @@ Tensor operator/(Scalar a, const Tensor& b) { return mul(reciprocal(b), a); }
 // --- pow ---------------------------------------------------------------------------------------
 
 Tensor pow(const Tensor& a, const Tensor& e) {
-  EMBER_AUTOCAST(kFp32OnCuda, pow, a, e);
+  EMBER_OP_CAST(kFp32OnCuda, pow, a, e);
   Tensor out = detail::binary(BinaryOp::Pow, a, e);
   if (any_requires_grad({&a, &e})) {
     record("PowBackward1", {&out}, {&a, &e},
@@ -312,7 +320,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
-  EMBER_AUTOCAST(kFp32OnCuda, pow, a, e);
+  EMBER_OP_CAST(kFp32OnCuda, pow, a, e);
   check_defined("pow", a, "self");
   DType rt = result_type(a, e);
   EMBER_CHECK(is_floating_point(rt) || e.is_floating_point() || e.to_int() >= 0,
@@ -339,6 +347,7 @@ Tensor pow(const Tensor& a, Scalar e) {
 }
 
 Tensor pow(Scalar base, const Tensor& e) {
+  EMBER_OP(pow, base, e);
   return pow(scalar_tensor(base, TensorOptions(result_type(e, base)).with_device(e.device())), e);
 }
 
@@ -362,6 +371,7 @@ TensorList minmax_backward(const Tensor& g, const Tensor& a, const Tensor& b, bo
 }  // namespace
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
+  EMBER_OP(maximum, a, b);
   Tensor out = detail::binary(BinaryOp::Maximum, a, b);
   if (any_requires_grad({&a, &b})) {
     record("MaximumBackward0", {&out}, {&a, &b},
@@ -373,6 +383,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
+  EMBER_OP(minimum, a, b);
   Tensor out = detail::binary(BinaryOp::Minimum, a, b);
   if (any_requires_grad({&a, &b})) {
     record("MinimumBackward0", {&out}, {&a, &b},
@@ -398,17 +409,21 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b, d
 }  // namespace
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_OP(add_out, out, a, b, alpha);
   check_alpha("add_out", a, b, alpha);
   return binary_out(BinaryOp::Add, out, a, b, alpha.to_double());
 }
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  EMBER_OP(sub_out, out, a, b, alpha);
   check_alpha("sub_out", a, b, alpha);
   return binary_out(BinaryOp::Sub, out, a, b, alpha.to_double());
 }
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  EMBER_OP(mul_out, out, a, b);
   return binary_out(BinaryOp::Mul, out, a, b, 1);
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  EMBER_OP(div_out, out, a, b);
   return binary_out(BinaryOp::Div, out, a, b, 1);
 }
 
@@ -426,15 +441,18 @@ EMBER_COMPARE(ge, Ge)
 #undef EMBER_COMPARE
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
+  EMBER_OP(logical_and, a, b);
   return detail::binary(BinaryOp::LogicalAnd, cast(a, kBool), cast(b, kBool));
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
+  EMBER_OP(logical_or, a, b);
   return detail::binary(BinaryOp::LogicalOr, cast(a, kBool), cast(b, kBool));
 }
 
 // --- ternary -----------------------------------------------------------------------------------
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  EMBER_OP(where, cond, a, b);
   check_defined("where", cond, "condition");
   check_same_device("where", {&cond, &a, &b});
   DType t = result_type(a, b);
@@ -458,6 +476,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, Scalar b) {
+  EMBER_OP(where, cond, a, b);
   // The scalar takes part in promotion as a number does: where(c, int_tensor, 0.5) is float.
   return where(cond, a, scalar_tensor(b, TensorOptions(result_type(a, b)).with_device(a.device())));
 }
@@ -476,7 +495,7 @@ Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2
 }  // namespace
 
 Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
-  EMBER_AUTOCAST(kPromoteOnCuda, addcmul, s, t1, t2, value);
+  EMBER_OP_CAST(kPromoteOnCuda, addcmul, s, t1, t2, value);
   Tensor out = ternary(TernaryOp::Addcmul, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcmulBackward0", {&out}, {&s, &t1, &t2},
@@ -493,7 +512,7 @@ Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 }
 
 Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
-  EMBER_AUTOCAST(kPromoteOnCuda, addcdiv, s, t1, t2, value);
+  EMBER_OP_CAST(kPromoteOnCuda, addcdiv, s, t1, t2, value);
   Tensor out = ternary(TernaryOp::Addcdiv, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcdivBackward0", {&out}, {&s, &t1, &t2},
@@ -511,6 +530,7 @@ Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 }
 
 Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
+  EMBER_OP(lerp, s, end, weight);
   double w = weight.to_double();
   Tensor wt = scalar_tensor(weight, TensorOptions(floating_of(s.dtype())).with_device(s.device()));
   Tensor out = ternary(TernaryOp::Lerp, s, end, wt, 0);
@@ -527,6 +547,7 @@ Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
+  EMBER_OP(masked_fill, x, mask, value);
   EMBER_CHECK(mask.dtype() == kBool, "[masked_fill] expected a bool mask, got ", mask.dtype());
   check_fits("masked_fill", value, x.dtype());
   return where(mask, scalar_tensor(value, TensorOptions(x.dtype()).with_device(x.device())), x);
@@ -550,6 +571,7 @@ bool equal(const Tensor& a, const Tensor& b) {
 }
 
 Tensor isfinite(const Tensor& x) {
+  EMBER_OP(isfinite, x);
   check_defined("isfinite", x);
   if (!x.is_floating_point()) return ones_like(x, kBool);
   NoGradGuard no_grad;

@@ -5,10 +5,12 @@
 
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 
 Tensor full(const Shape& sizes, Scalar value, const TensorOptions& options) {
+  EMBER_OP(full, sizes, value, options);
   Tensor t = empty(sizes, TensorOptions(options.dtype).with_device(options.device));
   t.fill_(value);
   if (options.requires_grad) t.requires_grad_(true);
@@ -19,16 +21,19 @@ Tensor zeros(const Shape& sizes, const TensorOptions& options) { return full(siz
 Tensor ones(const Shape& sizes, const TensorOptions& options) { return full(sizes, 1, options); }
 Tensor zeros_like(const Tensor& t) { return full(t.sizes(), 0, t.options()); }
 Tensor zeros_like(const Tensor& t, DType dtype) {
+  EMBER_OP(zeros_like, t, dtype);
   return full(t.sizes(), 0, TensorOptions(dtype).with_device(t.device()));
 }
 Tensor ones_like(const Tensor& t) { return full(t.sizes(), 1, t.options()); }
 Tensor ones_like(const Tensor& t, DType dtype) {
+  EMBER_OP(ones_like, t, dtype);
   return full(t.sizes(), 1, TensorOptions(dtype).with_device(t.device()));
 }
 Tensor full_like(const Tensor& t, Scalar value) { return full(t.sizes(), value, t.options()); }
 Tensor rand_like(const Tensor& t) { return rand(t.sizes(), t.options()); }
 Tensor randn_like(const Tensor& t) { return randn(t.sizes(), t.options()); }
 Tensor scalar_tensor(Scalar value, const TensorOptions& options) {
+  EMBER_OP(scalar_tensor, value, options);
   return full({}, value, options);
 }
 
@@ -36,6 +41,7 @@ Tensor arange(Scalar end) { return arange(0, end, 1); }
 Tensor arange(Scalar end, const TensorOptions& options) { return arange(0, end, 1, options); }
 Tensor arange(Scalar start, Scalar end, Scalar step) { return arange(start, end, step, {}); }
 Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& options_in) {
+  EMBER_OP(arange, start, end, step, options_in);
   // Without a dtype, int64 unless a bound or the step is a floating number (as torch.arange).
   TensorOptions options = options_in;
   bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
@@ -58,6 +64,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
 }
 
 Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options) {
+  EMBER_OP(linspace, start, end, steps, options);
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
   std::vector<double> values(static_cast<size_t>(steps));
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
@@ -70,6 +77,7 @@ Tensor linspace(double start, double end, int64_t steps, const TensorOptions& op
 }
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
+  EMBER_OP(eye, n, m, options);
   if (m == -1) m = n;  // the default: square
   EMBER_CHECK(n >= 0 && m >= 0, "[eye] n and m must be non-negative, got ", n, " and ", m);
   Tensor t = zeros({n, m}, TensorOptions(options.dtype));
@@ -127,17 +135,20 @@ void fill_random(Tensor& t, RandomParams p, Generator* gen) {
 }  // namespace
 
 Tensor rand(const Shape& sizes, const TensorOptions& options, Generator* gen) {
+  EMBER_OP(rand, sizes, options, gen);
   EMBER_CHECK(is_floating_point(options.dtype), "[rand] expected a floating dtype, got ",
               options.dtype);
   return random_tensor(sizes, options, {RandomKind::Uniform, 0, 1}, gen);
 }
 Tensor randn(const Shape& sizes, const TensorOptions& options, Generator* gen) {
+  EMBER_OP(randn, sizes, options, gen);
   EMBER_CHECK(is_floating_point(options.dtype), "[randn] expected a floating dtype, got ",
               options.dtype);
   return random_tensor(sizes, options, {RandomKind::Normal, 0, 1}, gen);
 }
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOptions& options,
                Generator* gen) {
+  EMBER_OP(randint, low, high, sizes, options, gen);
   EMBER_CHECK(high > low, "[randint] expected low < high, got low=", low, ", high=", high);
   TensorOptions o = options;
   if (!o.has_dtype) o.with_dtype(kInt64);  // a device alone keeps torch's int64
@@ -153,6 +164,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOption
       sizes, o, {RandomKind::Integer, static_cast<double>(low), static_cast<double>(high)}, gen);
 }
 Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
+  EMBER_OP(randperm, n, options, gen);
   EMBER_CHECK(n >= 0, "[randperm] n must be non-negative, got ", n);
   Generator& g = gen ? *gen : default_generator();
   std::vector<int64_t> perm(static_cast<size_t>(n));
@@ -167,17 +179,20 @@ Tensor randperm(int64_t n, const TensorOptions& options, Generator* gen) {
   return from_vector(perm, {n}, kInt64).to(options);
 }
 Tensor& uniform_(Tensor& t, double from, double to, Generator* gen) {
+  EMBER_OP(uniform_, t, from, to, gen);
   EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from=", from,
               " > to=", to);
   fill_random(t, {RandomKind::Uniform, from, to}, gen);
   return t;
 }
 Tensor& normal_(Tensor& t, double mean, double std, Generator* gen) {
+  EMBER_OP(normal_, t, mean, std, gen);
   EMBER_CHECK(std >= 0, "[normal_] expects std >= 0.0, but found std ", std);
   fill_random(t, {RandomKind::Normal, mean, std}, gen);
   return t;
 }
 Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
+  EMBER_OP(bernoulli, like, p, gen);
   EMBER_CHECK(p >= 0 && p <= 1, "[bernoulli] expected 0 <= p <= 1, got ", p);
   return random_tensor(like.sizes(), TensorOptions(like.dtype()).with_device(like.device()),
                        {RandomKind::Bernoulli, p, 0}, gen);
@@ -185,6 +200,7 @@ Tensor bernoulli(const Tensor& like, double p, Generator* gen) {
 
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, Shape sizes, const TensorOptions& options) {
+  EMBER_OP(from_vector, values, sizes, options);
   if (sizes.empty()) sizes = {static_cast<int64_t>(values.size())};
   EMBER_CHECK(numel_of(sizes) == static_cast<int64_t>(values.size()), "[tensor] shape ", sizes,
               " needs ", numel_of(sizes), " values, got ", values.size());
@@ -196,6 +212,7 @@ Tensor from_vector(const std::vector<T>& values, Shape sizes, const TensorOption
 }
 template <>
 Tensor from_vector(const std::vector<bool>& values, Shape sizes, const TensorOptions& options) {
+  EMBER_OP(from_vector, values, sizes, options);
   std::vector<uint8_t> bytes(values.begin(), values.end());
   Tensor t = from_vector(bytes, std::move(sizes), kUInt8);
   return t.to(options.device, options.dtype);
@@ -266,6 +283,7 @@ void walk(const NestedList& data, size_t dim, TensorData& out) {
 }  // namespace
 
 Tensor tensor(const NestedList& data, const TensorOptions& options) {
+  EMBER_OP(tensor, data, options);
   TensorData out;
   walk(data, 0, out);
   return out.make(options);

@@ -1,10 +1,10 @@
 #include "ember/ops/indexing.h"
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -44,6 +44,7 @@ void check_index(const char* op, const Tensor& x, int64_t dim, const Tensor& ind
 }  // namespace
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  EMBER_OP(gather, x, dim, index);
   check_defined("gather", x);
   int64_t d = wrap_dim(dim, x.dim(), "gather");
   check_index("gather", x, d, index, nullptr);
@@ -121,15 +122,17 @@ Tensor& scatter_inplace(const char* op, Tensor& self, int64_t dim, const Tensor&
 }  // namespace
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP(scatter, x, dim, index, src);
   return scatter_copy("scatter", x, dim, index, src, false);
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  EMBER_AUTOCAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
+  EMBER_OP_CAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
   return scatter_copy("scatter_add", x, dim, index, src, true);
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  EMBER_OP(index_select, x, dim, index);
   check_defined("index_select", x);
   EMBER_CHECK(index.dim() <= 1, "[index_select] index must be 0-D or 1-D, got ", index.sizes());
   EMBER_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
@@ -157,6 +160,7 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
 }
 
 Tensor one_hot(const Tensor& indices, int64_t num_classes) {
+  EMBER_OP(one_hot, indices, num_classes);
   EMBER_CHECK(indices.dtype() == kInt64,
               "[one_hot] one_hot is only applicable to index tensor (int64), got ",
               indices.dtype());
@@ -175,6 +179,7 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
+  EMBER_OP(embedding, weight, indices);
   EMBER_CHECK(weight.dim() == 2, "[embedding] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
               "[embedding] expected an integer index tensor, got ", indices.dtype());
@@ -204,6 +209,7 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,
                  Scalar alpha) {
+  EMBER_OP(index_add, x, dim, index, source, alpha);
   int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "index_add");
   EMBER_CHECK(index.dim() <= 1, "[index_add] index should be a vector, got shape ", index.sizes());
   Tensor src = x.dim() == 0 ? source.reshape({1}) : source;

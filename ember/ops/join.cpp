@@ -7,6 +7,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -43,6 +44,7 @@ void memcpy_join(Tensor& out, const std::vector<Tensor>& parts, int64_t dim) {
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  EMBER_OP(cat, tensors, dim);
   EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of tensors");
   // Legacy rule kept by PyTorch: 1-D empty tensors are skipped.
   // The skipped ones still take part in type promotion: cat({float32 (0,), int64 [1, 2]}) is
@@ -100,6 +102,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  EMBER_OP(stack, tensors, dim);
   EMBER_CHECK(!tensors.empty(), "[stack] expected a non-empty list of tensors");
   int64_t d = wrap_dim(dim, tensors[0].dim() + 1, "stack");
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -125,6 +128,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 Tensor repeat(const Tensor& t, const Shape& repeats) {
+  EMBER_OP(repeat, t, repeats);
   check_defined("repeat", t);
   EMBER_CHECK(static_cast<int64_t>(repeats.size()) >= t.dim(),
               "[repeat] number of dimensions of repeat dims (", repeats.size(),
@@ -148,6 +152,7 @@ Tensor repeat(const Tensor& t, const Shape& repeats) {
 }
 
 Tensor tile(const Tensor& t, const Shape& dims) {
+  EMBER_OP(tile, t, dims);
   Shape repeats;
   for (int64_t i = static_cast<int64_t>(dims.size()); i < t.dim(); ++i) repeats.push_back(1);
   for (int64_t d : dims) repeats.push_back(d);

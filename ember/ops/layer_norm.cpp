@@ -1,16 +1,17 @@
 #include "ember/ops/layer_norm.h"
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 
 Tensor layer_norm(const Tensor& x_in, int64_t ndims, const Tensor& weight_in,
                   const Tensor& bias_in, double eps) {
+  EMBER_OP(layer_norm, x_in, ndims, weight_in, bias_in, eps);
   // PyTorch's CPU and CUDA autocast lists keep layer_norm in float32.
-  EMBER_AUTOCAST(kFp32, layer_norm, x_in, ndims, weight_in, bias_in, eps);
+  EMBER_OP_CAST(kFp32, layer_norm, x_in, ndims, weight_in, bias_in, eps);
   check_defined("layer_norm", x_in);
   check_same_device("layer_norm", {&x_in, &weight_in, &bias_in});
   EMBER_CHECK(ndims >= 1 && ndims <= x_in.dim(), "[layer_norm] cannot normalise the last ", ndims,

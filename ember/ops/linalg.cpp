@@ -1,10 +1,10 @@
 #include "ember/ops/linalg.h"
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/join.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -42,7 +42,7 @@ Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, doubl
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, bmm, a, b);
+  EMBER_OP_CAST(kLowerPrecisionFp, bmm, a, b);
   check_matmul_args("bmm", a, b);
   EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "[bmm] expected 3-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -77,7 +77,7 @@ Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, mm, a, b);
+  EMBER_OP_CAST(kLowerPrecisionFp, mm, a, b);
   check_matmul_args("mm", a, b);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "[mm] expected 2-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -102,7 +102,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
+  EMBER_OP_CAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
   check_defined("addmm", bias, "self");
@@ -137,7 +137,7 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, matmul, a, b);
+  EMBER_OP_CAST(kLowerPrecisionFp, matmul, a, b);
   check_matmul_args("matmul", a, b);
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "[matmul] both arguments need at least 1 dimension, got ", da,
@@ -182,7 +182,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  EMBER_AUTOCAST(kLowerPrecisionFp, linear, x, weight, bias);
+  EMBER_OP_CAST(kLowerPrecisionFp, linear, x, weight, bias);
   EMBER_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "[linear] input with last dimension ",
               x.dim() ? x.size(-1) : 0, " doesn't match weight of shape ", weight.sizes(),
@@ -215,6 +215,7 @@ void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha, doub
 }
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
+  EMBER_OP(baddbmm, input, b1, b2, beta, alpha);
   Tensor prod = bmm(b1, b2);
   if (alpha.to_double() != 1) prod = prod * alpha;
   if (beta.to_double() == 0) return prod;
@@ -222,6 +223,7 @@ Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar b
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  EMBER_OP(dot, a, b);
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[dot] 1D tensors expected, but got ", a.dim(),
               "D and ", b.dim(), "D tensors");
   EMBER_CHECK(a.size(0) == b.size(0), "[dot] inconsistent tensor size, expected tensor [",
@@ -230,18 +232,21 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
+  EMBER_OP(outer, a, b);
   EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "[outer] expected 1-D tensors, got ", a.dim(),
               "-D and ", b.dim(), "-D");
   return a.unsqueeze(1) * b.unsqueeze(0);
 }
 
 Tensor mv(const Tensor& a, const Tensor& v) {
+  EMBER_OP(mv, a, v);
   EMBER_CHECK(a.dim() == 2 && v.dim() == 1, "[mv] expected a matrix and a vector, got shapes ",
               a.sizes(), " and ", v.sizes());
   return matmul(a, v);
 }
 
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
+  EMBER_OP(cross, a, b, dim);
   int64_t d = wrap_dim(dim, a.dim(), "cross");
   EMBER_CHECK(a.size(d) == 3 && b.size(d) == 3, "[cross] inputs dimension ", d,
               " must have length 3, got ", a.sizes(), " and ", b.sizes());

@@ -4,6 +4,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -32,6 +33,7 @@ std::vector<int64_t> source_indices(int64_t n, int64_t before, int64_t after,
 }  // namespace
 
 Tensor pad(const Tensor& x, const Shape& pads, const std::string& mode, double value) {
+  EMBER_OP(pad, x, pads, mode, value);
   check_defined("pad", x);
   EMBER_CHECK(pads.size() % 2 == 0, "[pad] Padding length must be divisible by 2, got ",
               pads.size());

@@ -8,6 +8,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -79,9 +80,11 @@ void check_integer_divisor(const char* op, const Tensor& a, Scalar b) {
 }  // namespace
 
 Tensor remainder(const Tensor& a, const Tensor& b) {
+  EMBER_OP(remainder, a, b);
   return modulo(BinaryOp::Remainder, "RemainderBackward0", a, b);
 }
 Tensor remainder(const Tensor& a, Scalar b) {
+  EMBER_OP(remainder, a, b);
   check_integer_divisor("remainder", a, b);
   Tensor out = detail::binary_scalar(BinaryOp::Remainder, a, b);
   if (any_requires_grad({&a}))
@@ -90,6 +93,7 @@ Tensor remainder(const Tensor& a, Scalar b) {
 }
 Tensor fmod(const Tensor& a, const Tensor& b) { return modulo(BinaryOp::Fmod, "FmodBackward1", a, b); }
 Tensor fmod(const Tensor& a, Scalar b) {
+  EMBER_OP(fmod, a, b);
   check_integer_divisor("fmod", a, b);
   Tensor out = detail::binary_scalar(BinaryOp::Fmod, a, b);
   if (any_requires_grad({&a}))
@@ -97,13 +101,16 @@ Tensor fmod(const Tensor& a, Scalar b) {
   return out;
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  EMBER_OP(floor_divide, a, b);
   return detail::binary(BinaryOp::FloorDivide, a, b);
 }
 Tensor floor_divide(const Tensor& a, Scalar b) {
+  EMBER_OP(floor_divide, a, b);
   check_integer_divisor("floor_divide", a, b);
   return detail::binary_scalar(BinaryOp::FloorDivide, a, b);
 }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
+  EMBER_OP(div, a, b, mode);
   if (mode == "floor") return floor_divide(a, b);
   EMBER_CHECK_VALUE(mode == "trunc", "[div] expected rounding_mode 'trunc', 'floor' or None, got '",
                     mode, "'");
@@ -115,6 +122,7 @@ Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
   return trunc(div(a, b));
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
+  EMBER_OP(atan2, a, b);
   Tensor out = detail::binary(BinaryOp::Atan2, a, b);
   if (any_requires_grad({&a, &b})) {
     record("Atan2Backward0", {&out}, {&a, &b},
@@ -130,24 +138,29 @@ Tensor atan2(const Tensor& a, const Tensor& b) {
   return out;
 }
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  EMBER_OP(logical_xor, a, b);
   return detail::binary(BinaryOp::LogicalXor, a.to(kBool), b.to(kBool));
 }
 
 Tensor isnan(const Tensor& x) {
+  EMBER_OP(isnan, x);
   NoGradGuard no_grad;
   return x.is_floating_point() ? ne(x, x) : zeros_like(x, kBool);
 }
 Tensor isinf(const Tensor& x) {
+  EMBER_OP(isinf, x);
   NoGradGuard no_grad;
   if (!x.is_floating_point()) return zeros_like(x, kBool);
   return eq(abs(x), std::numeric_limits<double>::infinity());
 }
 Tensor isposinf(const Tensor& x) {
+  EMBER_OP(isposinf, x);
   NoGradGuard no_grad;
   if (!x.is_floating_point()) return zeros_like(x, kBool);
   return eq(x, std::numeric_limits<double>::infinity());
 }
 Tensor isneginf(const Tensor& x) {
+  EMBER_OP(isneginf, x);
   NoGradGuard no_grad;
   if (!x.is_floating_point()) return zeros_like(x, kBool);
   return eq(x, -std::numeric_limits<double>::infinity());
@@ -155,6 +168,7 @@ Tensor isneginf(const Tensor& x) {
 
 Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
+  EMBER_OP(nan_to_num, x, nan, posinf, neginf);
   if (!x.is_floating_point()) return x.clone();
   double big = x.dtype() == kFloat64   ? std::numeric_limits<double>::max()
                : x.dtype() == kFloat32 ? std::numeric_limits<float>::max()
@@ -166,6 +180,7 @@ Tensor nan_to_num(const Tensor& x, std::optional<double> nan, std::optional<doub
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  EMBER_OP(isclose, a, b, rtol, atol, equal_nan);
   NoGradGuard no_grad;
   EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] expected both inputs to have the same dtype, got ",
               a.dtype(), " and ", b.dtype());

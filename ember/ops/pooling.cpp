@@ -2,6 +2,7 @@
 
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -48,12 +49,14 @@ Pool2dParams make_params(const char* op, const Tensor& x, Pair k, std::optional<
 
 Tensor max_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, Pair dil,
                   bool ceil) {
+  EMBER_OP(max_pool2d, x_in, k, s, pad, dil, ceil);
   return std::get<0>(max_pool2d_with_indices(x_in, k, s, pad, dil, ceil));
 }
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x_in, Pair k,
                                                    std::optional<Pair> s, Pair pad, Pair dil,
                                                    bool ceil) {
+  EMBER_OP(max_pool2d_with_indices, x_in, k, s, pad, dil, ceil);
   check_defined("max_pool2d", x_in);
   int64_t out_hw[2];
   Pool2dParams p = make_params("max_pool2d", x_in, k, s, pad, dil, ceil, out_hw);
@@ -77,6 +80,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x_in, Pair k,
 
 Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, bool ceil,
                   bool count_include_pad) {
+  EMBER_OP(avg_pool2d, x_in, k, s, pad, ceil, count_include_pad);
   check_defined("avg_pool2d", x_in);
   int64_t out_hw[2];
   Pool2dParams p = make_params("avg_pool2d", x_in, k, s, pad, {1, 1}, ceil, out_hw);
@@ -98,6 +102,7 @@ Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, b
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& x_in, Pair output_size) {
+  EMBER_OP(adaptive_avg_pool2d, x_in, output_size);
   check_defined("adaptive_avg_pool2d", x_in);
   EMBER_CHECK(x_in.dim() == 3 || x_in.dim() == 4,
               "[adaptive_avg_pool2d] expected 3-D or 4-D input, got ", x_in.sizes());

@@ -6,12 +6,14 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/sort.h"
 
 namespace ember {
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {
+  EMBER_OP(bernoulli, p, gen);
   check_defined("bernoulli", p);
   NoGradGuard no_grad;
   Tensor pf = p.is_floating_point() ? p : p.to(kDefaultFloat);
@@ -20,18 +22,21 @@ Tensor bernoulli(const Tensor& p, Generator* gen) {
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
+  EMBER_OP(bernoulli_, t, p, gen);
   NoGradGuard no_grad;
   t.copy_(bernoulli(t, p, gen));
   return t;
 }
 
 Tensor& bernoulli_(Tensor& t, const Tensor& p, Generator* gen) {
+  EMBER_OP(bernoulli_, t, p, gen);
   NoGradGuard no_grad;
   t.copy_(bernoulli(p.expand(t.sizes()).contiguous(), gen));
   return t;
 }
 
 Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
+  EMBER_OP(exponential_, t, lambd, gen);
   EMBER_CHECK(lambd > 0, "[exponential_] expects lambda > 0.0, but found lambda=", lambd);
   NoGradGuard no_grad;
   // -log(1 - u) / lambd; 1 - u is in (0, 1], so the draw is finite.
@@ -41,6 +46,7 @@ Tensor& exponential_(Tensor& t, double lambd, Generator* gen) {
 }
 
 Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* gen) {
+  EMBER_OP(random_, t, from, to, gen);
   int64_t hi;
   if (to) {
     hi = *to;
@@ -64,6 +70,7 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
 }
 
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
+  EMBER_OP(normal, mean, std, gen);
   check_same_device("normal", {&mean, &std});
   NoGradGuard no_grad;
   Tensor m = mean.is_floating_point() ? mean : mean.to(kDefaultFloat);
@@ -72,6 +79,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 }
 
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* gen) {
+  EMBER_OP(multinomial, probs, n, replacement, gen);
   check_defined("multinomial", probs);
   EMBER_CHECK(probs.dim() == 1 || probs.dim() == 2, "[multinomial] prob_dist must be 1 or 2 dim, "
               "got shape ", probs.sizes());

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -96,7 +96,7 @@ int64_t count(const Tensor& x, const Shape& dims) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DType> dtype) {
-  EMBER_AUTOCAST(kFp32SetDtypeOnCuda, sum, x, dims_in, keepdim, dtype);
+  EMBER_OP_CAST(kFp32SetDtypeOnCuda, sum, x, dims_in, keepdim, dtype);
   check_defined("sum", x);
   Shape dims = normalize_dims(x, dims_in, "sum");
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
@@ -118,6 +118,7 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DTy
 Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{}, false, dtype); }
 
 Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
+  EMBER_OP(mean, x, dims_in, keepdim);
   check_defined("mean", x);
   EMBER_CHECK(x.is_floating_point(),
               "[mean] could not infer output dtype: input dtype must be floating point, got ",
@@ -143,7 +144,7 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
 Tensor mean(const Tensor& x) { return mean(x, Shape{}, false); }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
-  EMBER_AUTOCAST(kFp32, prod, x, dim, keepdim);
+  EMBER_OP_CAST(kFp32, prod, x, dim, keepdim);
   check_defined("prod", x);
   Shape dims = normalize_dims(x, {dim}, "prod");
   DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
@@ -167,6 +168,7 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor prod(const Tensor& x) {
+  EMBER_OP(prod, x);
   Tensor flat = x.reshape({-1});
   return prod(flat, 0, false).reshape({});
 }
@@ -220,17 +222,21 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdi
 }  // namespace
 
 Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) {
+  EMBER_OP(amax, x, dims, keepdim);
   return amax_amin(x, dims, keepdim, true);
 }
 Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) {
+  EMBER_OP(amin, x, dims, keepdim);
   return amax_amin(x, dims, keepdim, false);
 }
 Tensor max(const Tensor& x) { return amax(x); }
 Tensor min(const Tensor& x) { return amin(x); }
 std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_OP(max, x, dim, keepdim);
   return max_min_dim(x, dim, keepdim, true);
 }
 std::tuple<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_OP(min, x, dim, keepdim);
   return max_min_dim(x, dim, keepdim, false);
 }
 
@@ -252,9 +258,11 @@ Tensor arg(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_ma
 }  // namespace
 
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmax, x, dim, keepdim);
   return arg(x, dim, keepdim, true);
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  EMBER_OP(argmin, x, dim, keepdim);
   return arg(x, dim, keepdim, false);
 }
 
@@ -283,6 +291,7 @@ double variance_denominator(const Tensor& x, const Shape& dims, bool unbiased) {
 }  // namespace
 
 Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
+  EMBER_OP(var, x, dims_in, unbiased, keepdim);
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
   // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
@@ -304,6 +313,7 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
 }
 
 Tensor std(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
+  EMBER_OP(std, x, dims_in, unbiased, keepdim);
   check_defined("std", x);
   EMBER_CHECK(x.is_floating_point(), "[std] expected a floating point tensor, got ", x.dtype());
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
@@ -347,17 +357,19 @@ Tensor all_any(ReduceOp op, const Tensor& x, std::optional<int64_t> dim, bool ke
 
 Tensor all(const Tensor& x) { return all_any(ReduceOp::All, x, std::nullopt, false); }
 Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_OP(all, x, dim, keepdim);
   return all_any(ReduceOp::All, x, dim, keepdim);
 }
 Tensor any(const Tensor& x) { return all_any(ReduceOp::Any, x, std::nullopt, false); }
 Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_OP(any, x, dim, keepdim);
   return all_any(ReduceOp::Any, x, dim, keepdim);
 }
 
 Tensor norm(const Tensor& x, Scalar p) { return norm(x, p, Dims(), false); }
 
 Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
-  EMBER_AUTOCAST(kFp32OnCuda, norm, x, p, dims_in, keepdim);
+  EMBER_OP_CAST(kFp32OnCuda, norm, x, p, dims_in, keepdim);
   check_defined("norm", x);
   EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
               x.dtype());
@@ -402,7 +414,7 @@ Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {
-  EMBER_AUTOCAST(kFp32OnCuda, logsumexp, x_in, dims_in, keepdim);
+  EMBER_OP_CAST(kFp32OnCuda, logsumexp, x_in, dims_in, keepdim);
   check_defined("logsumexp", x_in);
   // In the result's floating dtype from the start: x - max(x) in an integer dtype overflows.
   Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kDefaultFloat);

@@ -7,6 +7,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/join.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/shape.h"
 
 namespace ember {
@@ -60,6 +61,7 @@ void check_layer(const char* op, const Tensor& x_proj, const Tensor& h0, const T
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x_proj, const Tensor& h0_in,
                                               const Tensor& c0_in, const Tensor& w_hh,
                                               const Tensor& lengths, bool reverse) {
+  EMBER_OP(lstm_layer, x_proj, h0_in, c0_in, w_hh, lengths, reverse);
   check_layer("lstm", x_proj, h0_in, w_hh, 4);
   const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
   Tensor h0 = h0_in.to(x_proj.dtype()).contiguous(), c0 = c0_in.to(x_proj.dtype()).contiguous();
@@ -114,6 +116,7 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x_proj, const Tensor
 
 std::tuple<Tensor, Tensor> gru_layer(const Tensor& x_proj, const Tensor& h0_in, const Tensor& w_hh,
                                      const Tensor& b_hh, const Tensor& lengths, bool reverse) {
+  EMBER_OP(gru_layer, x_proj, h0_in, w_hh, b_hh, lengths, reverse);
   check_layer("gru", x_proj, h0_in, w_hh, 3);
   const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
   Tensor h0 = h0_in.to(x_proj.dtype()).contiguous();
@@ -168,6 +171,7 @@ std::tuple<Tensor, Tensor> gru_layer(const Tensor& x_proj, const Tensor& h0_in, 
 
 std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0_in, const Tensor& w_hh,
                                      bool relu, const Tensor& lengths, bool reverse) {
+  EMBER_OP(rnn_layer, x_proj, h0_in, w_hh, relu, lengths, reverse);
   check_layer("rnn", x_proj, h0_in, w_hh, 1);
   const int64_t T = x_proj.size(0), B = x_proj.size(1), H = h0_in.size(1);
   Tensor h0 = h0_in.to(x_proj.dtype()).contiguous();
@@ -215,6 +219,7 @@ std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0_in, 
 std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h0_in,
                                              const Tensor& c0_in, const std::vector<Tensor>& weights,
                                              const RecurrentOptions& o, const Tensor& lengths) {
+  EMBER_OP(recurrent, x_in, h0_in, c0_in, weights, o, lengths);
   using Kind = RecurrentOptions::Kind;
   const char* op = o.kind == Kind::Lstm ? "LSTM" : o.kind == Kind::Gru ? "GRU" : "RNN";
   check_defined(op, x_in);
@@ -297,6 +302,7 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
 std::tuple<Tensor, Tensor> lstm_cell(const Tensor& x, const Tensor& h, const Tensor& c,
                                      const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                                      const Tensor& b_hh) {
+  EMBER_OP(lstm_cell, x, h, c, w_ih, w_hh, b_ih, b_hh);
   bool unbatched = x.dim() == 1;
   Tensor xb = unbatched ? x.unsqueeze(0) : x;
   Tensor xp = linear(xb, w_ih, b_ih);
@@ -310,6 +316,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& x, const Tensor& h, const Ten
 
 Tensor gru_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh) {
+  EMBER_OP(gru_cell, x, h, w_ih, w_hh, b_ih, b_hh);
   bool unbatched = x.dim() == 1;
   Tensor xb = unbatched ? x.unsqueeze(0) : x;
   int64_t H = w_hh.size(1);
@@ -320,6 +327,7 @@ Tensor gru_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tens
 
 Tensor rnn_cell(const Tensor& x, const Tensor& h, const Tensor& w_ih, const Tensor& w_hh,
                 const Tensor& b_ih, const Tensor& b_hh, bool relu) {
+  EMBER_OP(rnn_cell, x, h, w_ih, w_hh, b_ih, b_hh, relu);
   bool unbatched = x.dim() == 1;
   Tensor xb = unbatched ? x.unsqueeze(0) : x;
   Tensor xp = linear(xb, w_ih, b_ih);

@@ -5,6 +5,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/join.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 #include "ember/ops/sort.h"
 #include "ember/ops/tensor_index.h"
@@ -35,17 +36,20 @@ std::tuple<Tensor, Tensor, Tensor> runs(const Tensor& flat, const Tensor& order,
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& x) {
+  EMBER_OP(unique, x);
   NoGradGuard no_grad;
   auto [sorted, order] = sort(x.reshape({-1}), 0, false, true);
   return runs(sorted, order, x.sizes());
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& x) {
+  EMBER_OP(unique_consecutive, x);
   NoGradGuard no_grad;
   return runs(x.reshape({-1}), Tensor(), x.sizes());
 }
 
 Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
+  EMBER_OP(bincount, x, weights, minlength);
   EMBER_CHECK(x.dim() == 1 && !x.is_floating_point() && x.dtype() != kBool,
               "[bincount] only 1-d non-negative integral inputs are supported, got ", x.dtype(),
               " of shape ", x.sizes());
@@ -69,6 +73,7 @@ Tensor bincount(const Tensor& x, const Tensor& weights, int64_t minlength) {
 }
 
 Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
+  EMBER_OP(histc, x, bins, min, max);
   EMBER_CHECK_VALUE(bins > 0, "[histc] bins must be > 0, got ", bins);
   NoGradGuard no_grad;
   Tensor xf = x.reshape({-1}).to(x.is_floating_point() ? x.dtype() : kFloat32);
@@ -89,6 +94,7 @@ Tensor histc(const Tensor& x, int64_t bins, double min, double max) {
 }
 
 Tensor searchsorted(const Tensor& sorted, const Tensor& values, bool right, bool out_int32) {
+  EMBER_OP(searchsorted, sorted, values, right, out_int32);
   NoGradGuard no_grad;
   EMBER_CHECK(sorted.dim() >= 1, "[searchsorted] boundaries must be at least 1-D");
   // The count of boundaries below the value (at most it, with right): compared all at once.
@@ -109,6 +115,7 @@ Tensor searchsorted(const Tensor& sorted, const Tensor& values, bool right, bool
 }
 
 Tensor repeat_interleave(const Tensor& repeats) {
+  EMBER_OP(repeat_interleave, repeats);
   EMBER_CHECK(repeats.dim() <= 1 && !repeats.is_floating_point(), "[repeat_interleave] repeats "
               "must be a 0-dim or 1-dim integer tensor, got ", repeats.dtype(), " of shape ",
               repeats.sizes());
@@ -122,6 +129,7 @@ Tensor repeat_interleave(const Tensor& repeats) {
 }
 
 Tensor count_nonzero(const Tensor& x, const Dims& dims) {
+  EMBER_OP(count_nonzero, x, dims);
   NoGradGuard no_grad;
   return sum(ne(x, 0).to(kInt64), dims);
 }

@@ -6,11 +6,13 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/join.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/views.h"
 
 namespace ember {
 
 Tensor flip(const Tensor& x, const Shape& dims) {
+  EMBER_OP(flip, x, dims);
   check_defined("flip", x);
   Tensor out = x;
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(x.dim(), 1)), false);
@@ -26,6 +28,7 @@ Tensor flip(const Tensor& x, const Shape& dims) {
 }
 
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
+  EMBER_OP(roll, x, shifts, dims);
   check_defined("roll", x);
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "[roll] expected one shift without dims, got ", shifts.size());
@@ -57,13 +60,16 @@ Tensor triangle_mask(const Tensor& x, int64_t k, bool lower) {
 }  // namespace
 
 Tensor tril(const Tensor& x, int64_t k) {
+  EMBER_OP(tril, x, k);
   return where(triangle_mask(x, k, true), x, scalar_tensor(0, x.options()));
 }
 Tensor triu(const Tensor& x, int64_t k) {
+  EMBER_OP(triu, x, k);
   return where(triangle_mask(x, k, false), x, scalar_tensor(0, x.options()));
 }
 
 Tensor diag_embed(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  EMBER_OP(diag_embed, x, offset, dim1, dim2);
   int64_t n = x.dim() + 1;
   int64_t d1 = wrap_dim(dim1, n, "diag_embed"), d2 = wrap_dim(dim2, n, "diag_embed");
   int64_t len = (x.dim() == 0 ? 1 : x.size(-1)) + std::abs(offset);
@@ -83,6 +89,7 @@ Tensor diag_embed(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 Tensor diag(const Tensor& x, int64_t k) {
+  EMBER_OP(diag, x, k);
   EMBER_CHECK(x.dim() == 1 || x.dim() == 2, "[diag] expected a 1-D or 2-D tensor, got shape ",
               x.sizes());
   if (x.dim() == 2) return diagonal(x, k, 0, 1).clone();
@@ -90,6 +97,7 @@ Tensor diag(const Tensor& x, int64_t k) {
 }
 
 std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim) {
+  EMBER_OP(tensor_split, x, sections, dim);
   EMBER_CHECK_VALUE(sections > 0, "[tensor_split] number of sections must be larger than 0, got ",
                     sections);
   int64_t d = wrap_dim(dim, x.dim(), "tensor_split"), n = x.size(d);
@@ -104,6 +112,7 @@ std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim)
 }
 
 std::vector<Tensor> tensor_split_at(const Tensor& x, const Shape& indices, int64_t dim) {
+  EMBER_OP(tensor_split_at, x, indices, dim);
   int64_t d = wrap_dim(dim, x.dim(), "tensor_split"), n = x.size(d);
   std::vector<Tensor> out;
   int64_t start = 0;
@@ -116,6 +125,7 @@ std::vector<Tensor> tensor_split_at(const Tensor& x, const Shape& indices, int64
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& xs, const std::string& indexing) {
+  EMBER_OP(meshgrid, xs, indexing);
   EMBER_CHECK_VALUE(indexing == "ij" || indexing == "xy",
                     "[meshgrid] indexing must be 'ij' or 'xy', got '", indexing, "'");
   Shape shape;

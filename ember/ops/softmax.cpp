@@ -1,8 +1,8 @@
 #include "ember/ops/softmax.h"
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -36,11 +36,11 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<DType> dtype,
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  EMBER_AUTOCAST(kFp32SetDtypeOnCuda, softmax, x, dim, dtype);
+  EMBER_OP_CAST(kFp32SetDtypeOnCuda, softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  EMBER_AUTOCAST(kFp32SetDtypeOnCuda, log_softmax, x, dim, dtype);
+  EMBER_OP_CAST(kFp32SetDtypeOnCuda, log_softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, true);
 }
 Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }

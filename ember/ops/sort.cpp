@@ -5,6 +5,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/views.h"
 
@@ -33,6 +34,7 @@ void record_gather_backward(const char* node, const Tensor& values, const Tensor
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  EMBER_OP(sort, x, dim, descending, stable);
   check_defined("sort", x);
   int64_t d = wrap_dim(dim, x.dim(), "sort");
   Tensor in = rows_last(x, d);
@@ -48,12 +50,14 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, b
 }
 
 Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
+  EMBER_OP(argsort, x, dim, descending, stable);
   NoGradGuard no_grad;
   return std::get<1>(sort(x, dim, descending, stable));
 }
 
 std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest,
                                 bool sorted) {
+  EMBER_OP(topk, x, k, dim, largest, sorted);
   check_defined("topk", x);
   int64_t d = wrap_dim(dim, x.dim(), "topk");
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
@@ -83,6 +87,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
 }
 
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
+  EMBER_OP(kthvalue, x, k, dim, keepdim);
   int64_t d = wrap_dim(dim, x.dim(), "kthvalue");
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
   EMBER_CHECK(k >= 1 && k <= n, "[kthvalue] k (", k, ") is out of range for dimension ", d,
@@ -95,12 +100,14 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, boo
 }
 
 Tensor median(const Tensor& x) {
+  EMBER_OP(median, x);
   EMBER_CHECK(x.numel() > 0, "[median] cannot be called on an empty tensor");
   Tensor flat = x.reshape({-1});
   return std::get<0>(kthvalue(flat, (flat.numel() + 1) / 2, 0));
 }
 
 std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
+  EMBER_OP(median, x, dim, keepdim);
   int64_t d = wrap_dim(dim, x.dim(), "median");
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
   return kthvalue(x, (n + 1) / 2, d, keepdim);
@@ -125,6 +132,7 @@ Tensor reverse_cumsum(const Tensor& g, int64_t d) {
 }  // namespace
 
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  EMBER_OP(cumsum, x, dim, dtype);
   check_defined("cumsum", x);
   int64_t d = wrap_dim(dim, x.dim(), "cumsum");
   Tensor out;
@@ -140,6 +148,7 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
 }
 
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
+  EMBER_OP(cumprod, x, dim, dtype);
   check_defined("cumprod", x);
   int64_t d = wrap_dim(dim, x.dim(), "cumprod");
   Tensor out;

@@ -9,6 +9,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -199,6 +200,7 @@ std::vector<int64_t> index_dims_in_place(const Folded& f, bool inverse) {
 }  // namespace
 
 Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
+  EMBER_OP(index, x, indices);
   Parsed p = parse(x, indices, "index");
   if (p.advanced.empty()) return p.view;
   if (p.advanced.size() == 1) {
@@ -214,6 +216,7 @@ Tensor index(const Tensor& x, const std::vector<TensorIndex>& indices) {
 }
 
 Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Tensor& value) {
+  EMBER_OP(index_put_, x, indices, value);
   EMBER_CHECK(value.defined(), "[index_put_] the value is an undefined tensor");
   Parsed p = parse(x, indices, "index_put_");
   Tensor& v = p.view;
@@ -259,6 +262,7 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, const Ten
 }
 
 Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, Scalar value) {
+  EMBER_OP(index_put_, x, indices, value);
   if (indices.size() == 1 && indices[0].kind() == TensorIndex::Kind::Tensor &&
       indices[0].tensor().dtype() == kBool && indices[0].tensor().sizes() == x.sizes() &&
       indices[0].tensor().device() == x.device()) {
@@ -275,6 +279,7 @@ Tensor& index_put_(Tensor& x, const std::vector<TensorIndex>& indices, Scalar va
 }
 
 Tensor nonzero(const Tensor& x) {
+  EMBER_OP(nonzero, x);
   EMBER_CHECK(x.defined(), "[nonzero] the tensor is undefined");
   NoGradGuard no_grad;
   Tensor m = ne(x, 0).to(Device(kCPU, 0)).contiguous();
@@ -295,6 +300,7 @@ Tensor nonzero(const Tensor& x) {
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  EMBER_OP(masked_select, x, mask);
   EMBER_CHECK(mask.dtype() == kBool, "[masked_select] expected a bool mask, got ", mask.dtype());
   Shape shape = broadcast_shapes(x.sizes(), mask.sizes(), "masked_select");
   Tensor where_true = nonzero(mask.expand(shape).reshape({-1})).reshape({-1});

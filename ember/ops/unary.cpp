@@ -1,12 +1,12 @@
 // Unary elementwise ops: dtype rules, dispatch, backward formulas, in-place variants.
 #include <limits>
 
-#include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace detail {
@@ -49,7 +49,7 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
 // `policy` is the op's autocast policy (ops/autocast.h).
 #define EMBER_UNARY_WITH_GRAD(fname, Op, policy, NodeName, saves_input, ...)                      \
   Tensor fname(const Tensor& x) {                                                                 \
-    EMBER_AUTOCAST(policy, fname, x);                                                             \
+    EMBER_OP_CAST(policy, fname, x);                                                              \
     Tensor out = detail::unary(UnaryOp::Op, x);                                                   \
     if (any_requires_grad({&x})) {                                                                \
       record(                                                                                     \
@@ -110,6 +110,7 @@ UnaryParams clamp_params(DType t, std::optional<Scalar> min, std::optional<Scala
 }  // namespace
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_OP(clamp, x, min, max);
   EMBER_CHECK(min || max, "[clamp] at least one of 'min' or 'max' must not be None");
   DType t = x.dtype();
   if (min) t = result_type(x, *min);

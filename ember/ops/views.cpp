@@ -8,6 +8,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/op_entry.h"
 
 namespace ember {
 namespace {
@@ -78,6 +79,7 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
 }  // namespace
 
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
+  EMBER_OP(as_strided, t, sizes, strides, offset);
   check_defined("as_strided", t);
   EMBER_CHECK(sizes.size() == strides.size(), "[as_strided] sizes ", sizes, " and strides ",
               strides, " differ in length");
@@ -351,6 +353,7 @@ DiagGeometry diag_geometry(const Tensor& t, int64_t off, int64_t d1, int64_t d2)
 }  // namespace
 
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
+  EMBER_OP(diagonal, t, offset, dim1, dim2);
   check_defined("diagonal", t);
   int64_t d1 = wrap_dim(dim1, t.dim(), "diagonal"), d2 = wrap_dim(dim2, t.dim(), "diagonal");
   EMBER_CHECK(d1 != d2, "[diagonal] dimensions cannot be identical ", dim1, ", ", dim2);
@@ -366,6 +369,7 @@ Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination) {
+  EMBER_OP(movedim, t, source, destination);
   EMBER_CHECK(source.size() == destination.size(), "[movedim] Invalid source or destination dims: "
               "source (", source, " dims) should contain the same number of dims as destination (",
               destination, " dims)");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/profiler_events.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 
@@ -79,6 +80,7 @@ void functional::adam(const std::vector<Tensor>& params, const std::vector<Tenso
 }
 
 void Adam::step() {
+  profiler::RecordScope record(profiler::EventKind::Optimizer, "Optimizer.step#Adam.step");
   for (ParamGroup& g : param_groups()) {
     AdamOptions o = AdamOptions::from(g.options);
     std::vector<Tensor> params, grads, m, v, vmax, steps;

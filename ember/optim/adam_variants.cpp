@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/profiler_events.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduce.h"
@@ -136,6 +137,9 @@ AdamVariantOptimizer::AdamVariantOptimizer(AdamVariant variant, std::vector<Para
     : Optimizer(std::move(groups), o.to_map(variant_name(variant))), variant_(variant) {}
 
 void AdamVariantOptimizer::step() {
+  static const char* const kNames[] = {"Optimizer.step#Adamax.step", "Optimizer.step#NAdam.step",
+                                       "Optimizer.step#RAdam.step"};
+  profiler::RecordScope record(profiler::EventKind::Optimizer, kNames[static_cast<int>(variant_)]);
   for (ParamGroup& g : param_groups()) {
     std::vector<Tensor> params, grads, m, second, mu, steps;
     // The second moment is Adamax's exp_inf, the others' exp_avg_sq.

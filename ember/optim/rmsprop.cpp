@@ -1,6 +1,7 @@
 #include "ember/optim/rmsprop.h"
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/profiler_events.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 
@@ -141,6 +142,7 @@ RMSprop::RMSprop(std::vector<ParamGroup> groups, const RMSpropOptions& o)
     : Optimizer(std::move(groups), o.to_map()) {}
 
 void RMSprop::step() {
+  profiler::RecordScope record(profiler::EventKind::Optimizer, "Optimizer.step#RMSprop.step");
   for (ParamGroup& g : param_groups()) {
     RMSpropOptions o = RMSpropOptions::from(g.options);
     std::vector<Tensor> params, grads, square_avgs, grad_avgs, buffers;
@@ -178,6 +180,7 @@ Adagrad::Adagrad(std::vector<ParamGroup> groups, const AdagradOptions& o)
 }
 
 void Adagrad::step() {
+  profiler::RecordScope record(profiler::EventKind::Optimizer, "Optimizer.step#Adagrad.step");
   for (ParamGroup& g : param_groups()) {
     std::vector<Tensor> params, grads, sums, steps;
     for (Tensor& p : g.params) {
@@ -196,6 +199,7 @@ Adadelta::Adadelta(std::vector<ParamGroup> groups, const AdadeltaOptions& o)
     : Optimizer(std::move(groups), o.to_map()) {}
 
 void Adadelta::step() {
+  profiler::RecordScope record(profiler::EventKind::Optimizer, "Optimizer.step#Adadelta.step");
   for (ParamGroup& g : param_groups()) {
     std::vector<Tensor> params, grads, square_avgs, acc_deltas;
     for (Tensor& p : g.params) {

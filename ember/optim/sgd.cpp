@@ -1,6 +1,7 @@
 #include "ember/optim/sgd.h"
 
 #include "ember/core/grad_mode.h"
+#include "ember/core/profiler_events.h"
 #include "ember/ops/elementwise.h"
 
 namespace ember::optim {
@@ -54,6 +55,7 @@ void functional::sgd(const std::vector<Tensor>& params, const std::vector<Tensor
 }
 
 void SGD::step() {
+  profiler::RecordScope record(profiler::EventKind::Optimizer, "Optimizer.step#SGD.step");
   for (ParamGroup& g : param_groups()) {
     std::vector<Tensor> params, grads, buffers;
     for (Tensor& p : g.params) {

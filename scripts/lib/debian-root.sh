@@ -27,6 +27,9 @@ debian_root_make() {
   trap debian_root_cleanup EXIT INT TERM
   tar -xf "$tarball" -C "$root"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # mmdebstrap's minbase writes no /etc/hosts; every installed Debian machine has one naming
+  # localhost (the DDP tutorials' MASTER_ADDR), so the root gets what a fresh install has.
+  [ -s "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
   cp -r /etc/apt/apt.conf.d/. "$root/etc/apt/apt.conf.d/"
   mount -t proc proc "$root/proc" && mounted+=("$root/proc")
   mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" && mounted+=("$root/dev")

@@ -9,7 +9,7 @@
 namespace ember::cli {
 
 Args::Args(int argc, char** argv, const std::set<std::string>& options,
-           const std::set<std::string>& flags) {
+           const std::set<std::string>& flags, const std::set<std::string>& optional) {
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     EMBER_CHECK(a.rfind("--", 0) == 0, "unexpected argument '", a, "' (options start with --)");
@@ -18,6 +18,10 @@ Args::Args(int argc, char** argv, const std::set<std::string>& options,
     if (eq != std::string::npos) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
+    }
+    if (optional.count(name)) {
+      values_[name] = eq == std::string::npos ? "" : value;
+      continue;
     }
     if (flags.count(name)) {
       EMBER_CHECK(eq == std::string::npos, "--", name, " takes no value");

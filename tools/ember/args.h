@@ -12,9 +12,10 @@ namespace ember::cli {
 
 class Args {
  public:
-  /// argv after the subcommand; `flags` take no value, every other --option takes one.
+  /// argv after the subcommand; `flags` take no value, every other --option takes one;
+  /// `optional` ones are flags that may take one as --name=value (--profile, --profile=10).
   Args(int argc, char** argv, const std::set<std::string>& options,
-       const std::set<std::string>& flags);
+       const std::set<std::string>& flags, const std::set<std::string>& optional = {});
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   std::string str(const std::string& name, const std::string& fallback) const;
   /// An integer in [lo, hi]; anything else (text, out of range) is an error naming the option.

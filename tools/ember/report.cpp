@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include "ember/io/atomic_file.h"
+#include "ember/profiler/profiler.h"
 
 namespace ember::cli {
 namespace {
@@ -41,6 +44,31 @@ std::string num(double v) {
 
 }  // namespace
 
+Axis round_axis(double lo, double hi, int max_ticks) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (hi < lo) std::swap(lo, hi);
+  if (hi == lo) {
+    double pad = lo == 0 ? 1 : std::abs(lo) * 0.1;
+    lo -= pad;
+    hi += pad;
+  }
+  // A step of 1, 2, 2.5 or 5 times a power of ten that fits max_ticks intervals.
+  double raw = (hi - lo) / std::max(1, max_ticks - 1);
+  double power = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * power;
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (m * power >= raw) {
+      step = m * power;
+      break;
+    }
+  Axis a;
+  a.lo = std::floor(lo / step + 1e-9) * step;
+  a.hi = std::ceil(hi / step - 1e-9) * step;
+  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step)
+    a.ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  return a;
+}
+
 std::string svg_chart(const std::string& title, const std::string& x_label,
                       const std::vector<Curve>& curves) {
   const double W = 640, H = 320, left = 60, right = 20, top = 30, bottom = 45;
@@ -52,14 +80,12 @@ std::string svg_chart(const std::string& title, const std::string& x_label,
       y0 = std::min(y0, y);
       y1 = std::max(y1, y);
     }
-  if (!std::isfinite(x0)) x0 = 0, x1 = 1, y0 = 0, y1 = 1;
-  if (x1 == x0) x1 = x0 + 1;
-  if (y1 == y0) y1 = y0 + 1;
-  double pad = (y1 - y0) * 0.05;
-  y0 -= pad;
-  y1 += pad;
-  auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * (W - left - right); };
-  auto py = [&](double y) { return H - bottom - (y - y0) / (y1 - y0) * (H - top - bottom); };
+  // Axes from one round tick to another, ticks on round values (0.25, not 0.2398).
+  Axis xa = round_axis(x0, x1), ya = round_axis(y0, y1);
+  auto px = [&](double x) { return left + (x - xa.lo) / (xa.hi - xa.lo) * (W - left - right); };
+  auto py = [&](double y) {
+    return H - bottom - (y - ya.lo) / (ya.hi - ya.lo) * (H - top - bottom);
+  };
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
     << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
@@ -67,15 +93,15 @@ std::string svg_chart(const std::string& title, const std::string& x_label,
     << escape(title) << "</text>\n";
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << W - left - right
     << "\" height=\"" << H - top - bottom << "\" fill=\"none\" stroke=\"#888\"/>\n";
-  for (int i = 0; i <= 4; ++i) {
-    double y = y0 + (y1 - y0) * i / 4, x = x0 + (x1 - x0) * i / 4;
-    s << "<text x=\"" << left - 6 << "\" y=\"" << py(y) + 4 << "\" text-anchor=\"end\">" << num(y)
-      << "</text>\n";
+  for (double y : ya.ticks) {
+    s << "<text class=\"tick\" x=\"" << left - 6 << "\" y=\"" << py(y) + 4
+      << "\" text-anchor=\"end\">" << num(y) << "</text>\n";
     s << "<line x1=\"" << left << "\" x2=\"" << W - right << "\" y1=\"" << py(y) << "\" y2=\""
       << py(y) << "\" stroke=\"#eee\"/>\n";
-    s << "<text x=\"" << px(x) << "\" y=\"" << H - bottom + 16 << "\" text-anchor=\"middle\">"
-      << num(x) << "</text>\n";
   }
+  for (double x : xa.ticks)
+    s << "<text class=\"tick\" x=\"" << px(x) << "\" y=\"" << H - bottom + 16
+      << "\" text-anchor=\"middle\">" << num(x) << "</text>\n";
   s << "<text x=\"" << W / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">"
     << escape(x_label) << "</text>\n";
   int legend = 0;
@@ -94,6 +120,137 @@ std::string svg_chart(const std::string& title, const std::string& x_label,
   }
   s << "</svg>\n";
   return s.str();
+}
+
+std::string top_ops_table(const std::vector<profiler::Event>& events, size_t rows) {
+  std::vector<profiler::Average> avg = profiler::averages(events);
+  std::stable_sort(avg.begin(), avg.end(), [](const auto& a, const auto& b) {
+    return a.self_cpu_time_total_ns > b.self_cpu_time_total_ns;
+  });
+  int64_t total = 0;
+  for (const auto& a : avg) total += a.self_cpu_time_total_ns;
+  std::ostringstream s;
+  s << "<h2>Top ops of the profiled steps, by self time</h2>\n<table class=\"ops\">\n<tr><th>name"
+       "</th><th>kind</th><th>calls</th><th>self</th><th>self %</th><th>total</th><th>memory"
+       "</th></tr>\n";
+  for (size_t i = 0; i < std::min(rows, avg.size()); ++i) {
+    const auto& a = avg[i];
+    char pct[16];
+    std::snprintf(
+        pct, sizeof pct, "%.1f%%",
+        total ? 100.0 * static_cast<double>(a.self_cpu_time_total_ns) / static_cast<double>(total)
+              : 0.0);
+    s << "<tr><td>" << escape(a.key) << "</td><td>" << profiler::kind_name(a.kind) << "</td><td>"
+      << a.count << "</td><td>" << profiler::format_time_ns(a.self_cpu_time_total_ns) << "</td><td>"
+      << pct << "</td><td>" << profiler::format_time_ns(a.cpu_time_total_ns) << "</td><td>"
+      << profiler::format_memory(a.cpu_memory_usage) << "</td></tr>\n";
+  }
+  s << "</table>\n";
+  return s.str();
+}
+
+std::string svg_timeline(const std::vector<profiler::Event>& all) {
+  using profiler::Event;
+  // The window: the last profiled step, else everything.
+  int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+  const Event* last_step = nullptr;
+  for (const Event& e : all)
+    if (e.name.rfind("ProfilerStep#", 0) == 0 && (!last_step || e.start_ns > last_step->start_ns))
+      last_step = &e;
+  std::vector<const Event*> shown;
+  for (const Event& e : all) {
+    if (e.kind == profiler::EventKind::Memory) continue;
+    if (last_step && (e.end_ns < last_step->start_ns || e.start_ns > last_step->end_ns)) continue;
+    shown.push_back(&e);
+    t0 = std::min(t0, e.start_ns);
+    t1 = std::max(t1, e.end_ns);
+  }
+  if (shown.empty()) return "";
+  // Depth of each event within its thread: how many shown events enclose it.
+  std::stable_sort(shown.begin(), shown.end(), [](const Event* a, const Event* b) {
+    return std::make_tuple(a->thread, a->start_ns, -a->end_ns) <
+           std::make_tuple(b->thread, b->start_ns, -b->end_ns);
+  });
+  std::map<uint32_t, int> lane_depth;  // thread -> deepest level
+  std::vector<int> depth(shown.size());
+  std::vector<const Event*> stack;
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const Event* e = shown[i];
+    while (!stack.empty() &&
+           (stack.back()->thread != e->thread || stack.back()->end_ns <= e->start_ns))
+      stack.pop_back();
+    depth[i] = static_cast<int>(stack.size());
+    lane_depth[e->thread] = std::max(lane_depth[e->thread], depth[i]);
+    stack.push_back(e);
+  }
+  const double W = 640, left = 70, right = 20, top = 30, row = 14, lane_gap = 10, bottom = 40;
+  std::map<uint32_t, double> lane_top;
+  double y = top;
+  for (auto& [thread, d] : lane_depth) {
+    lane_top[thread] = y;
+    y += (d + 1) * row + lane_gap;
+  }
+  const double H = y + bottom;
+  Axis xa = round_axis(0, static_cast<double>(t1 - t0) / 1e6);  // milliseconds
+  auto px = [&](int64_t ns) {
+    return left +
+           (static_cast<double>(ns - t0) / 1e6 - xa.lo) / (xa.hi - xa.lo) * (W - left - right);
+  };
+  auto color = [](profiler::EventKind k) {
+    switch (k) {
+      case profiler::EventKind::Op:
+        return "#4c78a8";
+      case profiler::EventKind::Backward:
+        return "#f58518";
+      case profiler::EventKind::User:
+        return "#b0b0b0";
+      case profiler::EventKind::Optimizer:
+        return "#54a24b";
+      case profiler::EventKind::DataLoader:
+        return "#e45756";
+      case profiler::EventKind::Collective:
+        return "#b279a2";
+      default:
+        return "#888888";
+    }
+  };
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+    << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">"
+    << escape(last_step ? "Timeline of " + last_step->name : std::string("Timeline"))
+    << " (ops blue, backward orange, optimizer green, data loading red)</text>\n";
+  for (auto& [thread, ty] : lane_top)
+    s << "<text x=\"" << left - 6 << "\" y=\"" << ty + row - 3 << "\" text-anchor=\"end\">thread "
+      << thread << "</text>\n";
+  for (size_t i = 0; i < shown.size(); ++i) {
+    const Event* e = shown[i];
+    double x = px(e->start_ns), w = std::max(0.5, px(e->end_ns) - x);
+    double ey = lane_top[e->thread] + depth[i] * row;
+    s << "<rect x=\"" << num(x) << "\" y=\"" << num(ey) << "\" width=\"" << num(w) << "\" height=\""
+      << row - 2 << "\" fill=\"" << color(e->kind) << "\"><title>" << escape(e->name) << " "
+      << profiler::format_time_ns(e->end_ns - e->start_ns) << "</title></rect>\n";
+  }
+  for (double t : xa.ticks)
+    s << "<text class=\"tick\" x=\"" << px(t0 + static_cast<int64_t>(t * 1e6)) << "\" y=\""
+      << H - bottom + 16 << "\" text-anchor=\"middle\">" << num(t) << "</text>\n";
+  s << "<text x=\"" << W / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">ms</text>\n";
+  s << "</svg>\n";
+  return s.str();
+}
+
+std::string svg_memory(const std::vector<profiler::Event>& events) {
+  Curve allocated{"allocated (MiB)", "#4c78a8", {}};
+  int64_t t0 = INT64_MAX;
+  for (const auto& e : events)
+    if (e.kind == profiler::EventKind::Memory) t0 = std::min(t0, e.start_ns);
+  for (const auto& e : events)
+    if (e.kind == profiler::EventKind::Memory)
+      allocated.points.emplace_back(static_cast<double>(e.start_ns - t0) / 1e6,
+                                    static_cast<double>(e.total_allocated) / (1024.0 * 1024.0));
+  if (allocated.points.empty()) return "";
+  std::sort(allocated.points.begin(), allocated.points.end());
+  return svg_chart("Memory over the profiled steps", "ms", {allocated});
 }
 
 void write_report(const std::string& path, const std::string& title,

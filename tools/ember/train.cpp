@@ -55,6 +55,9 @@ const char* kHelp = R"(usage: ember train [options]
   --amp bf16|fp16         mixed precision: forward and loss under autocast in that dtype; fp16
                           scales the loss (GradScaler) and skips steps whose gradients overflow
   --out DIR               where model.safetensors, metrics.jsonl, report.html go (default .)
+  --profile[=N]           profile N training steps (default 5) after one warm-up step: DIR/trace.json
+                          (chrome://tracing, Perfetto) and, in report.html, the top ops, a
+                          timeline of the last profiled step and memory over the profiled steps
 
 --model gpt: nanoGPT's GPT, character-level, on a text file (nanoGPT's CPU recipe for
 shakespeare_char by default; AdamW, warm-up then cosine decay, gradient clipping):
@@ -131,7 +134,8 @@ struct EpochResult {
 // `amp`, the forward and the loss run under autocast; `scaler` is enabled for float16 only.
 EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::DataLoader& loader,
                         Device device, int64_t epoch, int64_t epochs, Curve& loss_curve,
-                        std::optional<DType> amp, amp::GradScaler& scaler) {
+                        std::optional<DType> amp, amp::GradScaler& scaler,
+                        profiler::Profile* profile) {
   trained.train();
   const size_t steps = loader.size();
   const size_t update_every = std::max<size_t>(1, steps / 100);
@@ -163,6 +167,7 @@ EpochResult train_epoch(nn::Module& trained, optim::Optimizer& optimizer, data::
     }
     seen += y.size(0);
     ++step;
+    if (profile) profile->step();
     if (step % update_every == 0 || step == steps) {
       double total = loss_sum.item<double>();
       // The curve shows the mean loss of the batches since the previous point.
@@ -207,7 +212,8 @@ void log_epoch(std::ofstream& metrics, int64_t epoch, const EpochResult& r, cons
 
 void write_run_report(const TrainConfig& cfg, const std::string& model_name, Device device,
                       const std::string& model_path, double train_seconds,
-                      double samples_per_second, const Evaluation& last, const Curves& curves) {
+                      double samples_per_second, const Evaluation& last, const Curves& curves,
+                      const std::vector<profiler::Event>& profiled) {
   char acc[32], rate[32], secs[32];
   std::snprintf(acc, sizeof acc, "%.2f%%", 100 * last.accuracy);
   std::snprintf(rate, sizeof rate, "%.0f", samples_per_second);
@@ -221,19 +227,31 @@ void write_run_report(const TrainConfig& cfg, const std::string& model_name, Dev
                 {"samples per second", rate},
                 {"test accuracy", acc},
                 {"checkpoint", model_path}},
-               {svg_chart("Training loss", "epoch", {curves.loss}),
-                svg_chart("Accuracy", "epoch", {curves.train_accuracy, curves.test_accuracy})});
+               [&] {
+                 std::vector<std::string> parts = {
+                     svg_chart("Training loss", "epoch", {curves.loss}),
+                     svg_chart("Accuracy", "epoch", {curves.train_accuracy, curves.test_accuracy})};
+                 if (!profiled.empty()) {
+                   parts.push_back(top_ops_table(profiled, 15));
+                   parts.push_back(svg_timeline(profiled));
+                   parts.push_back(svg_memory(profiled));
+                 }
+                 return parts;
+               }());
 }
 
 }  // namespace
 
 TrainConfig parse_train_args(int argc, char** argv) {
-  Args args(argc, argv,
-            {"model", "data", "device", "epochs", "batch-size", "lr", "momentum", "seed", "threads",
-             "workers", "out", "devices", "hogwild", "nproc", "master-port", "checkpoint-every",
-             "events", "amp", "resize", "iters", "block-size", "n-layer", "n-head", "n-embd",
-             "dropout", "weight-decay", "grad-clip", "warmup", "eval-interval", "eval-iters"},
-            {"help", "resume"});
+  Args args(argc, argv, {"model",         "data",         "device",      "epochs",
+                         "batch-size",    "lr",           "momentum",    "seed",
+                         "threads",       "workers",      "out",         "devices",
+                         "hogwild",       "nproc",        "master-port", "checkpoint-every",
+                         "events",        "amp",          "resize",      "iters",
+                         "block-size",    "n-layer",      "n-head",      "n-embd",
+                         "dropout",       "weight-decay", "grad-clip",   "warmup",
+                         "eval-interval", "eval-iters"},
+            {"help", "resume"}, {"profile"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
   cfg.model = args.str("model", "lenet");
@@ -285,6 +303,13 @@ TrainConfig parse_train_args(int argc, char** argv) {
   EMBER_CHECK(
       cfg.nproc > 0 || (!cfg.resume && !args.has("checkpoint-every") && !args.has("events")),
       "--resume, --checkpoint-every and --events are for --nproc N (DDP)");
+  if (args.has("profile")) {
+    EMBER_CHECK(!gpt && cfg.nproc == 0 && cfg.hogwild == 0,
+                "--profile profiles `ember train` on one device or with --devices; it does not "
+                "combine with --nproc, --hogwild or --model gpt yet");
+    std::string steps = args.str("profile", "");
+    cfg.profile_steps = steps.empty() ? 5 : args.integer("profile", 5, 1, 1000);
+  }
   if (args.has("amp")) {
     std::string a = args.str("amp", "");
     EMBER_CHECK(a == "bf16" || a == "fp16", "--amp expects bf16 or fp16, got '", a, "'");
@@ -350,12 +375,31 @@ int train(int argc, char** argv) {
             << get_num_threads() << " CPU threads\n";
 
   std::ofstream metrics(std::filesystem::path(cfg.out) / "metrics.jsonl");
+  // --profile: one warm-up step, then the profiled ones; their events go to trace.json and the
+  // report when the last of them ends.
+  std::optional<profiler::Profile> profile;
+  std::vector<profiler::Event> profiled;
+  std::string trace_path = (std::filesystem::path(cfg.out) / "trace.json").string();
+  if (cfg.profile_steps > 0) {
+    profiler::ProfileOptions po;
+    po.record_shapes = true;
+    po.profile_memory = true;
+    po.schedule = profiler::Schedule{0, 1, static_cast<int>(cfg.profile_steps), 1, 0};
+    po.on_trace_ready = [&](profiler::Profile& p) {
+      p.export_chrome_trace(trace_path);
+      profiled = p.events();
+      std::cerr << "ember train: profiled " << cfg.profile_steps << " steps, " << profiled.size()
+                << " events: " << trace_path << "\n";
+    };
+    profile.emplace(std::move(po));
+    profile->start();
+  }
   Curves curves;
   double train_seconds = 0;
   Evaluation last{};
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
     EpochResult r = train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss,
-                                cfg.amp, scaler);
+                                cfg.amp, scaler, profile ? &*profile : nullptr);
     train_seconds += r.seconds;
     last = evaluate(*model, *sets.test, device, 512);
     curves.train_accuracy.points.emplace_back(static_cast<double>(epoch), r.train_accuracy);
@@ -368,6 +412,7 @@ int train(int argc, char** argv) {
     log_epoch(metrics, epoch, r, last, device);
   }
 
+  if (profile) profile->stop();
   std::string model_path = (std::filesystem::path(cfg.out) / "model.safetensors").string();
   io::save(*model, model_path,
            {{"model", cfg.model},
@@ -377,7 +422,7 @@ int train(int argc, char** argv) {
   double samples_per_second =
       static_cast<double>(sets.train->size() * static_cast<size_t>(cfg.epochs)) / train_seconds;
   write_run_report(cfg, model->name(), device, model_path, train_seconds, samples_per_second, last,
-                   curves);
+                   curves, profiled);
   json result = {{"device", devices.size() > 1 ? where : device.str()},
                  {"epochs", cfg.epochs},
                  {"train_seconds", train_seconds},

@@ -37,6 +37,7 @@ struct TrainConfig {
   std::string events;              // rank 0's JSON lines of steps, checkpoints and restarts
 
   std::optional<DType> amp;     // --amp bf16|fp16: autocast's dtype (fp16 adds a GradScaler)
+  int64_t profile_steps = 0;    // --profile[=N]: training steps profiled (default 5), 0: none
   bool help = false;
 
   // --model gpt (train_gpt.h): nanoGPT's CPU recipe for shakespeare_char by default.

@@ -47,6 +47,30 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+        self._hook_for_profile()
+
+    def _hook_for_profile(self):
+        """As PyTorch: the class's step is wrapped once, so that a profile records every step as
+        "Optimizer.step#<class>.step" (nothing is recorded, and little done, without one)."""
+        cls = self.__class__
+        if getattr(cls.step, "hooked", False):
+            return
+
+        def profile_hook_step(func):
+            @functools.wraps(func)
+            def wrapper(*args, **kwargs):
+                if not _C._profiler.is_recording():
+                    return func(*args, **kwargs)
+                r = _C._profiler.UserRange(f"Optimizer.step#{type(args[0]).__name__}.step")
+                r.enter()
+                try:
+                    return func(*args, **kwargs)
+                finally:
+                    r.exit()
+            return wrapper
+
+        cls.step = profile_hook_step(cls.step)
+        cls.step.hooked = True
 
     def __getstate__(self):
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}

@@ -1,0 +1,96 @@
+#include "ember/core/profiler_events.h"
+
+#include <atomic>
+#include <memory>
+#include <utility>
+
+namespace ember::profiler {
+namespace {
+
+// A small number per thread, in the order threads first record: the trace's lanes.
+uint32_t thread_number() {
+  static std::atomic<uint32_t> next{0};
+  thread_local uint32_t mine = next++;
+  return mine;
+}
+
+}  // namespace
+
+const char* kind_name(EventKind kind) {
+  switch (kind) {
+    case EventKind::Op:
+      return "op";
+    case EventKind::Backward:
+      return "backward";
+    case EventKind::User:
+      return "user_annotation";
+    case EventKind::Optimizer:
+      return "optimizer";
+    case EventKind::DataLoader:
+      return "dataloader";
+    case EventKind::Collective:
+      return "collective";
+    case EventKind::Memory:
+      return "memory";
+  }
+  return "op";
+}
+
+Session* Session::open(SessionOptions options) {
+  // See Note [Sessions outlive their profiles].
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<Session>> sessions;
+  std::lock_guard<std::mutex> lock(mutex);
+  sessions.push_back(std::unique_ptr<Session>(new Session(options)));
+  return sessions.back().get();
+}
+
+void Session::add(Event&& event) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (recording()) events_.push_back(std::move(event));
+}
+
+std::vector<Event> Session::events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return events_;
+}
+
+std::vector<Event> Session::take() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Event> out;
+  out.swap(events_);
+  return out;
+}
+
+void Session::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  events_.clear();
+}
+
+void RecordScope::begin(EventKind kind, std::string name) {
+  event_.name = std::move(name);
+  event_.kind = kind;
+  event_.thread = thread_number();
+  event_.start_ns = now_ns();
+}
+
+void RecordScope::end() {
+  event_.end_ns = now_ns();
+  session_->add(std::move(event_));
+}
+
+void record_memory(Device device, int64_t bytes, int64_t total_allocated) {
+  Session* s = active_session();
+  if (!s || !s->options().profile_memory) return;
+  Event e;
+  e.name = "[memory]";
+  e.kind = EventKind::Memory;
+  e.thread = thread_number();
+  e.start_ns = e.end_ns = now_ns();
+  e.device = device;
+  e.bytes = bytes;
+  e.total_allocated = total_allocated;
+  s->add(std::move(e));
+}
+
+}  // namespace ember::profiler

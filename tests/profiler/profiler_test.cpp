@@ -1,0 +1,200 @@
+// ember::profiler: ops recorded from their entry line (nested, with shapes), backward linked to
+// its forward op, record_function, schedules, averages and tables, the Chrome trace, memory, and
+// the threads that carry the caller's session.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "ember/distributed/distributed.h"
+#include "ember/ember.h"
+#include "tests/util/test_util.h"
+
+namespace ember {
+namespace {
+
+using profiler::Event;
+using profiler::EventKind;
+using profiler::Profile;
+
+std::vector<Event> named(const std::vector<Event>& events, const std::string& name) {
+  std::vector<Event> out;
+  for (const Event& e : events)
+    if (e.name == name) out.push_back(e);
+  return out;
+}
+
+TEST(Profiler, RecordsOpsNestedWithShapesAndNothingWhenOff) {
+  Tensor x = randn({4, 3}), w = randn({5, 3}), b = randn({5});
+  nn::functional::linear(x, w, b);  // not recorded: no profile
+  Profile prof({.record_shapes = true});
+  prof.start();
+  Tensor y = nn::functional::linear(x, w, b);
+  prof.stop();
+  std::vector<Event> events = prof.events();
+  std::vector<Event> lin = named(events, "linear");
+  ASSERT_EQ(lin.size(), 1u);
+  EXPECT_EQ(lin[0].kind, EventKind::Op);
+  EXPECT_EQ(lin[0].shapes, "[[4, 3], [5, 3], [5]]");
+  EXPECT_EQ(lin[0].dtypes, "[float32, float32, float32]");
+  // The ops linear is made of are entered, and recorded, inside it.
+  bool nested = false;
+  for (const Event& e : events)
+    if (e.name != "linear" && e.start_ns >= lin[0].start_ns && e.end_ns <= lin[0].end_ns)
+      nested = true;
+  EXPECT_TRUE(nested);
+  size_t before = events.size();
+  nn::functional::linear(x, w, b);  // after stop: nothing more
+  EXPECT_EQ(prof.events().size(), before);
+}
+
+TEST(Profiler, BackwardCarriesItsForwardOpsSequenceNumber) {
+  Tensor a = randn({3, 3}).requires_grad_();
+  Profile prof;
+  prof.start();
+  Tensor m = mul(a, a);
+  m.sum().backward();
+  prof.stop();
+  std::vector<Event> events = prof.events();
+  std::vector<Event> fwd = named(events, "mul");
+  std::vector<Event> bwd = named(events, "MulBackward0");
+  ASSERT_FALSE(fwd.empty());
+  ASSERT_EQ(bwd.size(), 1u);
+  EXPECT_EQ(bwd[0].kind, EventKind::Backward);
+  EXPECT_EQ(bwd[0].sequence_nr, fwd[0].sequence_nr);
+  EXPECT_GE(bwd[0].start_ns, fwd[0].end_ns);
+}
+
+TEST(Profiler, RecordFunctionAveragesAndTable) {
+  Profile prof;
+  prof.start();
+  for (int i = 0; i < 3; ++i) {
+    profiler::RecordFunction r("my_block");
+    add(ones({8}), ones({8}));
+  }
+  prof.stop();
+  std::vector<profiler::Average> avg = prof.key_averages();
+  auto block = std::find_if(avg.begin(), avg.end(),
+                            [](const profiler::Average& a) { return a.key == "my_block"; });
+  ASSERT_NE(block, avg.end());
+  EXPECT_EQ(block->count, 3);
+  EXPECT_EQ(block->kind, EventKind::User);
+  EXPECT_GE(block->cpu_time_total_ns, block->self_cpu_time_total_ns);
+  std::string table = prof.table("self_cpu_time_total", 5);
+  EXPECT_NE(table.find("Self CPU %"), std::string::npos) << table;
+  EXPECT_NE(table.find("my_block"), std::string::npos) << table;
+  EXPECT_NE(table.find("Self CPU time total: "), std::string::npos) << table;
+  EXPECT_THROW_WITH(prof.table("fastest"), "expected sort_by one of");
+}
+
+TEST(Profiler, ScheduleHandsOverOnlyTheActiveSteps) {
+  std::vector<std::vector<Event>> traces;
+  Profile prof({.schedule = profiler::Schedule{.wait = 1, .warmup = 1, .active = 2, .repeat = 1},
+                .on_trace_ready = [&](Profile& p) { traces.push_back(p.events()); }});
+  prof.start();
+  for (int step = 0; step < 6; ++step) {
+    {
+      profiler::RecordFunction r("step" + std::to_string(step));
+      add(ones({2}), ones({2}));
+    }
+    prof.step();
+  }
+  prof.stop();
+  ASSERT_EQ(traces.size(), 1u);
+  std::set<std::string> steps;
+  for (const Event& e : traces[0])
+    if (e.name.rfind("step", 0) == 0) steps.insert(e.name);
+  EXPECT_EQ(steps, (std::set<std::string>{"step2", "step3"}));
+}
+
+TEST(Profiler, ChromeTraceIsJsonWithOneCompleteEventPerRange) {
+  Profile prof({.record_shapes = true});
+  prof.start();
+  matmul(randn({2, 3}), randn({3, 4}));
+  prof.stop();
+  nlohmann::json trace = nlohmann::json::parse(prof.chrome_trace());
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  int matmuls = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["name"] != "matmul") continue;
+    ++matmuls;
+    EXPECT_EQ(e["args"]["Input Dims"], nlohmann::json::parse("[[2, 3], [3, 4]]"));
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(matmuls, 1);
+}
+
+TEST(Profiler, MemoryEventsAttributeAllocationsToTheirOp) {
+  Profile prof({.profile_memory = true});
+  prof.start();
+  Tensor big = zeros({1024, 256});  // 1 MiB
+  prof.stop();
+  int64_t allocated = 0;
+  for (const Event& e : prof.events())
+    if (e.kind == EventKind::Memory && e.bytes > 0) allocated += e.bytes;
+  EXPECT_GE(allocated, 1024 * 256 * 4);
+  std::vector<profiler::Average> avg = prof.key_averages();
+  auto full_row = std::find_if(avg.begin(), avg.end(),
+                               [](const profiler::Average& a) { return a.key == "full"; });
+  ASSERT_NE(full_row, avg.end());
+  EXPECT_GE(full_row->cpu_memory_usage, 1024 * 256 * 4);
+}
+
+TEST(Profiler, ThreadsEmberStartsRecordIntoTheCallersSession) {
+  Profile prof;
+  prof.start();
+  distributed::run_threads(2, [](int rank) {
+    Tensor t = add(ones({4}), full({4}, rank));
+    distributed::all_reduce(t);
+  });
+  prof.stop();
+  std::set<uint32_t> threads;
+  for (const Event& e : named(prof.events(), "add")) threads.insert(e.thread);
+  EXPECT_GE(threads.size(), 2u);
+  std::set<std::string> collectives;
+  for (const Event& e : prof.events())
+    if (e.kind == EventKind::Collective) collectives.insert(e.name);
+  EXPECT_TRUE(collectives.count("gloo:all_reduce")) << "collectives: " << collectives.size();
+}
+
+// The op entry carries autocast: every listed op in a row casts (no pass is left over from one
+// op's entry for the next), with the profiler off and on; a composite op that is not listed
+// (mul of a listed op's result) keeps autocast on inside.
+TEST(Profiler, AutocastThroughTheOpEntryWithAndWithoutAProfile) {
+  Tensor a = randn({4, 4}), b = randn({4, 4});
+  for (bool profiling : {false, true}) {
+    Profile prof({.record_shapes = true});
+    if (profiling) prof.start();
+    {
+      amp::autocast region(kCPU, kBFloat16);
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(matmul(a, b).dtype(), kBFloat16) << "profiling " << profiling << " call " << i;
+        EXPECT_EQ(mul(a, b).dtype(), kFloat32);  // not on the CPU lists
+        EXPECT_EQ(nn::functional::linear(a, b, Tensor()).dtype(), kBFloat16);
+      }
+    }
+    EXPECT_EQ(matmul(a, b).dtype(), kFloat32);
+    if (profiling) {
+      prof.stop();
+      std::vector<Event> mm = named(prof.events(), "matmul");  // linear's own included
+      ASSERT_GE(mm.size(), 4u);
+      EXPECT_EQ(mm[0].dtypes, "[float32, float32]");  // as called, before the casts
+    }
+  }
+}
+
+TEST(Profiler, OptimizerStepIsOneEvent) {
+  Tensor p = ones({3}).requires_grad_();
+  optim::SGD opt(std::vector<Tensor>{p}, optim::SGDOptions(0.1));
+  p.sum().backward();
+  Profile prof;
+  prof.start();
+  opt.step();
+  prof.stop();
+  std::vector<Event> steps = named(prof.events(), "Optimizer.step#SGD.step");
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, EventKind::Optimizer);
+}
+
+}  // namespace
+}  // namespace ember
