@@ -259,12 +259,14 @@ void write_report(const std::string& path, const std::string& title,
   io::write_atomically(path, [&](std::ostream& os) {
     os << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" << escape(title)
        << "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:720px}"
-          "td{padding:2px 12px 2px 0;white-space:pre-wrap;vertical-align:top}</style></head><body>\n<h1>"
+          "td{padding:2px 12px 2px 0;white-space:pre-wrap;vertical-align:top}"
+          "table.ops td,table.ops th{white-space:nowrap;padding:1px 10px 1px 0;text-align:left}"
+          "</style></head><body>\n<h1>"
        << escape(title) << "</h1>\n<table>\n";
     for (auto& [k, v] : summary)
       os << "<tr><td>" << escape(k) << "</td><td>" << escape(v) << "</td></tr>\n";
     os << "</table>\n";
-    for (const std::string& c : charts) os << "<p>" << c << "</p>\n";
+    for (const std::string& c : charts) os << "<div>" << c << "</div>\n";
     os << "</body></html>\n";
   });
 }
