@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <chrono>
+#include <deque>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -152,6 +154,23 @@ struct CachingAllocator::Impl {
   Device device{DeviceType::CPU,
                 0};  // memory->device(), kept to avoid a virtual call per allocation
   std::vector<std::pair<void*, Block*>> pending_events;  // (event, block)
+  // record_history: the newest events last, at most max_history of them.
+  size_t max_history = 0;
+  std::deque<TraceEntry> history;
+
+  // Requires mutex held. Never throws: it runs inside free.
+  void trace(TraceEntry::Action action, const void* addr, size_t size, StreamId stream) noexcept {
+    if (max_history == 0) return;
+    try {
+      if (history.size() >= max_history) history.pop_front();
+      auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+      history.push_back({action, reinterpret_cast<uintptr_t>(addr), size, stream, us});
+    } catch (...) {
+      // A lost history entry must not fail an allocation or a release.
+    }
+  }
   std::set<Block*, std::less<Block*>, NodeAllocator<Block*>> segments{
       std::less<Block*>(), NodeAllocator<Block*>(&nodes)};  // first block of every live segment
 
@@ -219,6 +238,7 @@ struct CachingAllocator::Impl {
     b->ptr = static_cast<char*>(ptr);
     b->owner = this;
     segments.insert(b);
+    trace(TraceEntry::Action::SegmentAlloc, b->ptr, size, stream);
     ++stats.num_device_alloc;
     update(stats.segment, &pool, 1);
     update(stats.reserved_bytes, &pool, static_cast<int64_t>(size));
@@ -230,6 +250,7 @@ struct CachingAllocator::Impl {
     EMBER_ASSERT(!b->is_split() && !b->allocated, "releasing a segment that is in use");
     b->pool->blocks.erase(b);
     segments.erase(b);
+    trace(TraceEntry::Action::SegmentFree, b->ptr, b->size, b->stream);
     memory->raw_free(b->ptr, b->size);
     ++stats.num_device_free;
     update(stats.segment, b->pool, -1);
@@ -327,6 +348,7 @@ struct CachingAllocator::Impl {
       }
       if (!b) {
         ++stats.num_ooms;
+        trace(TraceEntry::Action::Oom, nullptr, nbytes, stream);
         throw OutOfMemoryError(oom_message(nbytes), nbytes);
       }
     } else if (b->is_split()) {
@@ -358,6 +380,7 @@ struct CachingAllocator::Impl {
     update(stats.active_bytes, &pool, static_cast<int64_t>(b->size));
     profiler::record_memory(device, static_cast<int64_t>(b->size),
                             stats.allocated_bytes[kAllPools].current);
+    trace(TraceEntry::Action::Alloc, b->ptr, b->size, b->stream);
     return DataPtr(b->ptr, b, &deleter, dev);
   }
 
@@ -374,6 +397,7 @@ struct CachingAllocator::Impl {
       // A lost memory event must not fail a release.
     }
     if (!b->stream_uses.empty()) {
+      trace(TraceEntry::Action::FreeRequested, b->ptr, b->size, b->stream);
       for (StreamId s : b->stream_uses) {
         void* event = nullptr;
         try {
@@ -397,6 +421,7 @@ struct CachingAllocator::Impl {
 
   // Requires mutex held. Merges `b` with free neighbours and returns it to its pool.
   void free_block(Block* b) {
+    trace(TraceEntry::Action::FreeCompleted, b->ptr, b->size, b->stream);
     Pool& pool = *b->pool;
     update(stats.active, &pool, -1);
     update(stats.active_bytes, &pool, -static_cast<int64_t>(b->size));
@@ -586,6 +611,7 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
     seg.is_large = !head->pool->is_small;
     for (const Impl::Block* b = head; b; b = b->next) {
       BlockInfo info;
+      info.address = reinterpret_cast<uintptr_t>(b->ptr);
       info.size = b->size;
       info.requested_size = b->allocated ? b->requested_size : 0;
       info.allocated = b->allocated;
@@ -600,6 +626,36 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   std::sort(out.begin(), out.end(),
             [](const SegmentInfo& a, const SegmentInfo& b) { return a.address < b.address; });
   return out;
+}
+
+void CachingAllocator::record_history(size_t max_entries) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->max_history = max_entries;
+  if (max_entries == 0) impl_->history.clear();
+  while (impl_->history.size() > max_entries) impl_->history.pop_front();
+}
+
+std::vector<TraceEntry> CachingAllocator::history() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return {impl_->history.begin(), impl_->history.end()};
+}
+
+const char* action_name(TraceEntry::Action action) {
+  switch (action) {
+    case TraceEntry::Action::Alloc:
+      return "alloc";
+    case TraceEntry::Action::FreeRequested:
+      return "free_requested";
+    case TraceEntry::Action::FreeCompleted:
+      return "free_completed";
+    case TraceEntry::Action::SegmentAlloc:
+      return "segment_alloc";
+    case TraceEntry::Action::SegmentFree:
+      return "segment_free";
+    case TraceEntry::Action::Oom:
+      return "oom";
+  }
+  return "alloc";
 }
 
 void CachingAllocator::set_memory_fraction(double fraction) {

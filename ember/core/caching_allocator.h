@@ -79,6 +79,7 @@ struct MemoryStats {
 };
 
 struct BlockInfo {
+  uintptr_t address = 0;
   size_t size = 0;
   size_t requested_size = 0;
   bool allocated = false;
@@ -94,6 +95,25 @@ struct SegmentInfo {
   bool is_large = false;
   std::vector<BlockInfo> blocks;
 };
+
+/// One event of the allocator's history (record_history), PyTorch's trace entries.
+struct TraceEntry {
+  enum class Action : uint8_t {
+    Alloc,          // a block handed out
+    FreeRequested,  // freed while streams still use it: reusable once their work is done
+    FreeCompleted,  // back in the cache
+    SegmentAlloc,   // memory taken from the device
+    SegmentFree,    // memory given back to the device
+    Oom,            // a request the device could not meet (size: what was asked)
+  };
+  Action action = Action::Alloc;
+  uintptr_t addr = 0;
+  size_t size = 0;
+  StreamId stream = 0;
+  int64_t time_us = 0;  // of the system clock
+};
+/// "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "oom".
+const char* action_name(TraceEntry::Action action);
 
 struct CachingAllocatorOptions {
   bool caching = true;               // false: every free returns memory to the device
@@ -126,6 +146,10 @@ class CachingAllocator final : public Allocator {
   void reset_peak_stats();
   void reset_accumulated_stats();
   std::vector<SegmentInfo> snapshot() const;
+  /// Keeps the last `max_entries` allocator events (0: none, and forgets those kept), as
+  /// torch.cuda.memory._record_memory_history does.
+  void record_history(size_t max_entries);
+  std::vector<TraceEntry> history() const;
   /// Caps what this process may reserve to `fraction` of the device's total memory.
   void set_memory_fraction(double fraction);
   double memory_fraction() const;

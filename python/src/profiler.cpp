@@ -3,6 +3,9 @@
 // torch.profiler's classes and keywords.
 #include "bind.h"
 
+#include "ember/backend/cpu/cpu_device.h"
+#include "ember/core/caching_allocator.h"
+#include "ember/core/device_backend.h"
 #include "ember/profiler/profiler.h"
 
 namespace ember::python {
@@ -40,6 +43,75 @@ py::dict event_dict(const profiler::Event& e) {
   d["input_types"] = e.dtypes;
   d["bytes"] = e.bytes;
   return d;
+}
+
+CachingAllocator& allocator_of(const std::string& device) {
+  Device d(device);
+  return device_backend(d.type()).allocator(d.has_index() ? d.index() : 0);
+}
+
+// The allocator's state in PyTorch's snapshot format (torch.cuda.memory._snapshot): segments with
+// their blocks ('history' on allocated blocks while history is recorded, as 1.13 writes it, read
+// by torch.cuda._memory_viz) and the device's trace of events. No Python frames are recorded.
+py::dict memory_snapshot(const std::string& device) {
+  CachingAllocator& a = allocator_of(device);
+  Device d(device);
+  std::vector<TraceEntry> history = a.history();
+  py::list segments;
+  for (const SegmentInfo& seg : a.snapshot()) {
+    py::list blocks;
+    size_t requested = 0;
+    for (const BlockInfo& b : seg.blocks) {
+      py::dict block;
+      block["address"] = b.address;
+      block["size"] = b.size;
+      block["requested_size"] = b.requested_size;
+      block["state"] = b.allocated ? "active_allocated"
+                       : b.active  ? "active_pending_free"
+                                   : "inactive";
+      block["frames"] = py::list();
+      if (b.allocated && !history.empty()) {
+        py::dict h;
+        h["addr"] = b.address;
+        h["real_size"] = b.requested_size;
+        h["frames"] = py::list();
+        py::list hl;
+        hl.append(h);
+        block["history"] = hl;
+      }
+      requested += b.requested_size;
+      blocks.append(block);
+    }
+    py::dict s;
+    s["device"] = d.has_index() ? d.index() : 0;
+    s["address"] = seg.address;
+    s["total_size"] = seg.total_size;
+    s["allocated_size"] = seg.allocated_size;
+    s["active_size"] = seg.active_size;
+    s["requested_size"] = requested;
+    s["stream"] = seg.stream;
+    s["segment_type"] = seg.is_large ? "large" : "small";
+    s["frames"] = py::list();
+    s["blocks"] = blocks;
+    segments.append(s);
+  }
+  py::list trace;
+  for (const TraceEntry& e : history) {
+    py::dict t;
+    t["action"] = action_name(e.action);
+    t["addr"] = e.addr;
+    t["size"] = e.size;
+    t["stream"] = e.stream;
+    t["time_us"] = e.time_us;
+    t["frames"] = py::list();
+    trace.append(t);
+  }
+  py::dict out;
+  out["segments"] = segments;
+  py::list traces;
+  traces.append(trace);
+  out["device_traces"] = traces;
+  return out;
 }
 
 }  // namespace
@@ -103,6 +175,14 @@ void bind_profiler(py::module_& m) {
            [](UserRange& r) { r.range = std::make_unique<profiler::RecordFunction>(r.name); })
       .def("exit", [](UserRange& r) { r.range.reset(); });
   p.def("is_recording", [] { return profiler::active_session() != nullptr; });
+  p.def(
+      "record_memory_history",
+      [](const std::string& device, size_t max_entries) {
+        allocator_of(device).record_history(max_entries);
+      },
+      "device"_a, "max_entries"_a);
+  p.def("memory_snapshot", &memory_snapshot, "device"_a);
+  p.def("cpu_device_count", &cpu::device_count);
 }
 
 }  // namespace ember::python

@@ -1,2 +1,2 @@
 """ember.cpu: torch.cpu's names (ember.cpu.amp.autocast)."""
-from . import amp  # noqa: F401
+from . import amp, memory  # noqa: F401

@@ -94,3 +94,6 @@ def try_gpu(i=0):
 def try_all_gpus():
     """Every GPU, or [cpu] when there is none (the d2l.ai helper)."""
     return [_C.device(f"cuda:{i}") for i in range(device_count())] or [_C.device("cpu")]
+
+
+from . import memory  # noqa: E402,F401  (torch.cuda.memory: history and snapshots)

@@ -1,0 +1,62 @@
+"""The allocator's memory history and snapshots for one device type, in PyTorch's formats:
+ember.cuda.memory and ember.cpu.memory are this over their devices.
+
+    ember.cuda.memory._record_memory_history()          # or (True) as in PyTorch 1.13
+    ... run ...
+    ember.cuda.memory._dump_snapshot("snapshot.pickle")  # pytorch.org/memory_viz reads it
+    python3 -m torch.cuda._memory_viz stats <(python3 -c 'import pickle,sys; ...')
+
+Each allocation, release (requested and completed), segment taken from or given back to the
+device, and out-of-memory is an entry of the device's trace; no Python frames are recorded."""
+import pickle
+import sys
+
+from .. import _C
+
+_P = _C._profiler
+
+
+class MemoryHistory:
+    def __init__(self, device_type, devices):
+        self._type = device_type
+        self._devices = devices  # () -> the device indices
+
+    def _names(self, device):
+        if device is None:
+            return [f"{self._type}:{i}" for i in self._devices()]
+        name = str(device)
+        if isinstance(device, int):
+            name = f"{self._type}:{device}"
+        if ":" not in name:
+            name += ":0"
+        if not name.startswith(self._type + ":"):
+            raise ValueError(f"expected a {self._type} device, got {device!r}")
+        return [name]
+
+    def record_memory_history(self, enabled="all", context="all", stacks="all",
+                              max_entries=sys.maxsize, device=None):
+        """Starts (enabled True, "all" or "state") or stops (None, False) keeping each device's
+        last max_entries allocator events. PyTorch 1.13's (enabled: bool, device=None) and
+        2.x's keywords are both taken; context and stacks are accepted (no frames are kept)."""
+        on = enabled not in (None, False)
+        if on and enabled not in (True, "all", "state"):
+            raise ValueError(f"_record_memory_history: enabled must be True, 'all', 'state' or "
+                             f"None, got {enabled!r}")
+        if on and (not isinstance(max_entries, int) or max_entries < 1):
+            raise ValueError(f"_record_memory_history: max_entries must be a positive int, got "
+                             f"{max_entries!r}")
+        for name in self._names(device):
+            _P.record_memory_history(name, min(max_entries, 2**62) if on else 0)
+
+    def snapshot(self, device=None):
+        """{'segments': [...], 'device_traces': [[...] per device]}: PyTorch's snapshot."""
+        segments, traces = [], []
+        for name in self._names(device):
+            one = _P.memory_snapshot(name)
+            segments.extend(one["segments"])
+            traces.extend(one["device_traces"])
+        return {"segments": segments, "device_traces": traces}
+
+    def dump_snapshot(self, filename="dump_snapshot.pickle"):
+        with open(filename, "wb") as f:
+            pickle.dump(self.snapshot(), f)
