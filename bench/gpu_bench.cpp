@@ -105,6 +105,21 @@ int main(int argc, char** argv) {
     double ms = time_ms([&] { softmax(x, -1); }, 20);
     print("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
   }
+  // Sequence models: causal attention (batch 8 x 8 heads of 64; ember's fused kernel takes float32)
+  // and layer norm over 4096 features.
+  for (int64_t L : {1024, 4096}) {
+    std::string name = "sdpa_causal_f32_L" + std::to_string(L);
+    if (!want(name)) continue;
+    Tensor q = randn({8, 8, L, 64}, f32), k = randn({8, 8, L, 64}, f32),
+           v = randn({8, 8, L, 64}, f32);
+    double ms = time_ms([&] { scaled_dot_product_attention(q, k, v, Tensor(), 0, true); }, 10);
+    print(name, ms, "ms", 2e-12 * 8 * 8 * 2 * L * L * 64 / 2 / (ms * 1e-3), "TFLOP/s");
+  }
+  if (want("layer_norm_8192x4096")) {
+    Tensor x = randn({8192, 4096}, f32), w = ones({4096}, f32), b = zeros({4096}, f32);
+    double ms = time_ms([&] { layer_norm(x, 1, w, b, 1e-5); }, 20);
+    print("layer_norm_8192x4096", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
+  }
   for (int64_t n : {4096, 8192}) {
     for (std::string kind : {"f32", "tf32", "bf16", "f16"}) {
       std::string name = "matmul_" + kind + "_" + std::to_string(n);

@@ -118,6 +118,27 @@ def main():
             x = torch.randn(32 if small else 32768, 1024, device=dev)
             ms = time_ms(lambda: torch.softmax(x, -1), 20)
             emit("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s")
+        # Sequence models, as bench/gpu_bench.cpp: causal attention (PyTorch's fused kernels; 1.13,
+        # the dry run's PyTorch, has none: the math path stands in) and layer norm.
+        for L in (1024, 4096):
+            name = "sdpa_causal_f32_L%d" % L
+            if not want(name):
+                continue
+            n = 64 if small else L
+            q, k, v = (torch.randn(8, 8, n, 64, device=dev) for _ in range(3))
+            sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+            if sdpa is None:
+                mask = torch.ones(n, n, dtype=torch.bool, device=dev).tril()
+                def sdpa(q, k, v, is_causal):
+                    s = (q @ k.transpose(-2, -1)) / 8.0
+                    return torch.softmax(s.masked_fill(~mask, float("-inf")), -1) @ v
+            ms = time_ms(lambda: sdpa(q, k, v, is_causal=True), 10)
+            emit(name, ms, "ms", 2e-12 * 8 * 8 * 2 * n * n * 64 / 2 / (ms * 1e-3), "TFLOP/s")
+        if want("layer_norm_8192x4096"):
+            x = torch.randn(64 if small else 8192, 4096, device=dev)
+            w, b = torch.ones(4096, device=dev), torch.zeros(4096, device=dev)
+            ms = time_ms(lambda: torch.nn.functional.layer_norm(x, (4096,), w, b, 1e-5), 20)
+            emit("layer_norm_8192x4096", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s")
         for size in (4096, 8192):
             for kind in ("f32", "tf32", "bf16", "f16"):
                 name = "matmul_%s_%d" % (kind, size)
