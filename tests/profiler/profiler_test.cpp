@@ -183,6 +183,34 @@ TEST(Profiler, AutocastThroughTheOpEntryWithAndWithoutAProfile) {
   }
 }
 
+// A whole model under the profiler, with and without autocast: every op is entered once per call
+// (an op with two entry lines recursed without end when profiling), and its layers are recorded.
+TEST(Profiler, AGptStepIsRecordedOpByOp) {
+  models::GPTConfig cfg;
+  cfg.block_size = 16;
+  cfg.vocab_size = 32;
+  cfg.n_layer = 1;
+  cfg.n_head = 2;
+  cfg.n_embd = 16;
+  models::GPT gpt(cfg);
+  Tensor idx = randint(0, 32, {2, 16}, TensorOptions(kInt64));
+  for (bool autocast_on : {false, true}) {
+    Profile prof({.record_shapes = true});
+    prof.start();
+    {
+      amp::autocast region(kCPU, kBFloat16, autocast_on);
+      gpt.forward(idx).to(kFloat32).sum().backward();
+    }
+    prof.stop();
+    std::vector<Event> events = prof.events();
+    // Three LayerNorms (ln_1, ln_2, ln_f), each entered as nn::functional::layer_norm and, inside
+    // it, as the op: 6 events, where an op entered twice per call would make more (or no end).
+    EXPECT_EQ(named(events, "layer_norm").size(), 6u);
+    EXPECT_FALSE(named(events, "scaled_dot_product_attention").empty());
+    EXPECT_FALSE(named(events, "NativeLayerNormBackward0").empty());
+  }
+}
+
 TEST(Profiler, OptimizerStepIsOneEvent) {
   Tensor p = ones({3}).requires_grad_();
   optim::SGD opt(std::vector<Tensor>{p}, optim::SGDOptions(0.1));

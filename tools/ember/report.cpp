@@ -253,6 +253,11 @@ std::string svg_memory(const std::vector<profiler::Event>& events) {
   return svg_chart("Memory over the profiled steps", "ms", {allocated});
 }
 
+std::vector<std::string> profile_report(const std::vector<profiler::Event>& events) {
+  if (events.empty()) return {};
+  return {top_ops_table(events, 15), svg_timeline(events), svg_memory(events)};
+}
+
 void write_report(const std::string& path, const std::string& title,
                   const std::vector<std::pair<std::string, std::string>>& summary,
                   const std::vector<std::string>& charts) {

@@ -34,6 +34,9 @@ std::string svg_timeline(const std::vector<profiler::Event>& events);
 /// Allocated memory over the profiled steps, from the Memory events (empty without them).
 std::string svg_memory(const std::vector<profiler::Event>& events);
 
+/// The three parts above for a profile's events; none when nothing was profiled.
+std::vector<std::string> profile_report(const std::vector<profiler::Event>& events);
+
 /// Writes `path` (atomically) with a title, a summary table and the charts.
 void write_report(const std::string& path, const std::string& title,
                   const std::vector<std::pair<std::string, std::string>>& summary,

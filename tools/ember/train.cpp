@@ -74,7 +74,8 @@ shakespeare_char by default; AdamW, warm-up then cosine decay, gradient clipping
   --grad-clip F           clip the gradients' total norm (default 1; 0: off)
   --eval-interval N       steps between evaluations of both splits (default 250)
   --eval-iters N          batches per split in an evaluation (default 20)
-  --amp, --nproc, --resume (with --nproc), --checkpoint-every, --seed, --threads, --device, --out
+  --amp, --nproc, --resume (with --nproc), --checkpoint-every, --seed, --threads, --device, --out,
+  --profile[=N]
                           as above; `ember generate --model OUT/model.safetensors` samples from it
 )";
 
@@ -231,11 +232,7 @@ void write_run_report(const TrainConfig& cfg, const std::string& model_name, Dev
                  std::vector<std::string> parts = {
                      svg_chart("Training loss", "epoch", {curves.loss}),
                      svg_chart("Accuracy", "epoch", {curves.train_accuracy, curves.test_accuracy})};
-                 if (!profiled.empty()) {
-                   parts.push_back(top_ops_table(profiled, 15));
-                   parts.push_back(svg_timeline(profiled));
-                   parts.push_back(svg_memory(profiled));
-                 }
+                 for (std::string& p : profile_report(profiled)) parts.push_back(std::move(p));
                  return parts;
                }());
 }
@@ -304,9 +301,9 @@ TrainConfig parse_train_args(int argc, char** argv) {
       cfg.nproc > 0 || (!cfg.resume && !args.has("checkpoint-every") && !args.has("events")),
       "--resume, --checkpoint-every and --events are for --nproc N (DDP)");
   if (args.has("profile")) {
-    EMBER_CHECK(!gpt && cfg.nproc == 0 && cfg.hogwild == 0,
-                "--profile profiles `ember train` on one device or with --devices; it does not "
-                "combine with --nproc, --hogwild or --model gpt yet");
+    EMBER_CHECK(cfg.nproc == 0 && cfg.hogwild == 0,
+                "--profile profiles `ember train` in one process (one device, --devices, or "
+                "--model gpt); it does not combine with --nproc or --hogwild yet");
     std::string steps = args.str("profile", "");
     cfg.profile_steps = steps.empty() ? 5 : args.integer("profile", 5, 1, 1000);
   }
@@ -375,31 +372,14 @@ int train(int argc, char** argv) {
             << get_num_threads() << " CPU threads\n";
 
   std::ofstream metrics(std::filesystem::path(cfg.out) / "metrics.jsonl");
-  // --profile: one warm-up step, then the profiled ones; their events go to trace.json and the
-  // report when the last of them ends.
-  std::optional<profiler::Profile> profile;
-  std::vector<profiler::Event> profiled;
-  std::string trace_path = (std::filesystem::path(cfg.out) / "trace.json").string();
-  if (cfg.profile_steps > 0) {
-    profiler::ProfileOptions po;
-    po.record_shapes = true;
-    po.profile_memory = true;
-    po.schedule = profiler::Schedule{0, 1, static_cast<int>(cfg.profile_steps), 1, 0};
-    po.on_trace_ready = [&](profiler::Profile& p) {
-      p.export_chrome_trace(trace_path);
-      profiled = p.events();
-      std::cerr << "ember train: profiled " << cfg.profile_steps << " steps, " << profiled.size()
-                << " events: " << trace_path << "\n";
-    };
-    profile.emplace(std::move(po));
-    profile->start();
-  }
+  std::vector<profiler::Event> profiled;  // --profile's steps, for the report
+  std::unique_ptr<profiler::Profile> profile = start_training_profile(cfg, profiled);
   Curves curves;
   double train_seconds = 0;
   Evaluation last{};
   for (int64_t epoch = 1; epoch <= cfg.epochs; ++epoch) {
     EpochResult r = train_epoch(*trained, optimizer, loader, device, epoch, cfg.epochs, curves.loss,
-                                cfg.amp, scaler, profile ? &*profile : nullptr);
+                                cfg.amp, scaler, profile.get());
     train_seconds += r.seconds;
     last = evaluate(*model, *sets.test, device, 512);
     curves.train_accuracy.points.emplace_back(static_cast<double>(epoch), r.train_accuracy);

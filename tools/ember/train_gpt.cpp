@@ -172,6 +172,8 @@ int run(const TrainConfig& cfg, bool distributed) {
     metrics.flush();
   };
 
+  std::vector<profiler::Event> profiled;  // --profile's steps, for the report
+  std::unique_ptr<profiler::Profile> profile = start_training_profile(cfg, profiled);
   model->train();
   double t0 = now(), train_seconds = 0, window_start = t0;
   for (int64_t it = first; it < g.iters; ++it) {
@@ -201,6 +203,7 @@ int run(const TrainConfig& cfg, bool distributed) {
     scaler.step(opt);
     scaler.update();
     train_seconds += now() - step_start;
+    if (profile) profile->step();
     events.write("step", detail::str_cat("\"step\":", it + 1));
     if (checkpoint && (it + 1) % cfg.checkpoint_every == 0) {
       checkpoint->save({0, it + 1, 0});
@@ -216,6 +219,7 @@ int run(const TrainConfig& cfg, bool distributed) {
       window_start = now();
     }
   }
+  if (profile) profile->stop();
   if (checkpoint && first < g.iters) {
     checkpoint->save({0, g.iters, 0});
     events.write("checkpoint", detail::str_cat("\"step\":", g.iters));
@@ -241,21 +245,25 @@ int run(const TrainConfig& cfg, bool distributed) {
     write_report(
         (std::filesystem::path(cfg.out) / "report.html").string(),
         "ember train: GPT on " + std::filesystem::path(cfg.data).filename().string(),
-        {{"device", distributed ? "DDP over " + std::to_string(world) + " CPU processes"
-                                : device.str()},
-         {"model", std::to_string(g.n_layer) + " layers, " + std::to_string(g.n_head) +
-                       " heads, " + std::to_string(g.n_embd) + " wide, block " +
-                       std::to_string(g.block_size) + ", " +
-                       std::to_string(model->num_parameters()) + " parameters"},
-         {"steps", std::to_string(g.iters) + (first ? " (resumed at " + std::to_string(first) + ")"
-                                                    : "")},
+        {{"device",
+          distributed ? "DDP over " + std::to_string(world) + " CPU processes" : device.str()},
+         {"model", std::to_string(g.n_layer) + " layers, " + std::to_string(g.n_head) + " heads, " +
+                       std::to_string(g.n_embd) + " wide, block " + std::to_string(g.block_size) +
+                       ", " + std::to_string(model->num_parameters()) + " parameters"},
+         {"steps",
+          std::to_string(g.iters) + (first ? " (resumed at " + std::to_string(first) + ")" : "")},
          {"batch", std::to_string(cfg.batch_size) + (distributed ? " per rank" : "")},
          {"training time (s)", secs},
          {"tokens per second", rate},
          {"validation loss", val},
          {"checkpoint", model_path},
          {"sample", sample}},
-        {svg_chart("Loss", "step", {train_curve, eval_train, eval_val})});
+        [&] {
+          std::vector<std::string> parts = {
+              svg_chart("Loss", "step", {train_curve, eval_train, eval_val})};
+          for (std::string& p : profile_report(profiled)) parts.push_back(std::move(p));
+          return parts;
+        }());
     json result = {{"device", distributed ? "cpu" : device.str()},
                    {"nproc", world},
                    {"steps", steps},

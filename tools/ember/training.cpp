@@ -1,6 +1,8 @@
 #include "tools/ember/training.h"
 
 #include <chrono>
+#include <filesystem>
+#include <iostream>
 
 #include "ember/ember.h"
 
@@ -74,6 +76,25 @@ Evaluation evaluate(nn::Module& model, const data::Dataset& dataset, Device devi
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   model.train(was_training);
   return e;
+}
+
+std::unique_ptr<profiler::Profile> start_training_profile(const TrainConfig& cfg,
+                                                          std::vector<profiler::Event>& profiled) {
+  if (cfg.profile_steps <= 0) return nullptr;
+  std::string trace = (std::filesystem::path(cfg.out) / "trace.json").string();
+  profiler::ProfileOptions po;
+  po.record_shapes = true;
+  po.profile_memory = true;
+  po.schedule = profiler::Schedule{0, 1, static_cast<int>(cfg.profile_steps), 1, 0};
+  po.on_trace_ready = [trace, &profiled, steps = cfg.profile_steps](profiler::Profile& p) {
+    p.export_chrome_trace(trace);
+    profiled = p.events();
+    std::cerr << "ember train: profiled " << steps << " steps, " << profiled.size()
+              << " events: " << trace << "\n";
+  };
+  auto profile = std::make_unique<profiler::Profile>(std::move(po));
+  profile->start();
+  return profile;
 }
 
 }  // namespace ember::cli

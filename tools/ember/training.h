@@ -10,6 +10,7 @@
 #include "ember/data/dataset.h"
 #include "ember/data/mnist.h"
 #include "ember/nn/module.h"
+#include "ember/profiler/profiler.h"
 
 namespace ember::cli {
 
@@ -57,6 +58,12 @@ struct TrainConfig {
 /// `ember train`'s command line, parsed and checked, with no side effects (also the fuzz target's
 /// entry point).
 TrainConfig parse_train_args(int argc, char** argv);
+
+/// --profile: a profile of cfg.profile_steps training steps after one warm-up step, recording
+/// shapes and memory (null without --profile). Call step() after each training step; when the
+/// profiled steps end, OUT/trace.json is written and their events go to `profiled`.
+std::unique_ptr<profiler::Profile> start_training_profile(const TrainConfig& cfg,
+                                                          std::vector<profiler::Event>& profiled);
 
 /// Seconds on the steady clock, for timing epochs.
 double now();
