@@ -17,6 +17,19 @@ struct Options {
   double target_seconds = 0.04;  // per repeat
 };
 
+/// "1,2" (a --threads value) -> {1, 2}.
+inline std::vector<int> parse_threads(const std::string& s) {
+  std::vector<int> out;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t end = s.find(',', start);
+    out.push_back(std::stoi(s.substr(start, end - start)));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 inline double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

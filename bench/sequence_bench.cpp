@@ -231,18 +231,6 @@ void attention_rows(int threads, int repeats) {
   }
 }
 
-std::vector<int> parse_threads(const std::string& s) {
-  std::vector<int> out;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t end = s.find(',', start);
-    out.push_back(std::stoi(s.substr(start, end - start)));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,7 +245,7 @@ int main(int argc, char** argv) {
     if (a.rfind("--filter=", 0) == 0)
       filter = a.substr(9);
     else if (a.rfind("--threads=", 0) == 0)
-      threads = parse_threads(a.substr(10));
+      threads = bench::parse_threads(a.substr(10));
     else if (a.rfind("--repeats=", 0) == 0)
       options.repeats = std::stoi(a.substr(10));
     else if (a == "--attention")

@@ -13,6 +13,7 @@
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/functors/math.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/wide_floating.h"
 
 namespace ember {
 namespace {
@@ -215,30 +216,19 @@ void backward(const Tensor& qt, const Tensor& kt, const Tensor& vt, const Tensor
   });
 }
 
-template <typename F>
-void floating(DType t, const char* op, F f) {
-  if (t == kFloat64)
-    f(TypeTag<double>{});
-  else if (t == kFloat32)
-    f(TypeTag<float>{});
-  else
-    throw_unsupported_dtype(op, t);
-}
-
 }  // namespace
 
 void attention_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
                    const AttentionParams& p, const Tensor& out, const Tensor& lse) {
-  floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
-    forward<EMBER_TYPE(tag)>(q, k, v, mask, p, out, lse);
-  });
+  dispatch_wide_floating(q.dtype(), "scaled_dot_product_attention",
+                         [&](auto tag) { forward<EMBER_TYPE(tag)>(q, k, v, mask, p, out, lse); });
 }
 
 void attention_backward_cpu(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask,
                             const AttentionParams& p, const Tensor& out, const Tensor& lse,
                             const Tensor& dout, const Tensor& dq, const Tensor& dk,
                             const Tensor& dv) {
-  floating(q.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
+  dispatch_wide_floating(q.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
     backward<EMBER_TYPE(tag)>(q, k, v, mask, p, out, lse, dout, dq, dk, dv);
   });
 }

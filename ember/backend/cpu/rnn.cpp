@@ -5,6 +5,7 @@
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/functors/rnn.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/wide_floating.h"
 
 namespace ember {
 namespace {
@@ -17,16 +18,6 @@ void for_rows(int64_t B, int64_t per_row, const Tensor& mask, F row) {
   parallel_for(0, B, grain, [&](int64_t lo, int64_t hi) {
     for (int64_t b = lo; b < hi; ++b) row(b, m == nullptr || m[b]);
   });
-}
-
-template <typename F>
-void floating(DType t, const char* op, F f) {
-  if (t == kFloat64)
-    f(TypeTag<double>{});
-  else if (t == kFloat32)
-    f(TypeTag<float>{});
-  else
-    throw_unsupported_dtype(op, t);
 }
 
 }  // namespace
@@ -54,7 +45,7 @@ void lstm_backward_row(const T* __restrict g, const T* __restrict cp, const T* _
 void lstm_cell_cpu(const Tensor& gates, const Tensor& c_prev, const Tensor& h_prev,
                    const Tensor& c, const Tensor& h, const Tensor& mask) {
   const int64_t B = c.size(0), H = c.size(1);
-  floating(gates.dtype(), "lstm", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "lstm", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     T* g = gates.data_ptr<T>();
     const T* cp = c_prev.data_ptr<T>();
@@ -76,7 +67,7 @@ void lstm_cell_backward_cpu(const Tensor& gates, const Tensor& c_prev, const Ten
                             const Tensor& dh, const Tensor& dc, const Tensor& dgates,
                             const Tensor& mask) {
   const int64_t B = c.size(0), H = c.size(1);
-  floating(gates.dtype(), "lstm_backward", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "lstm_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     const T* g = gates.data_ptr<T>();
     const T* cp = c_prev.data_ptr<T>();
@@ -97,7 +88,7 @@ void lstm_cell_backward_cpu(const Tensor& gates, const Tensor& c_prev, const Ten
 void gru_cell_cpu(const Tensor& gx, const Tensor& gh, const Tensor& h_prev, const Tensor& h,
                   const Tensor& mask) {
   const int64_t B = h.size(0), H = h.size(1);
-  floating(gx.dtype(), "gru", [&](auto tag) {
+  dispatch_wide_floating(gx.dtype(), "gru", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     T* x = gx.data_ptr<T>();
     const T* hh = gh.data_ptr<T>();
@@ -120,7 +111,7 @@ void gru_cell_backward_cpu(const Tensor& gates, const Tensor& gh, const Tensor& 
                            const Tensor& dh, const Tensor& dgx, const Tensor& dgh,
                            const Tensor& dh_prev, const Tensor& mask) {
   const int64_t B = h_prev.size(0), H = h_prev.size(1);
-  floating(gates.dtype(), "gru_backward", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "gru_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     const T* g = gates.data_ptr<T>();
     const T* hh = gh.data_ptr<T>();
@@ -156,7 +147,7 @@ void gru_cell_backward_cpu(const Tensor& gates, const Tensor& gh, const Tensor& 
 void rnn_cell_cpu(const Tensor& pre, const Tensor& h_prev, const Tensor& h, bool relu,
                   const Tensor& mask) {
   const int64_t B = h.size(0), H = h.size(1);
-  floating(pre.dtype(), "rnn", [&](auto tag) {
+  dispatch_wide_floating(pre.dtype(), "rnn", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     const T* p = pre.data_ptr<T>();
     const T* hp = h_prev.data_ptr<T>();
@@ -173,7 +164,7 @@ void rnn_cell_cpu(const Tensor& pre, const Tensor& h_prev, const Tensor& h, bool
 void rnn_cell_backward_cpu(const Tensor& h, const Tensor& dh, const Tensor& dpre, bool relu,
                            const Tensor& mask) {
   const int64_t B = h.size(0), H = h.size(1);
-  floating(h.dtype(), "rnn_backward", [&](auto tag) {
+  dispatch_wide_floating(h.dtype(), "rnn_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     const T* ho = h.data_ptr<T>();
     const T* d = dh.data_ptr<T>();

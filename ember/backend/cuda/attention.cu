@@ -9,6 +9,7 @@
 
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/wide_floating.h"
 
 namespace ember {
 namespace {
@@ -151,16 +152,6 @@ MaskView<T> mask_view(const Tensor& mask) {
 
 unsigned blocks(int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-template <typename F>
-void floating(DType t, const char* op, F f) {
-  if (t == kFloat64)
-    f(TypeTag<double>{});
-  else if (t == kFloat32)
-    f(TypeTag<float>{});
-  else
-    throw_unsupported_dtype(op, t);
-}
-
 void check_dims(const Tensor& q, const Tensor& v) {
   EMBER_CHECK(q.size(2) <= kMaxDim && v.size(2) <= kMaxDim,
               "[scaled_dot_product_attention] ember's CUDA kernel takes head dims up to ", kMaxDim,
@@ -175,7 +166,7 @@ void attention_cuda(const Tensor& q, const Tensor& k, const Tensor& v, const Ten
   const int64_t N = q.size(0), Lq = q.size(1), D = q.size(2), Lk = k.size(1), Dv = v.size(2);
   if (N * Lq == 0) return;
   cuda::LaunchScope scope(q.device().index());
-  floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+  dispatch_wide_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     attention_forward_kernel<T><<<blocks(N * Lq), kThreads, 0, scope.stream>>>(
         q.data_ptr<T>(), k.data_ptr<T>(), v.data_ptr<T>(), mask_view<T>(mask), p,
@@ -192,7 +183,7 @@ void attention_backward_cuda(const Tensor& q, const Tensor& k, const Tensor& v, 
   const int64_t N = q.size(0), Lq = q.size(1), D = q.size(2), Lk = k.size(1), Dv = v.size(2);
   if (N == 0) return;
   cuda::LaunchScope scope(q.device().index());
-  floating(q.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
+  dispatch_wide_floating(q.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     Tensor delta = empty({N * Lq}, lse.options());
     if (N * Lq > 0) {

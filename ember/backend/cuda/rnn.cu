@@ -5,6 +5,7 @@
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/functors/rnn.h"
 #include "ember/backend/kernels.h"
+#include "ember/backend/wide_floating.h"
 
 namespace ember {
 namespace {
@@ -12,16 +13,6 @@ namespace {
 constexpr int kBlock = 256;
 
 unsigned blocks(int64_t n) { return static_cast<unsigned>((n + kBlock - 1) / kBlock); }
-
-template <typename F>
-void floating(DType t, const char* op, F f) {
-  if (t == kFloat64)
-    f(TypeTag<double>{});
-  else if (t == kFloat32)
-    f(TypeTag<float>{});
-  else
-    throw_unsupported_dtype(op, t);
-}
 
 template <typename T>
 __global__ void lstm_cell_kernel(T* g, const T* cp, const T* hp, T* co, T* ho, const bool* m,
@@ -129,7 +120,7 @@ void lstm_cell_cuda(const Tensor& gates, const Tensor& c_prev, const Tensor& h_p
   const int64_t B = c.size(0), H = c.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(c.device().index());
-  floating(gates.dtype(), "lstm", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "lstm", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     lstm_cell_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         gates.data_ptr<T>(), c_prev.data_ptr<T>(), h_prev.data_ptr<T>(), c.data_ptr<T>(),
@@ -144,7 +135,7 @@ void lstm_cell_backward_cuda(const Tensor& gates, const Tensor& c_prev, const Te
   const int64_t B = c.size(0), H = c.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(c.device().index());
-  floating(gates.dtype(), "lstm_backward", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "lstm_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     lstm_cell_backward_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         gates.data_ptr<T>(), c_prev.data_ptr<T>(), c.data_ptr<T>(), dh.data_ptr<T>(),
@@ -158,7 +149,7 @@ void gru_cell_cuda(const Tensor& gx, const Tensor& gh, const Tensor& h_prev, con
   const int64_t B = h.size(0), H = h.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(h.device().index());
-  floating(gx.dtype(), "gru", [&](auto tag) {
+  dispatch_wide_floating(gx.dtype(), "gru", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     gru_cell_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         gx.data_ptr<T>(), gh.data_ptr<T>(), h_prev.data_ptr<T>(), h.data_ptr<T>(),
@@ -173,7 +164,7 @@ void gru_cell_backward_cuda(const Tensor& gates, const Tensor& gh, const Tensor&
   const int64_t B = h_prev.size(0), H = h_prev.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(h_prev.device().index());
-  floating(gates.dtype(), "gru_backward", [&](auto tag) {
+  dispatch_wide_floating(gates.dtype(), "gru_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     gru_cell_backward_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         gates.data_ptr<T>(), gh.data_ptr<T>(), h_prev.data_ptr<T>(), dh.data_ptr<T>(),
@@ -187,7 +178,7 @@ void rnn_cell_cuda(const Tensor& pre, const Tensor& h_prev, const Tensor& h, boo
   const int64_t B = h.size(0), H = h.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(h.device().index());
-  floating(pre.dtype(), "rnn", [&](auto tag) {
+  dispatch_wide_floating(pre.dtype(), "rnn", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     rnn_cell_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         pre.data_ptr<T>(), h_prev.data_ptr<T>(), h.data_ptr<T>(), relu, mask_ptr(mask), B, H);
@@ -200,7 +191,7 @@ void rnn_cell_backward_cuda(const Tensor& h, const Tensor& dh, const Tensor& dpr
   const int64_t B = h.size(0), H = h.size(1);
   if (B * H == 0) return;
   cuda::LaunchScope scope(h.device().index());
-  floating(h.dtype(), "rnn_backward", [&](auto tag) {
+  dispatch_wide_floating(h.dtype(), "rnn_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     rnn_cell_backward_kernel<T><<<blocks(B * H), kBlock, 0, scope.stream>>>(
         h.data_ptr<T>(), dh.data_ptr<T>(), dpre.data_ptr<T>(), relu, mask_ptr(mask), B, H);
