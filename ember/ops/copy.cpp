@@ -1,5 +1,8 @@
 #include "ember/ops/copy.h"
 
+#include <cmath>
+#include <limits>
+
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
@@ -90,7 +93,37 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
+namespace {
+
+// PyTorch's checked conversion of a fill value (c10::overflows): a float must lie within the
+// dtype's range (infinities fill floating dtypes only, NaN too); an int must fit, except that a
+// negative one may wrap into uint8 as two's complement (`a - b` as `a + 255 * b`).
+void check_fits(const Scalar& v, DType t) {
+  if (t == kBool || t == kFloat64) return;
+  double hi = t == kUInt8     ? 255.0
+              : t == kInt32   ? 2147483647.0
+              : t == kInt64   ? 9223372036854775807.0
+              : t == kFloat16 ? 65504.0
+              : t == kFloat32 ? static_cast<double>(std::numeric_limits<float>::max())
+                              : 3.38953138925153547590e38;  // bfloat16's largest
+  double lo = t == kUInt8 ? 0.0 : t == kInt32 ? -2147483648.0 : -hi;
+  bool fits;
+  if (v.is_floating_point()) {
+    double d = v.to_double();
+    fits = std::isinf(d) || std::isnan(d) ? is_floating_point(t) : d >= lo && d <= hi;
+  } else {
+    int64_t i = v.to_int();
+    fits =
+        t == kInt64 || (t == kUInt8 ? i >= -255 && i <= 255
+                                    : static_cast<double>(i) >= lo && static_cast<double>(i) <= hi);
+  }
+  EMBER_CHECK(fits, "[fill_] value ", v, " cannot be converted to type ", t, " without overflow");
+}
+
+}  // namespace
+
 Tensor& Tensor::fill_(Scalar value) {
+  check_fits(value, dtype());
   bool grad = any_requires_grad({this});
   if (grad) check_inplace(*this, "fill_");
   if (numel() > 0) {

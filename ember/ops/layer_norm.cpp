@@ -44,9 +44,13 @@ Tensor layer_norm(const Tensor& x_in, int64_t ndims, const Tensor& weight_in,
              Tensor dw = w.defined() && n.needs_input_grad(1) ? empty(w.sizes(), w.options())
                                                               : Tensor();
              Tensor db = n.needs_input_grad(2) ? empty({xc.size(1)}, xc.options()) : Tensor();
-             if (xc.numel() > 0)
+             if (xc.numel() > 0) {
                EMBER_DISPATCH_DEVICE(xc.device(), layer_norm_backward, gc, xc, mean, rstd, w, dx,
                                      dw, db);
+             } else {  // no samples: the affine parameters' gradients are empty sums
+               if (dw.defined()) dw.zero_();
+               if (db.defined()) db.zero_();
+             }
              return {dx.defined() ? dx.view(xs) : dx, dw.defined() ? dw.view(ws) : dw,
                      db.defined() ? db.view(bs) : db};
            });

@@ -63,6 +63,9 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
   EMBER_CHECK(k >= 0 && k <= n, "[topk] k (", k, ") is out of range for dimension ", d,
               " of size ", n);
+  EMBER_CHECK(x.dim() > 0 || k == 1,
+              "[topk] k = 0 of a 0-dim tensor: a 0-dim result holds one "
+              "value, not none (take topk of x.reshape(1))");
   Tensor values, indices;
   {
     NoGradGuard no_grad;

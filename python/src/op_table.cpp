@@ -719,9 +719,11 @@ void bind_ops(py::module_& m) {
   def_shape_ops(t);
   t.finish();
   // torch.nn.functional's names, as functions of ember._C._F (ember.nn.functional).
-  OpTable f(m.def_submodule("_F", "ember.nn.functional, declared by signature"), m.attr("Tensor"));
+  py::module_ functional = m.def_submodule("_F", "ember.nn.functional, declared by signature");
+  OpTable f(functional, m.attr("Tensor"));
   def_nn_ops(f);
   f.finish();
+  def_nn_functions(functional);
 }
 
 }  // namespace ember::python

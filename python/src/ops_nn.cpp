@@ -2,6 +2,7 @@
 // linear and convolution, pooling, dropout, normalisation, padding and resizing, and the losses,
 // with PyTorch 1.13's parameter names and defaults. Every one computes in C++ (ember/ops,
 // ember/nn/functional.h).
+#include "ember/nn/attention.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/attention.h"
 #include "ember/ops/layer_norm.h"
@@ -712,6 +713,49 @@ void def_nn_ops(OpTable& t) {
         [](const Args& a) {
           return F::pairwise_distance(a.tensor(0), a.tensor(1), a.real(2), a.real(3), a.flag(4));
         });
+}
+
+/// torch.nn.functional.multi_head_attention_forward, with its 24 parameters (more than an op
+/// table signature takes), all given by the Python wrapper (ember/nn/modules/attention.py).
+void def_nn_functions(py::module_& functional) {
+  auto opt = [](const py::object& o) { return o.is_none() ? Tensor() : o.cast<Tensor>(); };
+  functional.def(
+      "_multi_head_attention_forward",
+      [opt](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim,
+            int64_t num_heads, const py::object& in_proj_weight, const py::object& in_proj_bias,
+            const py::object& bias_k, const py::object& bias_v, bool add_zero_attn,
+            double dropout_p, const Tensor& out_proj_weight, const py::object& out_proj_bias,
+            bool training, const py::object& key_padding_mask, bool need_weights,
+            const py::object& attn_mask, bool use_separate_proj_weight,
+            const py::object& q_proj_weight, const py::object& k_proj_weight,
+            const py::object& v_proj_weight, const py::object& static_k, const py::object& static_v,
+            bool average_attn_weights) {
+        F::MultiheadAttentionWeights w;
+        if (use_separate_proj_weight) {
+          w.q_proj_weight = opt(q_proj_weight);
+          w.k_proj_weight = opt(k_proj_weight);
+          w.v_proj_weight = opt(v_proj_weight);
+        } else {
+          w.in_proj_weight = opt(in_proj_weight);
+        }
+        w.in_proj_bias = opt(in_proj_bias);
+        w.bias_k = opt(bias_k);
+        w.bias_v = opt(bias_v);
+        w.out_proj_weight = out_proj_weight;
+        w.out_proj_bias = opt(out_proj_bias);
+        F::MultiheadAttentionArgs a;
+        a.key_padding_mask = opt(key_padding_mask);
+        a.attn_mask = opt(attn_mask);
+        a.need_weights = need_weights;
+        a.average_attn_weights = average_attn_weights;
+        a.add_zero_attn = add_zero_attn;
+        a.dropout_p = dropout_p;
+        a.training = training;
+        a.static_k = opt(static_k);
+        a.static_v = opt(static_v);
+        py::gil_scoped_release no_gil;
+        return F::multi_head_attention_forward(query, key, value, embed_dim, num_heads, w, a);
+      });
 }
 
 }  // namespace ember::python

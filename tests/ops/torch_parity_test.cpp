@@ -397,5 +397,41 @@ TEST(TorchParity, StdOfOneElementHasNanGradient) {
   EXPECT_TRUE(std::isnan(g[0])) << g[0];
 }
 
+// Found by the differential test's sequence-op families (seeds 1-8, tests/oracle).
+TEST(TorchParity, FillValuesMustFitTheDtype) {
+  // A float into an integer dtype must lie within its range; an int may wrap into uint8 from
+  // below (as torch.full((2,), -2, dtype=torch.uint8) gives 254), not beyond it.
+  EXPECT_THROW(zeros({2}, kInt32).fill_(1e10), Error);
+  EXPECT_THROW(zeros({2}, kFloat16).fill_(1e10), Error);
+  EXPECT_THROW(zeros({2}, kUInt8).fill_(-1.0), Error);
+  EXPECT_THROW(zeros({2}, kInt64).fill_(std::nan("")), Error);
+  EXPECT_THROW(full({2}, 300, kUInt8), Error);
+  EXPECT_EQ(values(full({2}, -2, kUInt8)), (std::vector<double>{254, 254}));
+  EXPECT_EQ(values(zeros({1}, kFloat16).fill_(-INFINITY)), (std::vector<double>{-INFINITY}));
+  EXPECT_EQ(values(zeros({1}, kInt32).fill_(1.7)), (std::vector<double>{1}));
+  EXPECT_EQ(values(zeros({1}, kBool).fill_(2)), (std::vector<double>{1}));
+  // F.pad's value is a float: -2 does not fit uint8 there.
+  EXPECT_THROW(pad(ones({2}, kUInt8), {1, 1}, "constant", -2), Error);
+}
+
+TEST(TorchParity, LayerNormOfNoSamplesHasZeroParameterGradients) {
+  Tensor x = zeros({0, 3}).requires_grad_();
+  Tensor w = ones({3}).requires_grad_(), b = zeros({3}).requires_grad_();
+  F::layer_norm(x, {3}, w, b).sum().backward();
+  EXPECT_EQ(values(w.grad()), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(values(b.grad()), (std::vector<double>{0, 0, 0}));
+}
+
+TEST(TorchParity, BaddbmmWithBetaZeroIgnoresTheInput) {
+  Tensor input = full({1, 2, 2}, std::nan(""));
+  Tensor y = baddbmm(input, ones({1, 2, 3}), ones({1, 3, 2}), /*beta=*/0, /*alpha=*/2);
+  EXPECT_EQ(values(y), (std::vector<double>{6, 6, 6, 6}));
+}
+
+TEST(TorchParity, TopkOfA0DimTensorWithKZeroRaises) {
+  EXPECT_THROW(topk(full({}, 2.0), 0), Error);
+  EXPECT_EQ(values(std::get<0>(topk(full({}, 2.0), 1))), (std::vector<double>{2}));
+}
+
 }  // namespace
 }  // namespace ember

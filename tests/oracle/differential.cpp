@@ -320,6 +320,9 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
   const bool trace = std::getenv("EMBER_DIFFERENTIAL_TRACE") != nullptr;
   // EMBER_DIFFERENTIAL_FAMILY=autocast runs only that family's cases (of the same numbering).
   const char* only = std::getenv("EMBER_DIFFERENTIAL_FAMILY");
+  // EMBER_DIFFERENTIAL_DUMP=i prints case i's inputs and results.
+  const char* dump_env = std::getenv("EMBER_DIFFERENTIAL_DUMP");
+  const int64_t dump = dump_env ? std::stoll(dump_env) : -1;
   for (int64_t i = first_case; i < first_case + cases; ++i) {
     Rng r(seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i));
     int family = static_cast<int>(r.pick(0, family_count() - 1));
@@ -331,6 +334,11 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
     std::vector<ETensor> eo;
     std::vector<TTensor> to;
     Outcome eres = run_side(c.inputs, c.grad, c.autocast, c.ember, EApi{}, eo, &Input::e);
+    if (dump == i) {  // a mismatch's inputs and both sides' results, to read
+      for (const Input& in : c.inputs)
+        std::cerr << "input (strides " << in.t.strides() << ")\n" << in.t << "\n";
+      for (const ETensor& e : eo) std::cerr << "ember result\n" << e << "\n";
+    }
     if (!c.torch_broken.empty() && eres.raised) {
       ++rep.deliberate["ember raises where torch 1.13 " + c.torch_broken];
       continue;
@@ -338,6 +346,8 @@ DifferentialReport run_differential(uint64_t seed, int64_t cases, int64_t first_
     Outcome tres;
     if (c.torch_broken.empty())
       tres = run_side(c.inputs, c.grad, c.autocast, c.torch, TApi{}, to, &Input::t);
+    if (dump == i)
+      for (const TTensor& t : to) std::cerr << "torch result\n" << t << "\n";
     std::string problem;
     if (!c.torch_broken.empty()) {
       problem = "ember computed where torch 1.13 " + c.torch_broken;

@@ -84,6 +84,10 @@ OpCase autocast_case(Rng& r) {
     case 12:
       shapes = {{n, k}, {m, k}, {m}, {C, m}};
       target = true;
+      // The input's gradient comes through two bfloat16 matmuls: a hidden gradient rounded to
+      // the other bfloat16 neighbour (a tie under Stress::Ties, summed in another order) moves
+      // it by about two of bfloat16's steps (seed 13, case 4547).
+      c.min_tolerance = 3.2e-2;
       break;
     default:
       shapes = {{b, 2, 6, 6}, {3, 2, 3, 3}, {C, 12}};

@@ -291,8 +291,10 @@ OpCase loss_case(Rng& r);
 OpCase grad_case(Rng& r);
 OpCase autocast_case(Rng& r);
 OpCase nn_layers_case(Rng& r);
+OpCase sequence_ops_case(Rng& r);
+OpCase attention_case(Rng& r);
 
-int family_count() { return 15; }
+int family_count() { return 17; }
 
 OpCase make_case(Rng& r, int family) {
   switch (family) {
@@ -324,6 +326,10 @@ OpCase make_case(Rng& r, int family) {
       return nn_layers_case(r);
     case 14:
       return autocast_case(r);
+    case 15:
+      return sequence_ops_case(r);
+    case 16:
+      return attention_case(r);
     default:
       return grad_case(r);
   }
