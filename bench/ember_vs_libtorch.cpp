@@ -6,6 +6,7 @@
 // threads (its default behaviour), ember keeps it at one thread and splits work on its own pool.
 #include <ATen/autocast_mode.h>
 #include <cblas.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include <cstring>
@@ -259,6 +260,36 @@ std::vector<Workload> make_workloads(const std::string& filter) {
       w.push_back({"lenet_train_step_256" + suffix, "ms", 1e3,
                    [=] { ember_step(*em, *eopt, ex, ey, amp); },
                    [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+    }
+    // The same step with each library's profiler recording it (ember::profiler::Profile; torch's
+    // CPU profiler, what torch.autograd.profiler.profile() runs), one profile per step: set
+    // beside lenet_train_step_256, the cost of profiling.
+    if (!amp && want("lenet_train_step_256_profiled")) {
+      auto em = ember::nn::make<ember::models::LeNet>();
+      auto eopt = std::make_shared<ember::optim::SGD>(
+          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
+      auto ex = ember::randn({256, 1, 28, 28});
+      auto ey = ember::randint(0, 10, {256});
+      auto tm = std::make_shared<TorchLeNet>();
+      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
+                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
+      auto tx = torch::randn({256, 1, 28, 28});
+      auto ty = torch::randint(0, 10, {256});
+      w.push_back({"lenet_train_step_256_profiled", "ms", 1e3,
+                   [=] {
+                     ember::profiler::Profile profile;
+                     profile.start();
+                     ember_step(*em, *eopt, ex, ey);
+                     profile.stop();
+                     g_sink = g_sink + static_cast<double>(profile.events().size());
+                   },
+                   [=] {
+                     namespace tp = torch::autograd::profiler;
+                     tp::enableProfilerLegacy(tp::ProfilerConfig(tp::ProfilerState::CPU));
+                     torch_step(*tm, *topt, tx, ty);
+                     tp::thread_event_lists events = tp::disableProfilerLegacy();
+                     g_sink = g_sink + static_cast<double>(events.size());
+                   }});
     }
     if (want("mlp_train_step_256" + suffix)) {
       auto em = ember::nn::make<ember::models::MLP>(std::vector<int64_t>{784, 256, 256, 10});
