@@ -110,6 +110,17 @@ decltype(auto) enter_op(const char* name, amp::detail::Policy policy, Op op, Arg
       },                                                                         \
       __VA_ARGS__)
 
+/// The first line of a Tensor method that is an op of its own (the views: view, transpose, t,
+/// ...), for the profiler as PyTorch records aten::view; never on autocast's lists.
+#define EMBER_OP_METHOD(op, ...)                                                 \
+  if (::ember::detail::op_hooks_active() && !::ember::detail::take_op_entered()) \
+  return ::ember::detail::enter_op<false>(                                       \
+      #op, ::ember::detail::kNotListed,                                          \
+      [](const ::ember::Tensor& self_, auto&&... args_) -> decltype(auto) {      \
+        return self_.op(std::forward<decltype(args_)>(args_)...);                \
+      },                                                                         \
+      *this __VA_OPT__(, ) __VA_ARGS__)
+
 /// The first line of an op on autocast's lists (ops/autocast.h's policies): see Note [The op
 /// entry] and Note [Autocast at the op entry].
 #define EMBER_OP_CAST(policy, op, ...)                                           \

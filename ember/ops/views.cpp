@@ -92,10 +92,14 @@ Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int
   return out;
 }
 
-Tensor Tensor::view(const Shape& shape) const { return view_impl(*this, shape, "view"); }
+Tensor Tensor::view(const Shape& shape) const {
+  EMBER_OP_METHOD(view, shape);
+  return view_impl(*this, shape, "view");
+}
 Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
 
 Tensor Tensor::reshape(const Shape& shape) const {
+  EMBER_OP_METHOD(reshape, shape);
   check_defined("reshape", *this);
   Shape sizes = infer_size(shape, numel(), "reshape");
   if (view_strides(this->sizes(), strides(), sizes)) return view_impl(*this, sizes, "reshape");
@@ -104,6 +108,7 @@ Tensor Tensor::reshape(const Shape& shape) const {
 Tensor Tensor::reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  EMBER_OP_METHOD(transpose, d0, d1);
   int64_t n = dim();
   d0 = wrap_dim(d0, n, "transpose");
   d1 = wrap_dim(d1, n, "transpose");
@@ -116,11 +121,13 @@ Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
 }
 
 Tensor Tensor::t() const {
+  EMBER_OP_METHOD(t);
   EMBER_CHECK(dim() <= 2, "[t] expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   return dim() < 2 ? *this : transpose(0, 1);
 }
 
 Tensor Tensor::permute(const Shape& dims) const {
+  EMBER_OP_METHOD(permute, dims);
   int64_t n = dim();
   EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
               "[permute] number of dims don't match in permute: the tensor has ", n,
@@ -141,6 +148,7 @@ Tensor Tensor::permute(const Shape& dims) const {
 }
 
 Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) const {
+  EMBER_OP_METHOD(slice, dim_, start, end, step);
   EMBER_CHECK(dim() > 0, "[slice] cannot slice a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "slice");
   EMBER_CHECK(step > 0, "[slice] step must be positive, got ", step);
@@ -163,6 +171,7 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
 }
 
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  EMBER_OP_METHOD(narrow, dim_, start, length);
   int64_t d = wrap_dim(dim_, dim(), "narrow");
   int64_t size = this->size(d);
   // As PyTorch: start == size is allowed (an empty slice at the end); otherwise start wraps like
@@ -174,6 +183,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t dim_, int64_t index) const {
+  EMBER_OP_METHOD(select, dim_, index);
   EMBER_CHECK_INDEX(dim() > 0, "[select] invalid index of a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "select");
   int64_t size = this->size(d);
@@ -194,6 +204,7 @@ Tensor Tensor::select(int64_t dim_, int64_t index) const {
 }
 
 Tensor Tensor::squeeze() const {
+  EMBER_OP_METHOD(squeeze);
   Shape sizes, strides;
   for (int64_t d = 0; d < dim(); ++d) {
     if (this->sizes()[static_cast<size_t>(d)] != 1) {
@@ -206,6 +217,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t dim_) const {
+  EMBER_OP_METHOD(squeeze, dim_);
   int64_t d = wrap_dim(dim_, dim(), "squeeze");  // a 0-dim tensor takes 0 and -1 only
   if (dim() == 0) return *this;
   if (size(d) != 1) return *this;
@@ -217,6 +229,7 @@ Tensor Tensor::squeeze(int64_t dim_) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t dim_) const {
+  EMBER_OP_METHOD(unsqueeze, dim_);
   int64_t d = wrap_dim(dim_, dim() + 1, "unsqueeze");
   Shape sizes = this->sizes(), strides = this->strides();
   auto du = static_cast<size_t>(d);
@@ -228,6 +241,7 @@ Tensor Tensor::unsqueeze(int64_t dim_) const {
 }
 
 Tensor Tensor::expand(const Shape& shape) const {
+  EMBER_OP_METHOD(expand, shape);
   int64_t n = static_cast<int64_t>(shape.size());
   EMBER_CHECK(n >= dim(), "[expand] the number of sizes provided (", n,
               ") must be greater or equal to the number of dimensions in the tensor (", dim(), ")");
@@ -261,6 +275,7 @@ Tensor Tensor::expand(const Shape& shape) const {
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
+  EMBER_OP_METHOD(flatten, start, end);
   start = wrap_dim(start, dim(), "flatten");
   end = wrap_dim(end, dim(), "flatten");
   if (dim() == 0) return reshape({1});
@@ -276,6 +291,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::unflatten(int64_t dim_, const Shape& parts) const {
+  EMBER_OP_METHOD(unflatten, dim_, parts);
   int64_t d = wrap_dim(dim_, dim(), "unflatten");
   Shape inner = infer_size(parts, size(d), "unflatten");
   Shape sizes;

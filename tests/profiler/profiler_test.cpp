@@ -3,6 +3,7 @@
 // the threads that carry the caller's session.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -63,6 +64,33 @@ TEST(Profiler, BackwardCarriesItsForwardOpsSequenceNumber) {
   EXPECT_EQ(bwd[0].kind, EventKind::Backward);
   EXPECT_EQ(bwd[0].sequence_nr, fwd[0].sequence_nr);
   EXPECT_GE(bwd[0].start_ns, fwd[0].end_ns);
+}
+
+TEST(Profiler, ViewMethodsAreOpsWithTheirBackward) {
+  Tensor a = randn({3, 4}).requires_grad_();
+  Profile prof({.record_shapes = true});
+  prof.start();
+  Tensor y = a.t().reshape({2, 6}).unsqueeze(0);
+  y.sum().backward();
+  prof.stop();
+  std::vector<Event> events = prof.events();
+  std::vector<Event> bwd = named(events, "TransposeBackward0");
+  ASSERT_EQ(bwd.size(), 1u);
+  // The forward's events: those before the backward pass (which runs views of its own, inside
+  // the backward nodes, as PyTorch's do).
+  int64_t backward_start = std::numeric_limits<int64_t>::max();
+  for (const Event& e : events)
+    if (e.name.find("Backward") != std::string::npos)
+      backward_start = std::min<int64_t>(backward_start, e.start_ns);
+  std::vector<Event> forward;
+  for (const Event& e : events)
+    if (e.end_ns <= backward_start) forward.push_back(e);
+  // t is made of transpose, as PyTorch's aten::t of aten::transpose: both are recorded.
+  for (const char* op : {"t", "transpose", "reshape", "unsqueeze"})
+    EXPECT_EQ(named(forward, op).size(), 1u) << op;
+  ASSERT_EQ(named(forward, "transpose").size(), 1u);
+  EXPECT_EQ(named(forward, "transpose")[0].shapes, "[[3, 4]]");
+  EXPECT_EQ(bwd[0].sequence_nr, named(forward, "transpose")[0].sequence_nr);
 }
 
 TEST(Profiler, RecordFunctionAveragesAndTable) {
