@@ -32,6 +32,8 @@ const char* kind_name(EventKind kind) {
       return "collective";
     case EventKind::Memory:
       return "memory";
+    case EventKind::Memcpy:
+      return "memcpy";
   }
   return "op";
 }

@@ -26,6 +26,7 @@ enum class EventKind : uint8_t {
   DataLoader,  // waiting for the next batch
   Collective,  // a process group's collective, from its call to its completion being waited for
   Memory,      // an allocation or a release (instant; bytes > 0 allocates, < 0 frees)
+  Memcpy,      // a copy between devices ("Memcpy HtoD", ...), with its bytes
 };
 const char* kind_name(EventKind kind);
 
@@ -40,7 +41,7 @@ struct Event {
   Device device{DeviceType::CPU, 0};
   std::string shapes;           // "[[2, 3], [3]]", with record_shapes
   std::string dtypes;           // "[float32, float32]", with record_shapes
-  int64_t bytes = 0;            // collectives; Memory events: + allocated, - freed
+  int64_t bytes = 0;            // collectives, Memcpy; Memory events: + allocated, - freed
   int64_t total_allocated = 0;  // Memory events: the device's allocated bytes after this one
 };
 

@@ -1,6 +1,9 @@
 #include "ember/distributed/work.h"
 
+#include <optional>
+
 #include "ember/core/error.h"
+#include "ember/core/profiler_events.h"
 
 namespace ember::distributed {
 
@@ -11,6 +14,10 @@ void Work::wait(std::chrono::milliseconds timeout) {
 }
 
 void Work::synchronize(std::chrono::milliseconds timeout) {
+  // The wait is an event of its own ("wait:all_reduce"): inside the collective's event when the
+  // call waits, on its own where an async_op's caller waits later.
+  std::optional<profiler::RecordScope> record;
+  if (profiler::active_session()) record.emplace(profiler::EventKind::Collective, "wait:" + op_);
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout == std::chrono::milliseconds::max()) {
     done_cv_.wait(lock, [this] { return done_; });

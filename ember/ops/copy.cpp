@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <string>
 
+#include "ember/core/profiler_events.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
@@ -18,6 +21,17 @@ Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   if (grad) check_inplace(*this, "copy_");
   if (is_same(src)) return *this;
   check_no_overlap("copy_", *this, {&src});
+  // A copy between devices is an event of its own kind, with its bytes (PyTorch's "Memcpy
+  // HtoD"): the transfers the guides call expensive stand out in a profile. H is the host (a CPU
+  // device, virtual ones included), D a GPU.
+  std::optional<profiler::RecordScope> transfer;
+  if (device() != src.device() && profiler::active_session()) {
+    auto side = [](const Device& d) { return d.is_cpu() ? "H" : "D"; };
+    transfer.emplace(profiler::EventKind::Memcpy,
+                     std::string("Memcpy ") + side(src.device()) + "to" + side(device()));
+    transfer->event().bytes = numel() * static_cast<int64_t>(itemsize(dtype()));
+    transfer->event().device = device();
+  }
   if (numel() > 0) {
     if (is_cpu() && src.is_cpu()) {
       TensorIter it(*this, {src});  // virtual CPU devices share host memory

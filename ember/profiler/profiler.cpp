@@ -360,7 +360,7 @@ std::string Profile::chrome_trace() const {
     };
     if (!e.shapes.empty()) add("Input Dims", e.shapes);
     if (!e.dtypes.empty()) add("Input type", json_string(e.dtypes));
-    if (e.kind == EventKind::Op || e.kind == EventKind::Backward)
+    if (e.kind == EventKind::Op || e.kind == EventKind::Backward || e.kind == EventKind::Memcpy)
       add("Device", json_string(e.device.str()));
     if (e.bytes) add("Bytes", std::to_string(e.bytes));
     out << args << "}}";

@@ -174,6 +174,10 @@ TEST(Profiler, ThreadsEmberStartsRecordIntoTheCallersSession) {
   distributed::run_threads(2, [](int rank) {
     Tensor t = add(ones({4}), full({4}, rank));
     distributed::all_reduce(t);
+    // An async_op's wait, later, is an event of its own.
+    std::shared_ptr<distributed::Work> work =
+        distributed::all_reduce(t, distributed::ReduceOp::SUM, nullptr, /*async_op=*/true);
+    work->wait();
   });
   prof.stop();
   std::set<uint32_t> threads;
@@ -183,6 +187,7 @@ TEST(Profiler, ThreadsEmberStartsRecordIntoTheCallersSession) {
   for (const Event& e : prof.events())
     if (e.kind == EventKind::Collective) collectives.insert(e.name);
   EXPECT_TRUE(collectives.count("gloo:all_reduce")) << "collectives: " << collectives.size();
+  EXPECT_TRUE(collectives.count("wait:all_reduce")) << "collectives: " << collectives.size();
 }
 
 // The op entry carries autocast: every listed op in a row casts (no pass is left over from one

@@ -210,6 +210,8 @@ std::string svg_timeline(const std::vector<profiler::Event>& all) {
         return "#e45756";
       case profiler::EventKind::Collective:
         return "#b279a2";
+      case profiler::EventKind::Memcpy:
+        return "#eeca3b";
       default:
         return "#888888";
     }
