@@ -77,7 +77,7 @@ std::string describe_dead_ranks(Store& store, std::chrono::milliseconds grace,
       }
       if (!dead.empty()) {
         // TCPStore lists them in the order they died: the first is the likely cause, the others
-        // may have failed because of it. FileStore cannot know the order (ascending).
+        // may have failed because of it. FileStore lists them as some rank first saw them dead.
         std::string also;
         for (size_t i = 1; i < dead.size(); ++i) also += (i == 1 ? "; also " : ", ") + dead[i];
         return detail::str_cat(dead[0],
@@ -163,6 +163,22 @@ FileStore::~FileStore() {
   if (rank_fd_ >= 0) ::close(rank_fd_);
 }
 
+std::optional<int64_t> FileStore::read_int(const std::string& key) const {
+  if (!std::filesystem::exists(path(key))) return std::nullopt;
+  std::ifstream in(path(key), std::ios::binary);
+  return decode_int(Bytes(std::istreambuf_iterator<char>(in), {}));
+}
+
+template <typename F>
+auto FileStore::locked(F f) {
+  std::string lock_path = directory_ + "/.lock";
+  int fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  EMBER_CHECK(fd >= 0, "[FileStore] cannot open '", lock_path, "': ", std::strerror(errno));
+  ::flock(fd, LOCK_EX);
+  ScopeGuard unlock([fd] { ::close(fd); });  // closing releases the lock
+  return f();
+}
+
 std::string FileStore::rank_path(int rank) const {
   return directory_ + "/rank-" + std::to_string(rank) + "-alive";  // '-': never a key's file
 }
@@ -202,8 +218,24 @@ std::vector<int> FileStore::dead_ranks() {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) dead.push_back(rank);
     ::close(fd);
   }
-  std::sort(dead.begin(), dead.end());
+  // In the order they were first seen dead (a rank that failed because of another's death saw
+  // that one first), ranks seen together ascending.
+  std::vector<std::pair<int64_t, int>> ordered;
+  for (int rank : dead) ordered.emplace_back(death_order(rank), rank);
+  std::sort(ordered.begin(), ordered.end());
+  for (size_t i = 0; i < ordered.size(); ++i) dead[i] = ordered[i].second;
   return dead;
+}
+
+int64_t FileStore::death_order(int rank) {
+  return locked([&] {
+    std::string key = "rank-death-order." + std::to_string(rank), count = "rank-death-count";
+    if (std::optional<int64_t> seen = read_int(key)) return *seen;
+    int64_t n = read_int(count).value_or(0) + 1;
+    set(count, encode_int(n));
+    set(key, encode_int(n));
+    return n;
+  });
 }
 
 std::string FileStore::path(const std::string& key) const {
@@ -232,18 +264,11 @@ Bytes FileStore::get(const std::string& key) {
 }
 
 int64_t FileStore::add(const std::string& key, int64_t delta) {
-  std::string lock_path = directory_ + "/.lock";
-  int fd = ::open(lock_path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  EMBER_CHECK(fd >= 0, "[FileStore] cannot open '", lock_path, "': ", std::strerror(errno));
-  ::flock(fd, LOCK_EX);
-  ScopeGuard unlock([fd] { ::close(fd); });  // closing releases the lock
-  int64_t sum = delta;
-  if (std::filesystem::exists(path(key))) {
-    std::ifstream in(path(key), std::ios::binary);
-    sum += decode_int(Bytes(std::istreambuf_iterator<char>(in), {}));
-  }
-  set(key, encode_int(sum));
-  return sum;
+  return locked([&] {
+    int64_t sum = read_int(key).value_or(0) + delta;
+    set(key, encode_int(sum));
+    return sum;
+  });
 }
 
 void FileStore::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {

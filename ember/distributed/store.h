@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -33,7 +34,8 @@ class Store {
   /// its connection closes; FileStore: its lock on a file is released). No-op elsewhere.
   virtual void register_rank(int /*rank*/) {}
   /// Ranks known to have died without leaving the group (TCPStore: in the order they died;
-  /// FileStore: ascending; empty elsewhere). Lets a failed collective name the rank it lost.
+  /// FileStore: in the order some rank first saw them dead; empty elsewhere). Lets a failed
+  /// collective name the rank it lost.
   virtual std::vector<int> dead_ranks() { return {}; }
   /// Whether dead_ranks() can know anything.
   virtual bool tracks_ranks() const { return false; }
@@ -111,6 +113,13 @@ class FileStore final : public Store {
  private:
   std::string path(const std::string& key) const;
   std::string rank_path(int rank) const;
+  /// f() under the store's lock (a file every process of the store locks).
+  template <typename F>
+  auto locked(F f);
+  std::optional<int64_t> read_int(const std::string& key) const;
+  /// The number of `rank` in the order ranks were first seen dead, from 1: whoever sees it dead
+  /// first numbers it, under the lock.
+  int64_t death_order(int rank);
   std::string directory_;
   int rank_ = -1;     // registered rank
   int rank_fd_ = -1;  // holds the flock on rank_path(rank_)

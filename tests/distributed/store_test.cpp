@@ -91,6 +91,30 @@ TEST(Store, FileStoreNamesARankThatLeftWithoutSayingGoodbye) {
   std::filesystem::remove_all(dir);
 }
 
+// Ranks seen dead are listed in the order some rank first saw them: a survivor that saw rank 3
+// die, then died itself (rank 1), comes after it for a rank that looks later and sees both.
+TEST(Store, FileStoreListsTheDeadInTheOrderTheyWereFirstSeen) {
+  std::string dir = ::testing::TempDir() + "/file_store_order_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto timeout = std::chrono::seconds(10);
+  FileStore late(dir, timeout);
+  late.register_rank(0);
+  {
+    auto survivor = std::make_unique<FileStore>(dir, timeout);
+    survivor->register_rank(1);
+    {
+      FileStore first(dir, timeout);
+      first.register_rank(3);
+    }
+    EXPECT_EQ(survivor->dead_ranks(), std::vector<int>{3});  // rank 1 sees rank 3 die first
+  }                                                          // then rank 1 goes too
+  EXPECT_EQ(late.dead_ranks(), (std::vector<int>{3, 1}));
+  EXPECT_EQ(describe_dead_ranks(late, std::chrono::seconds(2)),
+            "rank 3 exited or died without leaving the group (as the rendezvous store saw; also "
+            "rank 1); ");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Store, TCPStoreClientWithoutServerIsAClearError) {
   // A port nothing listens on: take one from the system, then close it.
   int port;
