@@ -161,6 +161,31 @@ void ember_step(ember::nn::Module& model, ember::optim::SGD& opt, const ember::T
   opt.step();
 }
 
+// LeNet-5, SGD (momentum 0.9) and a batch of 256 in each library: the LeNet step rows' setup.
+struct LeNetPair {
+  std::shared_ptr<ember::models::LeNet> em;
+  std::shared_ptr<ember::optim::SGD> eopt;
+  ember::Tensor ex, ey;
+  std::shared_ptr<TorchLeNet> tm;
+  std::shared_ptr<torch::optim::SGD> topt;
+  torch::Tensor tx, ty;
+};
+
+LeNetPair make_lenet_pair() {
+  LeNetPair l;
+  l.em = ember::nn::make<ember::models::LeNet>();
+  l.eopt = std::make_shared<ember::optim::SGD>(l.em->parameters(),
+                                               ember::optim::SGDOptions(0.01).with_momentum(0.9));
+  l.ex = ember::randn({256, 1, 28, 28});
+  l.ey = ember::randint(0, 10, {256});
+  l.tm = std::make_shared<TorchLeNet>();
+  l.topt = std::make_shared<torch::optim::SGD>(l.tm->parameters(),
+                                               torch::optim::SGDOptions(0.01).momentum(0.9));
+  l.tx = torch::randn({256, 1, 28, 28});
+  l.ty = torch::randint(0, 10, {256});
+  return l;
+}
+
 std::vector<Workload> make_workloads(const std::string& filter) {
   std::vector<Workload> w;
   auto want = [&](const std::string& name) {
@@ -247,46 +272,28 @@ std::vector<Workload> make_workloads(const std::string& filter) {
   for (bool amp : {false, true}) {
     std::string suffix = amp ? "_bf16_autocast" : "";
     if (want("lenet_train_step_256" + suffix)) {
-      auto em = ember::nn::make<ember::models::LeNet>();
-      auto eopt = std::make_shared<ember::optim::SGD>(
-          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-      auto ex = ember::randn({256, 1, 28, 28});
-      auto ey = ember::randint(0, 10, {256});
-      auto tm = std::make_shared<TorchLeNet>();
-      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
-      auto tx = torch::randn({256, 1, 28, 28});
-      auto ty = torch::randint(0, 10, {256});
+      LeNetPair l = make_lenet_pair();
       w.push_back({"lenet_train_step_256" + suffix, "ms", 1e3,
-                   [=] { ember_step(*em, *eopt, ex, ey, amp); },
-                   [=] { torch_step(*tm, *topt, tx, ty, amp); }});
+                   [=] { ember_step(*l.em, *l.eopt, l.ex, l.ey, amp); },
+                   [=] { torch_step(*l.tm, *l.topt, l.tx, l.ty, amp); }});
     }
     // The same step with each library's profiler recording it (ember::profiler::Profile; torch's
     // CPU profiler, what torch.autograd.profiler.profile() runs), one profile per step: set
     // beside lenet_train_step_256, the cost of profiling.
     if (!amp && want("lenet_train_step_256_profiled")) {
-      auto em = ember::nn::make<ember::models::LeNet>();
-      auto eopt = std::make_shared<ember::optim::SGD>(
-          em->parameters(), ember::optim::SGDOptions(0.01).with_momentum(0.9));
-      auto ex = ember::randn({256, 1, 28, 28});
-      auto ey = ember::randint(0, 10, {256});
-      auto tm = std::make_shared<TorchLeNet>();
-      auto topt = std::make_shared<torch::optim::SGD>(tm->parameters(),
-                                                      torch::optim::SGDOptions(0.01).momentum(0.9));
-      auto tx = torch::randn({256, 1, 28, 28});
-      auto ty = torch::randint(0, 10, {256});
+      LeNetPair l = make_lenet_pair();
       w.push_back({"lenet_train_step_256_profiled", "ms", 1e3,
                    [=] {
                      ember::profiler::Profile profile;
                      profile.start();
-                     ember_step(*em, *eopt, ex, ey);
+                     ember_step(*l.em, *l.eopt, l.ex, l.ey);
                      profile.stop();
                      g_sink = g_sink + static_cast<double>(profile.events().size());
                    },
                    [=] {
                      namespace tp = torch::autograd::profiler;
                      tp::enableProfilerLegacy(tp::ProfilerConfig(tp::ProfilerState::CPU));
-                     torch_step(*tm, *topt, tx, ty);
+                     torch_step(*l.tm, *l.topt, l.tx, l.ty);
                      tp::thread_event_lists events = tp::disableProfilerLegacy();
                      g_sink = g_sink + static_cast<double>(events.size());
                    }});
