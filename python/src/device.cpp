@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "bind.h"
+#include "ember/backend/cpu/conv_dnnl.h"
 
 namespace ember::python {
 namespace {
@@ -86,6 +87,9 @@ void bind_device(py::module_& m) {
   m.def("set_num_threads", &set_num_threads, "n"_a,
         "Threads of ember's CPU pool (intra-op parallelism).");
   m.def("get_num_threads", &get_num_threads);
+  m.def("_have_dnnl", &cpu::have_dnnl);
+  m.def("_set_allow_winograd", &cpu::set_allow_winograd, "allow"_a);
+  m.def("_allow_winograd", &cpu::allow_winograd);
   m.def("is_grad_enabled", [] { return GradMode::is_enabled(); });
   m.def("_set_grad_enabled", [](bool on) { GradMode::set_enabled(on); });
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/backend/cpu/bf16_kernels.h"
+#include "ember/backend/cpu/conv_dnnl.h"
 #include "tests/util/reference.h"
 #include "tests/util/test_util.h"
 
@@ -130,6 +131,49 @@ TEST(Conv2d, BFloat16WithAndWithoutTheBFloat16KernelsMatchFloat64) {
       }
     }
     cpu::set_bf16_kernels_enabled(true);
+  }
+}
+
+// Float32 3x3 stride-1 convolutions of 64+ channels take Winograd's algorithm where oneDNN has it
+// (conv_dnnl.cpp); forward and both gradients stay within float32 tolerance of float64, with and
+// without it, including tiles cut by the edge (7x7) and a stride the choice must refuse.
+TEST(Conv2d, WinogradAndDirectBothMatchFloat64) {
+  struct Case {
+    Shape x, w;
+    int64_t stride;
+  };
+  for (const Case& c : std::vector<Case>{{{2, 64, 8, 8}, {64, 64, 3, 3}, 1},
+                                         {{3, 64, 7, 7}, {96, 64, 3, 3}, 1},
+                                         {{2, 64, 8, 8}, {64, 64, 3, 3}, 2}}) {
+    Tensor x = uniform(c.x, kFloat64), w = uniform(c.w, kFloat64) / 24.0,
+           b = uniform({c.w[0]}, kFloat64);
+    auto run = [&](DType t) {
+      auto leaf = [&](const Tensor& v) { return v.to(t, false, /*copy=*/true).requires_grad_(); };
+      Tensor xl = leaf(x), wl = leaf(w), bl = leaf(b);
+      Tensor y = conv2d(xl, wl, bl, {c.stride, c.stride}, {1, 1});
+      Tensor g = arange(y.numel(), TensorOptions(t)).reshape(y.sizes()) / y.numel();
+      (y * g).sum().backward();
+      return std::vector<Tensor>{y, xl.grad(), wl.grad(), bl.grad()};
+    };
+    std::vector<Tensor> exact = run(kFloat64);
+    std::vector<Tensor> by[2];
+    for (bool winograd : {true, false}) {
+      cpu::set_allow_winograd(winograd);
+      by[winograd] = run(kFloat32);
+      const char* what[] = {"output", "input grad", "weight grad", "bias grad"};
+      for (size_t i = 0; i < exact.size(); ++i) {
+        double scale = exact[i].abs().max().item<double>();
+        EXPECT_TRUE(all_close(by[winograd][i], exact[i], 1e-4, 1e-4 * scale))
+            << what[i] << ", winograd " << winograd << ", x " << c.x << " stride " << c.stride;
+      }
+    }
+    cpu::set_allow_winograd(true);
+    EXPECT_TRUE(cpu::allow_winograd());
+    // Where the algorithm can run, it is the one used: its rounding differs from direct's.
+    bool winograd_shape = c.stride == 1;
+    if (winograd_shape && cpu::have_dnnl() && __builtin_cpu_supports("avx512f"))
+      EXPECT_FALSE(by[1][0].equal(by[0][0])) << "the Winograd path was not taken for " << c.x;
+    if (!winograd_shape) EXPECT_TRUE(by[1][0].equal(by[0][0])) << "stride 2 took Winograd";
   }
 }
 
