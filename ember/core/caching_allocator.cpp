@@ -156,6 +156,7 @@ struct CachingAllocator::Impl {
   std::vector<std::pair<void*, Block*>> pending_events;  // (event, block)
   // record_history: the newest events last, at most max_history of them.
   size_t max_history = 0;
+  bool history_stacks = false;
   std::deque<TraceEntry> history;
 
   // Requires mutex held. Never throws: it runs inside free.
@@ -166,7 +167,10 @@ struct CachingAllocator::Impl {
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
-      history.push_back({action, reinterpret_cast<uintptr_t>(addr), size, stream, us});
+      history.push_back({action, reinterpret_cast<uintptr_t>(addr), size, stream, us, nullptr});
+      if (history_stacks && action != TraceEntry::Action::FreeCompleted)
+        history.back().frames =
+            std::make_shared<const std::vector<std::string>>(profiler::current_stack());
     } catch (...) {
       // A lost history entry must not fail an allocation or a release.
     }
@@ -532,6 +536,7 @@ CachingAllocator::CachingAllocator(std::unique_ptr<DeviceMemory> memory,
 
 CachingAllocator::~CachingAllocator() {
   remove_live(&impl_->mutex);
+  if (impl_->history_stacks) profiler::add_stack_recorder(-1);
   // Segments with live blocks are leaked: their tensors may outlive us (static destruction).
   std::lock_guard<std::mutex> lock(impl_->mutex);
   try {
@@ -628,8 +633,11 @@ std::vector<SegmentInfo> CachingAllocator::snapshot() const {
   return out;
 }
 
-void CachingAllocator::record_history(size_t max_entries) {
+void CachingAllocator::record_history(size_t max_entries, bool stacks) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  stacks = stacks && max_entries > 0;
+  if (stacks != impl_->history_stacks) profiler::add_stack_recorder(stacks ? 1 : -1);
+  impl_->history_stacks = stacks;
   impl_->max_history = max_entries;
   if (max_entries == 0) impl_->history.clear();
   while (impl_->history.size() > max_entries) impl_->history.pop_front();

@@ -111,6 +111,9 @@ struct TraceEntry {
   size_t size = 0;
   StreamId stream = 0;
   int64_t time_us = 0;  // of the system clock
+  /// With record_history's stacks: the caller's frames (profiler::current_stack()), shared by the
+  /// copies history() hands out.
+  std::shared_ptr<const std::vector<std::string>> frames;
 };
 /// "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "oom".
 const char* action_name(TraceEntry::Action action);
@@ -146,9 +149,9 @@ class CachingAllocator final : public Allocator {
   void reset_peak_stats();
   void reset_accumulated_stats();
   std::vector<SegmentInfo> snapshot() const;
-  /// Keeps the last `max_entries` allocator events (0: none, and forgets those kept), as
-  /// torch.cuda.memory._record_memory_history does.
-  void record_history(size_t max_entries);
+  /// Keeps the last `max_entries` allocator events (0: none, and forgets those kept), with the
+  /// caller's frames when `stacks`, as torch.cuda.memory._record_memory_history does.
+  void record_history(size_t max_entries, bool stacks = false);
   std::vector<TraceEntry> history() const;
   /// Caps what this process may reserve to `fraction` of the device's total memory.
   void set_memory_fraction(double fraction);

@@ -14,7 +14,25 @@ uint32_t thread_number() {
   return mine;
 }
 
+std::atomic<StackProvider> g_stack_provider{nullptr};
+thread_local const std::vector<std::string>* t_caller_stack = nullptr;
+
 }  // namespace
+
+void set_stack_provider(StackProvider provider) { g_stack_provider.store(provider); }
+
+std::vector<std::string> current_stack() {
+  if (t_caller_stack) return *t_caller_stack;
+  StackProvider provider = g_stack_provider.load();
+  return provider ? provider() : std::vector<std::string>{};
+}
+
+CallerStack::CallerStack(std::vector<std::string> frames)
+    : frames_(std::move(frames)), saved_(t_caller_stack) {
+  t_caller_stack = &frames_;
+}
+
+CallerStack::~CallerStack() { t_caller_stack = saved_; }
 
 const char* kind_name(EventKind kind) {
   switch (kind) {
@@ -73,6 +91,7 @@ void RecordScope::begin(EventKind kind, std::string name) {
   event_.name = std::move(name);
   event_.kind = kind;
   event_.thread = thread_number();
+  if (session_->options().with_stack) event_.stack = current_stack();
   event_.start_ns = now_ns();
 }
 

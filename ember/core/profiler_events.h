@@ -43,11 +43,36 @@ struct Event {
   std::string dtypes;           // "[float32, float32]", with record_shapes
   int64_t bytes = 0;            // collectives, Memcpy; Memory events: + allocated, - freed
   int64_t total_allocated = 0;  // Memory events: the device's allocated bytes after this one
+  std::vector<std::string> stack;  // with_stack: the caller's frames, innermost first
 };
 
 struct SessionOptions {
   bool record_shapes = false;
   bool profile_memory = false;
+  bool with_stack = false;
+};
+
+/// The frames of the code that called into ember on this thread, innermost first, as
+/// "file.py(12): forward", for with_stack. ember's Python package provides them: it holds the
+/// caller's frames in a CallerStack while an op runs without the GIL, and installs a provider for
+/// code that runs with it. C++ callers have none (as in libtorch, whose with_stack records Python
+/// frames only).
+using StackProvider = std::vector<std::string> (*)();
+void set_stack_provider(StackProvider provider);
+/// The innermost CallerStack's frames on this thread, else the provider's, else none.
+std::vector<std::string> current_stack();
+
+/// Holds `frames` as this thread's caller stack for its scope.
+class CallerStack {
+ public:
+  explicit CallerStack(std::vector<std::string> frames);
+  ~CallerStack();
+  CallerStack(const CallerStack&) = delete;
+  CallerStack& operator=(const CallerStack&) = delete;
+
+ private:
+  std::vector<std::string> frames_;
+  const std::vector<std::string>* saved_;
 };
 
 /// The events of one profile. Thread-safe: every thread the session reaches adds to it.
@@ -92,6 +117,22 @@ inline int64_t now_ns() {
 inline Session* active_session() {
   Session* s = detail::t_local_state.profiler;
   return s && s->recording() ? s : nullptr;
+}
+
+namespace stack_detail {
+inline std::atomic<int> g_recorders{0};
+}  // namespace stack_detail
+
+/// A recorder of stacks outside profiles (an allocator's history with stacks) starts (+1) or stops
+/// (-1) wanting them.
+inline void add_stack_recorder(int delta) { stack_detail::g_recorders.fetch_add(delta); }
+
+/// Whether anything records stacks on this thread now: a binding's cue to keep its caller's
+/// frames (CallerStack) before it runs ops without the GIL.
+inline bool wants_stack() {
+  if (stack_detail::g_recorders.load(std::memory_order_relaxed) > 0) return true;
+  Session* s = active_session();
+  return s && s->options().with_stack;
 }
 
 /// Records into `session` on this thread for its scope (then puts back what was there).

@@ -86,7 +86,8 @@ ProfilerAction Schedule::at(int step) const {
 
 Profile::Profile(ProfileOptions options)
     : options_(std::move(options)),
-      session_(Session::open({options_.record_shapes, options_.profile_memory})) {
+      session_(
+          Session::open({options_.record_shapes, options_.profile_memory, options_.with_stack})) {
   if (options_.schedule) {
     const Schedule& s = *options_.schedule;
     EMBER_CHECK(s.wait >= 0 && s.warmup >= 0 && s.active >= 1 && s.repeat >= 0 && s.skip_first >= 0,
@@ -176,13 +177,16 @@ std::vector<Event> Profile::events() const {
   return finished_;
 }
 
-std::vector<Average> Profile::key_averages(bool group_by_input_shape) const {
-  return averages(events(), group_by_input_shape);
+std::vector<Average> Profile::key_averages(bool group_by_input_shape, int group_by_stack_n) const {
+  return averages(events(), group_by_input_shape, group_by_stack_n);
 }
 
-std::vector<Average> averages(const std::vector<Event>& all, bool group_by_input_shape) {
+std::vector<Average> averages(const std::vector<Event>& all, bool group_by_input_shape,
+                              int group_by_stack_n) {
+  EMBER_CHECK(group_by_stack_n >= 0, "[profiler.key_averages] expected group_by_stack_n >= 0, got ",
+              group_by_stack_n);
   std::vector<Timed> timed = nest(all);
-  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::map<std::tuple<std::string, std::string, std::vector<std::string>>, size_t> index;
   std::vector<Average> rows;
   // In order of first appearance in time: the table's order when not sorted.
   std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
@@ -191,12 +195,15 @@ std::vector<Average> averages(const std::vector<Event>& all, bool group_by_input
   for (const Timed& t : timed) {
     const Event& e = *t.event;
     if (e.kind == EventKind::Memory) continue;
-    auto key = std::make_pair(e.name, group_by_input_shape ? e.shapes : std::string());
+    size_t frames = std::min(e.stack.size(), static_cast<size_t>(group_by_stack_n));
+    auto key = std::make_tuple(e.name, group_by_input_shape ? e.shapes : std::string(),
+                               std::vector<std::string>(e.stack.begin(), e.stack.begin() + frames));
     auto [it, inserted] = index.emplace(key, rows.size());
     if (inserted) {
       Average a;
       a.key = e.name;
-      a.input_shapes = key.second;
+      a.input_shapes = std::get<1>(key);
+      a.stack = std::get<2>(key);
       a.kind = e.kind;
       rows.push_back(a);
     }
@@ -238,9 +245,9 @@ std::string format_memory(int64_t bytes) {
   return buf;
 }
 
-std::string Profile::table(const std::string& sort_by, int row_limit,
-                           bool group_by_input_shape) const {
-  std::vector<Average> rows = key_averages(group_by_input_shape);
+std::string Profile::table(const std::string& sort_by, int row_limit, bool group_by_input_shape,
+                           int group_by_stack_n) const {
+  std::vector<Average> rows = key_averages(group_by_input_shape, group_by_stack_n);
   using Key = int64_t (*)(const Average&);
   static const std::map<std::string, Key> kSortKeys = {
       {"cpu_time_total", [](const Average& a) { return a.cpu_time_total_ns; }},
@@ -272,6 +279,8 @@ std::string Profile::table(const std::string& sort_by, int row_limit,
   }
   header.push_back("# of Calls");
   if (group_by_input_shape) header.push_back("Input Shapes");
+  bool by_stack = group_by_stack_n > 0;
+  if (by_stack) header.push_back("Source Location");
   auto percent = [&](int64_t ns) {
     char buf[16];
     std::snprintf(
@@ -293,7 +302,14 @@ std::string Profile::table(const std::string& sort_by, int row_limit,
     }
     r.push_back(std::to_string(a.count));
     if (group_by_input_shape) r.push_back(a.input_shapes);
+    if (by_stack) r.push_back(a.stack.empty() ? "" : a.stack[0]);
     cells.push_back(std::move(r));
+    // The further frames under the first, one per line, as PyTorch prints them.
+    for (size_t f = 1; by_stack && f < a.stack.size(); ++f) {
+      std::vector<std::string> more(header.size());
+      more.back() = a.stack[f];
+      cells.push_back(std::move(more));
+    }
   }
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) {
@@ -363,6 +379,11 @@ std::string Profile::chrome_trace() const {
     if (e.kind == EventKind::Op || e.kind == EventKind::Backward || e.kind == EventKind::Memcpy)
       add("Device", json_string(e.device.str()));
     if (e.bytes) add("Bytes", std::to_string(e.bytes));
+    if (!e.stack.empty()) {
+      std::string frames;
+      for (const std::string& f : e.stack) frames += (frames.empty() ? "" : ";") + f;
+      add("Call stack", json_string(frames));
+    }
     out << args << "}}";
   }
   // The lanes' names: thread 0 is the one that started the profile.
@@ -377,6 +398,41 @@ std::string Profile::chrome_trace() const {
   }
   out << "\n]}\n";
   return out.str();
+}
+
+std::string Profile::stacks(const std::string& metric) const {
+  EMBER_CHECK(
+      metric == "self_cpu_time_total" || metric == "cpu_time_total",
+      "[profiler.export_stacks] expected metric self_cpu_time_total or cpu_time_total, got '",
+      metric, "'");
+  std::vector<Event> all = events();
+  std::vector<Timed> timed = nest(all);
+  std::string out;
+  for (const Timed& t : timed) {
+    const Event& e = *t.event;
+    if (e.stack.empty() || e.kind == EventKind::Memory) continue;
+    int64_t ns = e.end_ns - e.start_ns - (metric == "self_cpu_time_total" ? t.child_ns : 0);
+    if (ns / 1000 <= 0) continue;  // PyTorch writes whole microseconds, and no zeros
+    // Flame-graph tools split frames on ';' and the value off at the last space.
+    auto clean = [](std::string f) {
+      for (char& c : f)
+        if (c == ' ' || c == ';' || c == '\t' || c == '\n') c = '_';
+      return f;
+    };
+    std::string frames;
+    for (size_t i = e.stack.size(); i-- > 0;)
+      frames += (frames.empty() ? "" : ";") + clean(e.stack[i]);
+    out += frames + " " + std::to_string(ns / 1000) + "\n";
+  }
+  return out;
+}
+
+void Profile::export_stacks(const std::string& path, const std::string& metric) const {
+  std::string text = stacks(metric);
+  std::ofstream f(path);
+  EMBER_CHECK(f.good(), "[profiler.export_stacks] cannot write '", path, "'");
+  f << text;
+  EMBER_CHECK(f.good(), "[profiler.export_stacks] writing '", path, "' failed");
 }
 
 void Profile::export_chrome_trace(const std::string& path) const {

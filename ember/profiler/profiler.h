@@ -44,7 +44,7 @@ struct ProfileOptions {
   std::vector<ProfilerActivity> activities = {ProfilerActivity::CPU};
   bool record_shapes = false;
   bool profile_memory = false;
-  bool with_stack = false;  // accepted; ember records no Python or C++ stacks yet
+  bool with_stack = false;  // each event keeps its caller's frames (current_stack())
   std::optional<Schedule> schedule;
   std::function<void(Profile&)> on_trace_ready;
 };
@@ -53,6 +53,7 @@ struct ProfileOptions {
 struct Average {
   std::string key;
   std::string input_shapes;
+  std::vector<std::string> stack;  // the first group_by_stack_n frames, when grouped by them
   EventKind kind = EventKind::Op;
   int64_t count = 0;
   int64_t cpu_time_total_ns = 0;
@@ -80,12 +81,20 @@ class Profile {
 
   /// The events of the last finished cycle (with a schedule) or of the whole run.
   std::vector<Event> events() const;
-  /// The events' averages by name (and by input shapes when asked), in order of first appearance.
-  std::vector<Average> key_averages(bool group_by_input_shape = false) const;
+  /// The events' averages by name (and by input shapes, and by their innermost
+  /// group_by_stack_n frames, when asked), in order of first appearance.
+  std::vector<Average> key_averages(bool group_by_input_shape = false,
+                                    int group_by_stack_n = 0) const;
   /// key_averages as torch.profiler's table: sort_by one of cpu_time_total, self_cpu_time_total,
   /// cpu_time (average), count, cpu_memory_usage, self_cpu_memory_usage; row_limit -1: all.
+  /// Grouped by stack, a "Source Location" column lists each row's frames, one per line.
   std::string table(const std::string& sort_by = "cpu_time_total", int row_limit = -1,
-                    bool group_by_input_shape = false) const;
+                    bool group_by_input_shape = false, int group_by_stack_n = 0) const;
+  /// The events with stacks as flame-graph input (torch.profiler's export_stacks: one line per
+  /// event, "outer;...;inner microseconds", metric self_cpu_time_total or cpu_time_total).
+  std::string stacks(const std::string& metric = "self_cpu_time_total") const;
+  void export_stacks(const std::string& path,
+                     const std::string& metric = "self_cpu_time_total") const;
   /// The events as a Chrome trace (JSON, ts and dur in microseconds, one lane per thread).
   void export_chrome_trace(const std::string& path) const;
   std::string chrome_trace() const;
@@ -104,9 +113,11 @@ class Profile {
   int step_num_ = 0;
 };
 
-/// Events averaged by name (and by input shapes when asked), in order of first appearance; self
-/// times less the events nested inside, on the same thread. Profile::key_averages over its events.
-std::vector<Average> averages(const std::vector<Event>& events, bool group_by_input_shape = false);
+/// Events averaged by name (and by input shapes and innermost frames when asked), in order of
+/// first appearance; self times less the events nested inside, on the same thread.
+/// Profile::key_averages over its events.
+std::vector<Average> averages(const std::vector<Event>& events, bool group_by_input_shape = false,
+                              int group_by_stack_n = 0);
 
 /// A range of the caller's own in the profile (torch.profiler.record_function).
 class RecordFunction {

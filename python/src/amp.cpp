@@ -87,7 +87,7 @@ void bind_amp(py::module_& m) {
              }
              std::vector<Tensor> ts;
              for (py::handle h : outputs) ts.push_back(as_tensor(h));
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              auto scaled = s.scale(ts);
              py::gil_scoped_acquire gil;
              return py::cast(scaled);
@@ -96,14 +96,14 @@ void bind_amp(py::module_& m) {
       .def("unscale_",
            [](amp::GradScaler& s, py::handle opt) {
              std::vector<Tensor> params = optimizer_params(opt);
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              s.unscale_(opt.ptr(), params);
            })
       .def("_step",
            [](amp::GradScaler& s, py::handle opt) {
              std::vector<Tensor> params = optimizer_params(opt);
              py::object step = opt.attr("step");
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return s.step(opt.ptr(), params, [&] {
                py::gil_scoped_acquire gil;
                step();
@@ -117,7 +117,7 @@ void bind_amp(py::module_& m) {
               v = as_tensor(new_scale).item<double>();
             else if (!new_scale.is_none())
               v = new_scale.cast<double>();
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             s.update(v);
           },
           "new_scale"_a = py::none())

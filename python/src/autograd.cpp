@@ -36,7 +36,7 @@ void bind_autograd(py::module_& m) {
       [](py::handle tensors, py::handle grad_tensors, py::handle retain_graph, bool create_graph) {
         std::vector<Tensor> outs = tensors_or_one(tensors), grads = tensors_or_one(grad_tensors);
         bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         autograd::backward(outs, grads, retain, create_graph);
       },
       "tensors"_a, "grad_tensors"_a = py::none(), "retain_graph"_a = py::none(),
@@ -50,7 +50,7 @@ void bind_autograd(py::module_& m) {
         bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
         std::vector<Tensor> r;
         {
-          py::gil_scoped_release no_gil;
+          ReleaseGil no_gil;
           r = autograd::grad(outs, ins, grads, retain, create_graph, allow_unused);
         }
         py::tuple out(r.size());
@@ -102,7 +102,7 @@ void bind_autograd(py::module_& m) {
         o.rtol = rtol;
         std::string err;
         {
-          py::gil_scoped_release no_gil;
+          ReleaseGil no_gil;
           err = autograd::gradcheck(
               [&](const std::vector<Tensor>& xs) {
                 py::gil_scoped_acquire gil;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/profiler_events.h"
 #include "ember/ember.h"
 
 namespace py = pybind11;
@@ -55,16 +56,34 @@ void def_shape_ops(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---
+/// The Python frames of this thread, innermost first ("file.py(12): forward"); none unless it
+/// holds the GIL.
+std::vector<std::string> python_stack();
+
+/// Releases the GIL for its scope (pybind11's gil_scoped_release); while a profile records stacks
+/// on this thread, it first keeps the caller's Python frames for the ops that run meanwhile.
+class ReleaseGil {
+ public:
+  ReleaseGil() {
+    if (profiler::wants_stack()) frames_.emplace(python_stack());
+    release_.emplace();
+  }
+
+ private:
+  std::optional<profiler::CallerStack> frames_;    // destroyed after the GIL is back
+  std::optional<py::gil_scoped_release> release_;  // destroyed first
+};
+
 /// Runs fn (a computation returning a tensor) without the GIL.
 template <typename F>
 Tensor nogil(F&& fn) {
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   return fn();
 }
 /// Runs fn (a computation returning anything) without the GIL.
 template <typename F>
 auto nogil_any(F&& fn) {
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   return fn();
 }
 /// An in-place method: runs fn on self's tensor without the GIL and returns self itself, as
@@ -135,7 +154,7 @@ template <typename F>
 py::object inplace(py::object self, F&& fn) {
   auto& t = const_cast<Tensor&>(as_tensor(self));
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     fn(t);
   }
   return self;

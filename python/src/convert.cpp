@@ -41,7 +41,7 @@ Scalar to_scalar(py::handle h, const char* what) {
   if (is_tensor(h)) {
     const Tensor& t = as_tensor(h);
     if (t.numel() == 1) {
-      py::gil_scoped_release no_gil;
+      ReleaseGil no_gil;
       return t.item();
     }
   }
@@ -150,20 +150,20 @@ void walk(py::handle h, size_t dim, TensorData& out) {
 Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, Device device) {
   if (is_tensor(data)) {
     const Tensor& t = as_tensor(data);
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     return t.detach().to(device, dtype.value_or(t.dtype()), false, /*copy=*/true);
   }
   if (py::isinstance<py::array>(data)) {
     py::object from_numpy = py::module_::import("ember").attr("from_numpy");
     Tensor t = from_numpy(data).cast<Tensor>();
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     return t.to(device, dtype.value_or(t.dtype()), false, /*copy=*/true);
   }
   TensorData values;
   walk(data, 0, values);
   TensorOptions options = TensorOptions().with_device(device);
   if (dtype) options.with_dtype(*dtype);
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   return values.make(options);
 }
 

@@ -69,7 +69,7 @@ void bind_cuda(py::module_& m) {
       "synchronize",
       [](py::handle d) {
         int i = device_index(d);
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         cuda::synchronize(i);
       },
       "device"_a = py::none());
@@ -90,7 +90,7 @@ void bind_cuda(py::module_& m) {
       [](py::handle d) { cuda::reset_peak_memory_stats(device_index(d)); },
       "device"_a = py::none());
   c.def("empty_cache", [] {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     cuda::empty_cache();
   });
   c.def(
@@ -111,7 +111,7 @@ void bind_cuda(py::module_& m) {
       .def("query", &cuda::Stream::query)
       .def("synchronize",
            [](const cuda::Stream& s) {
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              s.synchronize();
            })
       .def("wait_stream", &cuda::Stream::wait_stream, "stream"_a)
@@ -166,7 +166,7 @@ void bind_cuda(py::module_& m) {
       .def("query", &cuda::Event::query)
       .def("synchronize",
            [](const cuda::Event& e) {
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              e.synchronize();
            })
       .def("elapsed_time", &cuda::Event::elapsed_time, "end_event"_a);

@@ -37,7 +37,7 @@ void bind_data(py::module_& m) {
              o.train = train;
              o.mean = mean;
              o.std = std_dev;
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return std::make_shared<data::datasets::MNIST>(root, o);
            }),
            "root"_a = data::datasets::kFashionMnistDir, "train"_a = true, "mean"_a = 0.2860,
@@ -52,7 +52,7 @@ void bind_data(py::module_& m) {
       .def("__iter__", [](py::handle self) { return self; })
       .def("__next__", [](LoaderIterator& s) {
         {
-          py::gil_scoped_release no_gil;
+          ReleaseGil no_gil;
           if (!s.it) {
             s.it = s.loader->begin();
           } else {

@@ -22,7 +22,7 @@ template <typename F>
 py::object collective(bool async_op, F&& run) {
   std::shared_ptr<dist::Work> w;
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     w = run();
   }
   if (async_op) return py::cast(w);
@@ -78,7 +78,7 @@ void bind_distributed(py::module_& m) {
           [](dist::Work& w, py::handle timeout) {
             std::chrono::milliseconds t =
                 timeout.is_none() ? std::chrono::milliseconds::max() : to_timeout(timeout);
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             w.wait(t);
             return true;
           },
@@ -106,7 +106,7 @@ void bind_distributed(py::module_& m) {
          py::handle timeout) {
         std::string method = init_method.is_none() ? "env://" : init_method.cast<std::string>();
         std::chrono::milliseconds t = to_timeout(timeout);
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         dist::init_process_group(backend, method, world_size, rank, t);
       },
       "backend"_a = "gloo", "init_method"_a = py::none(), "world_size"_a = -1, "rank"_a = -1,
@@ -115,7 +115,7 @@ void bind_distributed(py::module_& m) {
   d.def(
       "destroy_process_group",
       [](py::handle) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         dist::destroy_process_group();
       },
       "group"_a = py::none());
@@ -134,7 +134,7 @@ void bind_distributed(py::module_& m) {
   d.def(
       "new_group",
       [](std::vector<int> ranks) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         return dist::new_group(ranks);
       },
       "ranks"_a);
@@ -213,14 +213,14 @@ void bind_distributed(py::module_& m) {
   d.def(
       "send",
       [](const Tensor& t, int dst, py::handle group, int tag) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         dist::send(t, dst, group_of(group), tag);
       },
       "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
   d.def(
       "recv",
       [](const Tensor& t, int src, py::handle group, int tag) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         dist::recv(t, src, group_of(group), tag);
         return src;
       },
@@ -228,14 +228,14 @@ void bind_distributed(py::module_& m) {
   d.def(
       "isend",
       [](const Tensor& t, int dst, py::handle group, int tag) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         return dist::isend(t, dst, group_of(group), tag);
       },
       "tensor"_a, "dst"_a, "group"_a = py::none(), "tag"_a = 0);
   d.def(
       "irecv",
       [](const Tensor& t, int src, py::handle group, int tag) {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         return dist::irecv(t, src, group_of(group), tag);
       },
       "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
@@ -291,7 +291,7 @@ void bind_distributed(py::module_& m) {
              if (!process_group.is_none())
                o.process_group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
              std::shared_ptr<nn::Module> mm = module_ptr(module);
-             py::gil_scoped_release no_gil;  // broadcasts the parameters from rank 0
+             ReleaseGil no_gil;  // broadcasts the parameters from rank 0
              return std::make_shared<dist::DistributedDataParallel>(mm, o);
            }),
            "module"_a, "device_ids"_a = py::none(), "output_device"_a = py::none(),
@@ -304,7 +304,7 @@ void bind_distributed(py::module_& m) {
            [](py::handle self, py::args args, py::kwargs kwargs) {
              auto& ddp = self.cast<dist::DistributedDataParallel&>();
              {
-               py::gil_scoped_release no_gil;
+               ReleaseGil no_gil;
                ddp.pre_forward();
              }
              py::object out = module_object(ddp.module())(*args, **kwargs);

@@ -11,7 +11,7 @@ void bind_io(py::module_& m) {
         nn::NamedTensors named;
         for (auto item : py::reinterpret_borrow<py::dict>(tensors))
           named.emplace_back(py::str(item.first), as_tensor(item.second));
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         io::save_safetensors(path, named, metadata);
       },
       "tensors"_a, "path"_a, "metadata"_a = io::Metadata{},
@@ -22,7 +22,7 @@ void bind_io(py::module_& m) {
         Device d = device.is_none() ? Device(kCPU, 0) : to_device(device);
         io::SafetensorsFile f;
         {
-          py::gil_scoped_release no_gil;
+          ReleaseGil no_gil;
           f = io::load_safetensors(path, d);
         }
         py::object od = py::module_::import("collections").attr("OrderedDict")();

@@ -38,7 +38,7 @@ void bind_multiprocessing(py::module_& m) {
       [](Tensor& t) {
         // In place, as PyTorch's queues do: later writes on either side are seen on the other.
         {
-          py::gil_scoped_release no_gil;
+          ReleaseGil no_gil;
           if (!t.is_shared()) t.share_memory_();
         }
         const DataPtr& data = t.storage()->data;

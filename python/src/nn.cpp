@@ -102,7 +102,7 @@ py::object state_to_dict(const nn::NamedTensors& state) {
 // Module.to: in place, the module's floating tensors to dtype (Tensor.to's arguments).
 void module_to(nn::Module& m, const py::args& args, const py::kwargs& kwargs) {
   ToArgs a = to_args(args, kwargs);
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   if (a.device && a.dtype)
     m.to(*a.device, *a.dtype, a.non_blocking);
   else if (a.device)
@@ -186,7 +186,7 @@ void bind_nn(py::module_& m) {
                const Tensor& x = as_tensor(args[0]);
                Tensor y;
                {
-                 py::gil_scoped_release no_gil;
+                 ReleaseGil no_gil;
                  y = mm->forward(x);
                }
                return py::cast(std::move(y));
@@ -196,7 +196,7 @@ void bind_nn(py::module_& m) {
       .def(
           "forward",
           [](nn::Module& self, const Tensor& x) {
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             return self.forward(x);
           },
           "input"_a)
@@ -384,7 +384,7 @@ void bind_nn(py::module_& m) {
             Device d = device.is_none() ? Device(kCUDA) : to_device(device);
             EMBER_CHECK(d.is_cuda(), "[cuda] expected a CUDA device, got ", d);
             nn::Module* mm = module_of(self);
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             mm->to(d);
             return self;
           },
@@ -392,7 +392,7 @@ void bind_nn(py::module_& m) {
       .def("cpu",
            [](py::handle self) {
              nn::Module* mm = module_of(self);
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              mm->to(Device(kCPU, 0));
              return self;
            })
@@ -450,7 +450,7 @@ void bind_nn(py::module_& m) {
       .def("share_memory",
            [](py::handle self) {
              nn::Module* mm = module_of(self);
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              mm->share_memory();
              return self;
            })
@@ -459,7 +459,7 @@ void bind_nn(py::module_& m) {
           "load_state_dict",
           [](nn::Module& self, py::handle state, bool strict) {
             auto s = state_from_dict(state);
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             self.load_state_dict(s, strict);
           },
           "state_dict"_a, "strict"_a = true)
@@ -709,7 +709,7 @@ void bind_nn(py::module_& m) {
           "forward",
           [](models::GPT& g, const Tensor& idx, py::object targets) -> py::object {
             if (targets.is_none()) {
-              py::gil_scoped_release no_gil;
+              ReleaseGil no_gil;
               Tensor logits = g.forward(idx);
               py::gil_scoped_acquire gil;
               return py::cast(logits);
@@ -717,7 +717,7 @@ void bind_nn(py::module_& m) {
             const Tensor& t = as_tensor(targets);
             std::pair<Tensor, Tensor> r;
             {
-              py::gil_scoped_release no_gil;
+              ReleaseGil no_gil;
               r = g.forward(idx, t);
             }
             return py::make_tuple(r.first, r.second);
@@ -728,7 +728,7 @@ void bind_nn(py::module_& m) {
           "generate",
           [](models::GPT& g, const Tensor& idx, int64_t max_new_tokens, double temperature,
              std::optional<int64_t> top_k) {
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             return g.generate(idx, max_new_tokens, temperature, top_k);
           },
           "idx"_a, "max_new_tokens"_a, "temperature"_a = 1.0, "top_k"_a = py::none())

@@ -488,7 +488,7 @@ py::object write_out(const Tensor& out, py::object result, PyObject* out_object)
   if (!is_tensor(result)) throw py::type_error("out=: the op does not return one tensor");
   const Tensor& r = as_tensor(result);
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     Tensor o = out;
     EMBER_CHECK(o.dtype() == r.dtype() || !r.requires_grad(), "[out=] expected out of dtype ",
                 r.dtype(), ", got ", o.dtype());

@@ -187,7 +187,7 @@ OpTable& OpTable::def(const std::string& signature, F&& impl, OpKind kind, const
     wrapped = [fn = std::forward<F>(impl)](const Args& a) -> py::object {
       std::optional<R> r;
       {
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         r.emplace(fn(a));
       }
       return detail::to_python(*r);

@@ -52,7 +52,7 @@ py::object maybe_inplace(const Args& a, size_t inplace, Fn fn) {
   Tensor y = nogil([&] { return fn(x); });
   if (!in_place) return py::cast(y);
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     Tensor target = x;
     target.copy_(y);
   }
@@ -753,7 +753,7 @@ void def_nn_functions(py::module_& functional) {
         a.training = training;
         a.static_k = opt(static_k);
         a.static_v = opt(static_v);
-        py::gil_scoped_release no_gil;
+        ReleaseGil no_gil;
         return F::multi_head_attention_forward(query, key, value, embed_dim, num_heads, w, a);
       });
 }

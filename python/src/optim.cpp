@@ -15,7 +15,7 @@ std::vector<Tensor> tensors(py::handle h) {
 // Runs a step without the GIL over the tensor lists converted first.
 template <typename F>
 void step(F&& fn) {
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   fn();
 }
 

@@ -35,7 +35,7 @@ std::vector<py::tuple> scatter_args(const py::tuple& args, const std::vector<Dev
   for (size_t k = 0; k < args.size(); ++k)
     if (is_tensor(args[k])) {
       const Tensor& t = as_tensor(args[k]);
-      py::gil_scoped_release no_gil;
+      ReleaseGil no_gil;
       chunks[k] = parallel::scatter(t, devices, dim);
       n = std::min(n, chunks[k].size());
     }
@@ -63,7 +63,7 @@ std::vector<py::object> apply_all(const std::vector<py::object>& modules,
   // replica (as PyTorch's parallel_apply does).
   std::vector<std::pair<py::object, std::string>> errors(modules.size());
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     parallel::run_on_devices(used, [&](size_t i) {
       py::gil_scoped_acquire gil;
       try {
@@ -91,7 +91,7 @@ py::object gather_outputs(const std::vector<py::object>& outs, Device device, in
     for (const py::object& o : outs) ts.push_back(as_tensor(o));
     Tensor joined;
     {
-      py::gil_scoped_release no_gil;
+      ReleaseGil no_gil;
       joined = parallel::gather(ts, device, dim);
     }
     return py::cast(std::move(joined));
@@ -114,7 +114,7 @@ std::vector<py::object> replicas_of(py::handle module, const std::vector<Device>
   std::shared_ptr<nn::Module> m = module_ptr(module);
   std::vector<std::shared_ptr<nn::Module>> r;
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     r = parallel::replicate(m, devices);
   }
   std::vector<py::object> out;
@@ -240,7 +240,7 @@ void bind_parallel(py::module_& m) {
                const Tensor& x = as_tensor(args[0]);
                Tensor y;
                {
-                 py::gil_scoped_release no_gil;
+                 ReleaseGil no_gil;
                  y = dp.forward(x);
                }
                return py::cast(std::move(y));

@@ -1,6 +1,10 @@
 // ember.profiler's core: the C++ Profile (ember/profiler/) and record_function's range. The
 // schedule's actions, tables and traces are C++'s; python/ember/profiler/ gives them
 // torch.profiler's classes and keywords.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
 #include "bind.h"
 
 #include "ember/backend/cpu/cpu_device.h"
@@ -19,6 +23,7 @@ struct UserRange {
 
 py::dict average_dict(const profiler::Average& a) {
   py::dict d;
+  d["stack"] = a.stack;
   d["key"] = a.key;
   d["input_shapes"] = a.input_shapes;
   d["kind"] = profiler::kind_name(a.kind);
@@ -42,6 +47,7 @@ py::dict event_dict(const profiler::Event& e) {
   d["input_shapes"] = e.shapes;
   d["input_types"] = e.dtypes;
   d["bytes"] = e.bytes;
+  d["stack"] = e.stack;
   return d;
 }
 
@@ -50,13 +56,33 @@ CachingAllocator& allocator_of(const std::string& device) {
   return device_backend(d.type()).allocator(d.has_index() ? d.index() : 0);
 }
 
+// "file.py(12): name" frames as PyTorch's snapshot frames, {"filename", "line", "name"}.
+py::list frame_dicts(const std::shared_ptr<const std::vector<std::string>>& frames) {
+  py::list out;
+  if (!frames) return out;
+  for (const std::string& f : *frames) {
+    py::dict d;
+    size_t close = f.rfind("): "), open = f.rfind('(', close);
+    bool parsed = close != std::string::npos && open != std::string::npos;
+    d["filename"] = parsed ? f.substr(0, open) : f;
+    d["line"] = parsed ? std::atoi(f.c_str() + open + 1) : 0;
+    d["name"] = parsed ? f.substr(close + 3) : std::string();
+    out.append(d);
+  }
+  return out;
+}
+
 // The allocator's state in PyTorch's snapshot format (torch.cuda.memory._snapshot): segments with
 // their blocks ('history' on allocated blocks while history is recorded, as 1.13 writes it, read
-// by torch.cuda._memory_viz) and the device's trace of events. No Python frames are recorded.
+// by torch.cuda._memory_viz) and the device's trace of events, with the Python frames of each
+// allocation when history records stacks.
 py::dict memory_snapshot(const std::string& device) {
   CachingAllocator& a = allocator_of(device);
   Device d(device);
   std::vector<TraceEntry> history = a.history();
+  std::map<uintptr_t, const TraceEntry*> allocated_by;  // each address's latest allocation
+  for (const TraceEntry& e : history)
+    if (e.action == TraceEntry::Action::Alloc) allocated_by[e.addr] = &e;
   py::list segments;
   for (const SegmentInfo& seg : a.snapshot()) {
     py::list blocks;
@@ -69,12 +95,14 @@ py::dict memory_snapshot(const std::string& device) {
       block["state"] = b.allocated ? "active_allocated"
                        : b.active  ? "active_pending_free"
                                    : "inactive";
-      block["frames"] = py::list();
+      auto by = b.allocated ? allocated_by.find(b.address) : allocated_by.end();
+      py::list frames = by != allocated_by.end() ? frame_dicts(by->second->frames) : py::list();
+      block["frames"] = frames;
       if (b.allocated && !history.empty()) {
         py::dict h;
         h["addr"] = b.address;
         h["real_size"] = b.requested_size;
-        h["frames"] = py::list();
+        h["frames"] = frames;
         py::list hl;
         hl.append(h);
         block["history"] = hl;
@@ -103,7 +131,7 @@ py::dict memory_snapshot(const std::string& device) {
     t["size"] = e.size;
     t["stream"] = e.stream;
     t["time_us"] = e.time_us;
-    t["frames"] = py::list();
+    t["frames"] = frame_dicts(e.frames);
     trace.append(t);
   }
   py::dict out;
@@ -116,8 +144,36 @@ py::dict memory_snapshot(const std::string& device) {
 
 }  // namespace
 
+// Only a thread that holds the GIL may read its frames: bindings that release it keep them first
+// (ReleaseGil); threads without Python frames (the autograd engine's, DataParallel's replicas)
+// have none.
+std::vector<std::string> python_stack() {
+  std::vector<std::string> frames;
+  if (!Py_IsInitialized() || !PyGILState_Check()) return frames;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame && frames.size() < 128) {
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    const char* file = PyUnicode_AsUTF8(code->co_filename);
+    const char* name = PyUnicode_AsUTF8(code->co_name);
+    // Installed packages by their own path ("torch/nn/modules/linear.py"), as PyTorch shows them.
+    const char* packages = file ? std::strstr(file, "-packages/") : nullptr;
+    if (packages) file = packages + std::strlen("-packages/");
+    frames.push_back(std::string(file ? file : "?") + "(" +
+                     std::to_string(PyFrame_GetLineNumber(frame)) + "): " + (name ? name : "?"));
+    Py_DECREF(code);
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  Py_XDECREF(frame);
+  PyErr_Clear();  // a name that does not encode is "?", not an error for the op
+  return frames;
+}
+
 void bind_profiler(py::module_& m) {
   py::module_ p = m.def_submodule("_profiler", "ember.profiler's C++ core");
+  profiler::set_stack_provider(&python_stack);
   py::class_<profiler::Profile>(p, "Profile")
       .def(py::init([](bool record_shapes, bool profile_memory, bool with_stack,
                        std::optional<std::vector<int>> schedule, py::object on_trace_ready) {
@@ -154,15 +210,18 @@ void bind_profiler(py::module_& m) {
            })
       .def(
           "key_averages",
-          [](const profiler::Profile& prof, bool group_by_input_shape) {
+          [](const profiler::Profile& prof, bool group_by_input_shape, int group_by_stack_n) {
             py::list out;
-            for (const profiler::Average& a : prof.key_averages(group_by_input_shape))
+            for (const profiler::Average& a :
+                 prof.key_averages(group_by_input_shape, group_by_stack_n))
               out.append(average_dict(a));
             return out;
           },
-          "group_by_input_shape"_a = false)
+          "group_by_input_shape"_a = false, "group_by_stack_n"_a = 0)
       .def("table", &profiler::Profile::table, "sort_by"_a = "cpu_time_total", "row_limit"_a = -1,
-           "group_by_input_shape"_a = false)
+           "group_by_input_shape"_a = false, "group_by_stack_n"_a = 0)
+      .def("export_stacks", &profiler::Profile::export_stacks, "path"_a,
+           "metric"_a = "self_cpu_time_total")
       .def("chrome_trace", &profiler::Profile::chrome_trace)
       .def("export_chrome_trace", &profiler::Profile::export_chrome_trace, "path"_a);
 
@@ -177,10 +236,10 @@ void bind_profiler(py::module_& m) {
   p.def("is_recording", [] { return profiler::active_session() != nullptr; });
   p.def(
       "record_memory_history",
-      [](const std::string& device, size_t max_entries) {
-        allocator_of(device).record_history(max_entries);
+      [](const std::string& device, size_t max_entries, bool stacks) {
+        allocator_of(device).record_history(max_entries, stacks);
       },
-      "device"_a, "max_entries"_a);
+      "device"_a, "max_entries"_a, "stacks"_a = false);
   p.def("memory_snapshot", &memory_snapshot, "device"_a);
   p.def("cpu_device_count", &cpu::device_count);
 }

@@ -17,7 +17,7 @@ py::object scalar_to_py(const Scalar& s) {
 py::object to_list(const Tensor& t) {
   Tensor c;
   {
-    py::gil_scoped_release no_gil;
+    ReleaseGil no_gil;
     c = t.detach().to(Device(kCPU, 0)).contiguous();
   }
   // Elements read as T, each made a Python object by `box`, nested by the tensor's dims.
@@ -42,7 +42,7 @@ py::object to_list(const Tensor& t) {
 
 Tensor to_call(const Tensor& t, const py::args& args, const py::kwargs& kwargs) {
   ToArgs a = to_args(args, kwargs);
-  py::gil_scoped_release no_gil;
+  ReleaseGil no_gil;
   return t.to(a.device.value_or(t.device()), a.dtype.value_or(t.dtype()), a.non_blocking, a.copy);
 }
 
@@ -220,7 +220,7 @@ void bind_tensor(py::module_& m) {
           [](const Tensor& x, py::handle gradient, py::handle retain_graph, bool create_graph) {
             Tensor g = gradient.is_none() ? Tensor() : as_tensor(gradient);
             bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
-            py::gil_scoped_release no_gil;
+            ReleaseGil no_gil;
             x.backward(g, retain, create_graph);
           },
           "gradient"_a = py::none(), "retain_graph"_a = py::none(), "create_graph"_a = false)
@@ -277,7 +277,7 @@ void bind_tensor(py::module_& m) {
            [](const Tensor& x) {
              Scalar s;
              {
-               py::gil_scoped_release no_gil;
+               ReleaseGil no_gil;
                s = x.item();
              }
              return scalar_to_py(s);
@@ -287,17 +287,17 @@ void bind_tensor(py::module_& m) {
            [](const Tensor& x) {
              EMBER_CHECK(x.numel() == 1, "[__bool__] Boolean value of Tensor with ", x.numel(),
                          " values is ambiguous");
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return x.item().to<bool>();
            })
       .def("__float__",
            [](const Tensor& x) {
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return x.item().to_double();
            })
       .def("__int__",
            [](const Tensor& x) {
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return x.item().to_int();
            })
       .def("__index__",
@@ -305,7 +305,7 @@ void bind_tensor(py::module_& m) {
              if (!is_integral(x.dtype(), true) || x.numel() != 1)
                throw py::type_error(
                    "only integer tensors of a single element can be converted to an index");
-             py::gil_scoped_release no_gil;
+             ReleaseGil no_gil;
              return x.item().to_int();
            })
       .def("pin_memory", [](const Tensor& x) { return nogil([&] { return x.pin_memory(); }); })
@@ -354,24 +354,21 @@ void bind_tensor(py::module_& m) {
              std::vector<TensorIndex> indices = to_indices(idx, x.device());
              return nogil([&] { return index(x, indices); });
            })
-      .def("__setitem__",
-           [](Tensor& x, py::handle idx, py::handle value) {
-             std::vector<TensorIndex> indices = to_indices(idx, x.device());
-             if (is_tensor(value)) {
-               const Tensor& v = as_tensor(value);
-               py::gil_scoped_release no_gil;
-               index_put_(x, indices, v);
-             } else if (std::optional<Scalar> s = as_scalar(value)) {
-               py::gil_scoped_release no_gil;
-               index_put_(x, indices, *s);
-             } else {
-               Tensor v = tensor_from_data(value, x.dtype(), x.device());
-               py::gil_scoped_release no_gil;
-               index_put_(x, indices, v);
-             }
-           })
-      ;
-
+      .def("__setitem__", [](Tensor& x, py::handle idx, py::handle value) {
+        std::vector<TensorIndex> indices = to_indices(idx, x.device());
+        if (is_tensor(value)) {
+          const Tensor& v = as_tensor(value);
+          ReleaseGil no_gil;
+          index_put_(x, indices, v);
+        } else if (std::optional<Scalar> s = as_scalar(value)) {
+          ReleaseGil no_gil;
+          index_put_(x, indices, *s);
+        } else {
+          Tensor v = tensor_from_data(value, x.dtype(), x.device());
+          ReleaseGil no_gil;
+          index_put_(x, indices, v);
+        }
+      });
 
   bind_tensor_math(t);
 }

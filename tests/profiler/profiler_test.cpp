@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "ember/distributed/distributed.h"
 #include "ember/ember.h"
@@ -150,6 +151,60 @@ TEST(Profiler, ChromeTraceIsJsonWithOneCompleteEventPerRange) {
     EXPECT_GE(e["dur"].get<double>(), 0.0);
   }
   EXPECT_EQ(matmuls, 1);
+}
+
+// A provider stands in for the Python frames ember's package installs: each op keeps the frames
+// of its caller, grouping splits rows by them, and the trace and flame-graph lines carry them.
+std::vector<std::string> g_frames;
+std::vector<std::string> test_stack() { return g_frames; }
+
+TEST(Profiler, WithStackKeepsEachOpsCallerFrames) {
+  profiler::set_stack_provider(&test_stack);
+  Profile prof({.with_stack = true});
+  prof.start();
+  g_frames = {"model.py(7): forward", "train.py(3): <module>"};
+  Tensor a = add(ones({64}), ones({64}));
+  g_frames = {"model.py(9): forward", "train.py(3): <module>"};
+  add(a, a);
+  prof.stop();
+  profiler::set_stack_provider(nullptr);
+  std::vector<std::vector<std::string>> stacks;
+  for (const Event& e : prof.events())
+    if (e.name == "add") stacks.push_back(e.stack);
+  ASSERT_EQ(stacks.size(), 2u);
+  EXPECT_EQ(stacks[0][0], "model.py(7): forward");
+  EXPECT_EQ(stacks[1][0], "model.py(9): forward");
+  auto adds = [](const std::vector<profiler::Average>& rows) {
+    return std::count_if(rows.begin(), rows.end(),
+                         [](const profiler::Average& a) { return a.key == "add"; });
+  };
+  EXPECT_EQ(adds(prof.key_averages()), 1);
+  EXPECT_EQ(adds(prof.key_averages(false, 1)), 2);  // the two lines apart
+  EXPECT_EQ(adds(prof.key_averages(false, 1)), adds(prof.key_averages(false, 5)));
+  std::string table = prof.table("count", -1, false, 2);
+  EXPECT_NE(table.find("Source Location"), std::string::npos) << table;
+  EXPECT_NE(table.find("train.py(3): <module>"), std::string::npos) << table;
+  nlohmann::json trace = nlohmann::json::parse(prof.chrome_trace());
+  int with_stack = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e["name"] == "add" && e["args"].contains("Call stack"))
+      with_stack += e["args"]["Call stack"] == "model.py(7): forward;train.py(3): <module>";
+  EXPECT_EQ(with_stack, 1);
+  // Flame-graph lines, outermost first, whole microseconds (events under 1 us are left out).
+  for (const std::string& metric : {"self_cpu_time_total", "cpu_time_total"}) {
+    std::istringstream lines(prof.stacks(metric));
+    for (std::string line; std::getline(lines, line);)
+      EXPECT_EQ(line.rfind("train.py(3):_<module>;model.py(", 0), 0u) << line;
+  }
+  EXPECT_THROW_WITH(prof.stacks("count"), "expected metric self_cpu_time_total or");
+  // Without with_stack, nothing is asked of the provider.
+  profiler::set_stack_provider(&test_stack);
+  Profile plain;
+  plain.start();
+  add(a, a);
+  plain.stop();
+  profiler::set_stack_provider(nullptr);
+  for (const Event& e : plain.events()) EXPECT_TRUE(e.stack.empty()) << e.name;
 }
 
 TEST(Profiler, MemoryEventsAttributeAllocationsToTheirOp) {

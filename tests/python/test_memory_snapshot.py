@@ -42,7 +42,27 @@ def test_history_records_allocations_and_releases_in_pytorchs_format(tmp_path):
     assert stats["active_allocated"].value >= 512 * 1024 * 4
     lines = memory_viz.segments(snap["segments"], format_flamegraph=lambda text: text)
     assert "active_allocated" in lines
+    # Each allocation names the Python line that made it, in the snapshot's frame format; the
+    # viewer's flame graph of the blocks shows it.
+    made_here = test_history_records_allocations_and_releases_in_pytorchs_format.__code__
+    for frames in (live[0]["frames"], live[0]["history"][0]["frames"], allocs[-1]["frames"]):
+        assert frames and set(frames[0]) == {"filename", "line", "name"}, frames
+        assert any(f["name"] == made_here.co_name and f["filename"].endswith(
+            "test_memory_snapshot.py") and f["line"] > made_here.co_firstlineno
+            for f in frames[:2]), frames
+    assert made_here.co_name in lines
     del kept
+
+
+def test_history_without_context_keeps_no_frames():
+    memory._record_memory_history(context=None, max_entries=1000)
+    try:
+        t = ember.zeros(300, 1000)
+        trace = memory._snapshot()["device_traces"][0]
+    finally:
+        memory._record_memory_history(enabled=None)
+    assert [e for e in trace if e["addr"] == t.data_ptr()]
+    assert all(e["frames"] == [] for e in trace)
 
 
 def test_history_off_forgets_and_bad_arguments_are_errors():
@@ -53,6 +73,8 @@ def test_history_off_forgets_and_bad_arguments_are_errors():
     assert memory._snapshot()["device_traces"][0] == []
     with pytest.raises(ValueError, match="enabled must be"):
         memory._record_memory_history("sometimes")
+    with pytest.raises(ValueError, match="context must be"):
+        memory._record_memory_history(context="everything")
     with pytest.raises(ValueError, match="expected a cpu device"):
         memory._snapshot(device="cuda:0")
 

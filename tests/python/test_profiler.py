@@ -83,6 +83,46 @@ def test_record_function_as_decorator_and_memory(tmp_path):
     assert any(e["ph"] == "X" and e["name"] == "make" for e in trace["traceEvents"])
 
 
+def _linear_forward(lib, model, x):
+    return model(x).relu().sum()  # the line the stacks below must name
+
+
+def test_with_stack_names_the_python_line_of_each_op(tmp_path):
+    # PyTorch 1.13 runs the same code: the same attributes and files, frames innermost first.
+    # (PyTorch names a function's first line, ember the line running in it.)
+    first = _linear_forward.__code__.co_firstlineno
+    for lib in (torch, ember):
+        where = f"{os.path.basename(__file__)}({first + (lib is ember)}): _linear_forward"
+        model, x = lib.nn.Linear(8, 4), lib.randn(16, 8)
+        with lib.profiler.profile(activities=[lib.profiler.ProfilerActivity.CPU],
+                                  with_stack=True) as prof:
+            _linear_forward(lib, model, x)
+        relu = [e for e in prof.events() if e.name in ("aten::relu", "relu")][0]
+        assert any(f.endswith(where) for f in relu.stack[:3]), (lib.__name__, relu.stack)
+        # Grouped by the innermost frames: the op's row carries them, the table shows them.
+        rows = [r for r in prof.key_averages(group_by_stack_n=5)
+                if r.key in ("aten::relu", "relu")]
+        assert rows and any(f.endswith(where) for f in rows[0].stack), rows[0].stack
+        table = prof.key_averages(group_by_stack_n=5).table(sort_by="self_cpu_time_total",
+                                                            row_limit=20)
+        assert "Source Location" in table and "_linear_forward" in table, table
+        out = tmp_path / f"{lib.__name__}.stacks"
+        prof.export_stacks(str(out), "self_cpu_time_total")
+        # Flame-graph lines: "outer;...;inner microseconds" (spaces inside frames are '_').
+        lines = out.read_text().splitlines()
+        assert lines and all(l.rsplit(" ", 1)[1].isdigit() for l in lines), lines[:3]
+        assert any("_linear_forward" in l for l in lines), lines[:3]
+    # ember's trace carries the frames; without with_stack there are none.
+    trace = tmp_path / "trace.json"
+    prof.export_chrome_trace(str(trace))
+    stacks = [e["args"]["Call stack"] for e in json.loads(trace.read_text())["traceEvents"]
+              if e.get("name") == "relu"]
+    assert stacks and "_linear_forward" in stacks[0]
+    with profile() as plain:
+        _linear_forward(ember, model, x)
+    assert all(not e.stack for e in plain.events())
+
+
 def test_schedule_and_tensorboard_trace_handler(tmp_path):
     ready = []
     handler = tensorboard_trace_handler(str(tmp_path), worker_name="w0")

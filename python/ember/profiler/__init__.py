@@ -9,7 +9,9 @@ and collectives; key_averages().table() and export_chrome_trace() as in PyTorch.
     prof.export_chrome_trace("trace.json")      # chrome://tracing or ui.perfetto.dev
 
 What it records: the calling thread and the threads ember starts for it (DataParallel replicas,
-DataLoader workers, run_threads' ranks). CUDA kernel times need a GPU build and are not recorded
+DataLoader workers, run_threads' ranks). with_stack=True keeps the Python frames that called each
+op and range (FunctionEvent.stack, key_averages(group_by_stack_n=N), export_stacks, "Call stack"
+in the trace); ops that run with the GIL released (backward, replicas) have none. CUDA kernel times need a GPU build and are not recorded
 yet; ProfilerActivity.CUDA is accepted and records the ops that launch them."""
 import enum
 import functools
@@ -82,6 +84,7 @@ class FunctionEventAvg:
         self.cpu_memory_usage = d["cpu_memory_usage"]
         self.self_cpu_memory_usage = d["self_cpu_memory_usage"]
         self.input_shapes = d["input_shapes"]
+        self.stack = d["stack"]
         self.cuda_time_total = self.self_cuda_time_total = 0.0
 
     def __repr__(self):
@@ -103,6 +106,7 @@ class FunctionEvent:
         self.device = d["device"]
         self.input_shapes = d["input_shapes"]
         self.input_types = d["input_types"]
+        self.stack = d["stack"]
 
     def __repr__(self):
         return f"<FunctionEvent {self.name} {self.cpu_time_total:.3f}us thread={self.thread}>"
@@ -111,10 +115,11 @@ class FunctionEvent:
 class EventList(list):
     """key_averages()'s and events()'s list, with PyTorch's table()."""
 
-    def __init__(self, items, profile=None, group_by_input_shape=False):
+    def __init__(self, items, profile=None, group_by_input_shape=False, group_by_stack_n=0):
         super().__init__(items)
         self._profile = profile
         self._group = group_by_input_shape
+        self._stack_n = group_by_stack_n
 
     def table(self, sort_by=None, row_limit=100, max_src_column_width=75, max_name_column_width=55,
               max_shapes_column_width=80, header=None, top_level_events_only=False):
@@ -123,7 +128,8 @@ class EventList(list):
         key = sort_by or "cpu_time_total"
         if key.startswith("cuda") or key.startswith("self_cuda"):
             key = key.replace("cuda", "cpu")  # no device times are recorded yet
-        text = self._profile.table(key, -1 if row_limit is None else row_limit, self._group)
+        text = self._profile.table(key, -1 if row_limit is None else row_limit, self._group,
+                                   self._stack_n)
         return (header + "\n" + text) if header else text
 
     def total_average(self):
@@ -138,6 +144,9 @@ class EventList(list):
 
     def export_chrome_trace(self, path):
         self._profile.export_chrome_trace(path)
+
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        self._profile.export_stacks(os.fspath(path), metric)
 
 
 class profile:
@@ -189,14 +198,17 @@ class profile:
         return EventList([FunctionEvent(d) for d in self._p.events()], self._p)
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
-        rows = [FunctionEventAvg(d) for d in self._p.key_averages(group_by_input_shape)]
-        return EventList(rows, self._p, group_by_input_shape)
+        rows = [FunctionEventAvg(d)
+                for d in self._p.key_averages(group_by_input_shape, group_by_stack_n)]
+        return EventList(rows, self._p, group_by_input_shape, group_by_stack_n)
 
     def export_chrome_trace(self, path):
         self._p.export_chrome_trace(os.fspath(path))
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
-        raise NotImplementedError("profile.export_stacks: ember records no stacks yet")
+        """Flame-graph input (flamegraph.pl, speedscope): one line per event recorded with its
+        stack (with_stack=True), "outer;...;inner microseconds", as PyTorch writes them."""
+        self._p.export_stacks(os.fspath(path), metric)
 
 
 class record_function:

@@ -7,7 +7,8 @@ ember.cuda.memory and ember.cpu.memory are this over their devices.
     python3 -m torch.cuda._memory_viz stats <(python3 -c 'import pickle,sys; ...')
 
 Each allocation, release (requested and completed), segment taken from or given back to the
-device, and out-of-memory is an entry of the device's trace; no Python frames are recorded."""
+device, and out-of-memory is an entry of the device's trace, with the Python frames that asked for
+it unless context is None (1.13: record_context=False)."""
 import pickle
 import sys
 
@@ -34,11 +35,25 @@ class MemoryHistory:
         return [name]
 
     def record_memory_history(self, enabled="all", context="all", stacks="all",
-                              max_entries=sys.maxsize, device=None):
+                              max_entries=sys.maxsize, device=None, record_context=True,
+                              trace_alloc_max_entries=None, trace_alloc_record_context=None):
         """Starts (enabled True, "all" or "state") or stops (None, False) keeping each device's
-        last max_entries allocator events. PyTorch 1.13's (enabled: bool, device=None) and
-        2.x's keywords are both taken; context and stacks are accepted (no frames are kept)."""
+        last max_entries allocator events, each with the Python frames that caused it unless
+        context is None. PyTorch 1.13's (enabled: bool, record_context, trace_alloc_max_entries,
+        trace_alloc_record_context, device) and 2.x's keywords are both taken; C++ frames
+        (stacks="all") are not recorded, only Python's."""
         on = enabled not in (None, False)
+        if trace_alloc_max_entries is not None:
+            max_entries = trace_alloc_max_entries
+        # 1.13's second parameter is record_context (a bool), 2.x's context.
+        if context not in (None, False, True, "state", "alloc", "all"):
+            raise ValueError(f"_record_memory_history: context must be None, 'state', 'alloc' or "
+                             f"'all' (or 1.13's record_context bool), got {context!r}")
+        if stacks not in ("python", "all"):
+            raise ValueError(f"_record_memory_history: stacks must be 'python' or 'all', got "
+                             f"{stacks!r}")
+        frames = context not in (None, False) and bool(record_context) and \
+            trace_alloc_record_context is not False
         if on and enabled not in (True, "all", "state"):
             raise ValueError(f"_record_memory_history: enabled must be True, 'all', 'state' or "
                              f"None, got {enabled!r}")
@@ -46,7 +61,7 @@ class MemoryHistory:
             raise ValueError(f"_record_memory_history: max_entries must be a positive int, got "
                              f"{max_entries!r}")
         for name in self._names(device):
-            _P.record_memory_history(name, min(max_entries, 2**62) if on else 0)
+            _P.record_memory_history(name, min(max_entries, 2**62) if on else 0, on and frames)
 
     def snapshot(self, device=None):
         """{'segments': [...], 'device_traces': [[...] per device]}: PyTorch's snapshot."""
