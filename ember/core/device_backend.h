@@ -4,9 +4,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ember/core/caching_allocator.h"
 #include "ember/core/device.h"
+#include "ember/core/profiler_events.h"
 
 namespace ember {
 
@@ -26,6 +28,11 @@ class DeviceBackend {
   virtual void set_current_stream(int index, uintptr_t stream) {}
   /// Makes `stream` wait for the work queued so far on `other` (both on device `index`).
   virtual void stream_wait(int index, uintptr_t stream, uintptr_t other) {}
+  /// The profiler's record of the devices' own activity (kernels, copies, memsets, with the
+  /// devices' times, each linked to the range that launched it): started when a profile asking
+  /// for it starts recording, handed over as events when it stops. Devices without one: none.
+  virtual void start_activity() {}
+  virtual std::vector<profiler::Event> stop_activity() { return {}; }
 };
 
 /// The backend of `type`; defined in backend/device_backends.cpp.

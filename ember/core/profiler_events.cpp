@@ -16,10 +16,14 @@ uint32_t thread_number() {
 
 std::atomic<StackProvider> g_stack_provider{nullptr};
 thread_local const std::vector<std::string>* t_caller_stack = nullptr;
+std::atomic<CorrelationHook> g_correlation_hook{nullptr};
+std::atomic<uint64_t> g_next_range_id{1};
 
 }  // namespace
 
 void set_stack_provider(StackProvider provider) { g_stack_provider.store(provider); }
+
+void set_correlation_hook(CorrelationHook hook) { g_correlation_hook.store(hook); }
 
 std::vector<std::string> current_stack() {
   if (t_caller_stack) return *t_caller_stack;
@@ -52,6 +56,8 @@ const char* kind_name(EventKind kind) {
       return "memory";
     case EventKind::Memcpy:
       return "memcpy";
+    case EventKind::Kernel:
+      return "kernel";
   }
   return "op";
 }
@@ -92,11 +98,17 @@ void RecordScope::begin(EventKind kind, std::string name) {
   event_.kind = kind;
   event_.thread = thread_number();
   if (session_->options().with_stack) event_.stack = current_stack();
+  hook_ = g_correlation_hook.load(std::memory_order_acquire);
+  if (hook_) {
+    event_.id = g_next_range_id.fetch_add(1, std::memory_order_relaxed);
+    hook_(event_.id, true);
+  }
   event_.start_ns = now_ns();
 }
 
 void RecordScope::end() {
   event_.end_ns = now_ns();
+  if (hook_) hook_(event_.id, false);
   session_->add(std::move(event_));
 }
 

@@ -27,6 +27,7 @@ enum class EventKind : uint8_t {
   Collective,  // a process group's collective, from its call to its completion being waited for
   Memory,      // an allocation or a release (instant; bytes > 0 allocates, < 0 frees)
   Memcpy,      // a copy between devices ("Memcpy HtoD", ...), with its bytes
+  Kernel,      // a device's own activity: a kernel or memset, with the device's times
 };
 const char* kind_name(EventKind kind);
 
@@ -44,6 +45,13 @@ struct Event {
   int64_t bytes = 0;            // collectives, Memcpy; Memory events: + allocated, - freed
   int64_t total_allocated = 0;  // Memory events: the device's allocated bytes after this one
   std::vector<std::string> stack;  // with_stack: the caller's frames, innermost first
+  // Device activity (DeviceBackend::stop_activity): Kernel events, and Memcpy events timed on the
+  // device, are `on_device`; their `thread` is the stream. `launched_by` is the id of the range
+  // (op, backward node, record_function) that launched them: ranges get ids while a device
+  // records its activity.
+  bool on_device = false;
+  uint64_t id = 0;
+  uint64_t launched_by = 0;
 };
 
 struct SessionOptions {
@@ -135,6 +143,12 @@ inline bool wants_stack() {
   return s && s->options().with_stack;
 }
 
+/// While a device records its activity (DeviceBackend::start_activity), the hook it installs here
+/// is told as each recorded range opens (enter) and closes on this thread, with the range's id, so
+/// that the device can link what the range launches to it.
+using CorrelationHook = void (*)(uint64_t id, bool enter);
+void set_correlation_hook(CorrelationHook hook);
+
 /// Records into `session` on this thread for its scope (then puts back what was there).
 class SessionGuard {
  public:
@@ -174,6 +188,7 @@ class RecordScope {
   void begin(EventKind kind, std::string name);
   void end();
   Session* session_;
+  CorrelationHook hook_ = nullptr;  // the one told at begin, told again at end
   Event event_;
 };
 

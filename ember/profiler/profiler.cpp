@@ -9,6 +9,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "ember/core/device_backend.h"
 #include "ember/core/error.h"
 
 namespace ember::profiler {
@@ -16,16 +17,31 @@ namespace {
 
 // Self times and memory: within each thread, an event's parent is the innermost event that
 // encloses it (ops nest: linear holds addmm); its self time is its duration less its children's.
+// Device time: a range's device events (on_device, linked by launched_by) count as its self device
+// time, and with its nested ranges' as its total.
 struct Timed {
   const Event* event;
   int64_t child_ns = 0;
   int64_t memory = 0;       // allocated minus freed inside, nested events included
   int64_t self_memory = 0;  // outside nested events
+  int64_t device_ns = 0;
+  int64_t self_device_ns = 0;
 };
 
 std::vector<Timed> nest(const std::vector<Event>& events) {
+  std::map<uint64_t, int64_t> launched;  // range id -> device time of what it launched
+  for (const Event& e : events)
+    if (e.on_device && e.launched_by) launched[e.launched_by] += e.end_ns - e.start_ns;
   std::vector<Timed> timed;
-  for (const Event& e : events) timed.push_back({&e});
+  for (const Event& e : events) {
+    timed.push_back({&e});
+    if (e.on_device) {  // a device's lane: its own time, outside the threads' nesting
+      timed.back().device_ns = timed.back().self_device_ns = e.end_ns - e.start_ns;
+    } else if (e.id) {
+      auto it = launched.find(e.id);
+      if (it != launched.end()) timed.back().self_device_ns = it->second;
+    }
+  }
   std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) {
     return std::make_tuple(a.event->thread, a.event->start_ns, -a.event->end_ns) <
            std::make_tuple(b.event->thread, b.event->start_ns, -b.event->end_ns);
@@ -33,6 +49,7 @@ std::vector<Timed> nest(const std::vector<Event>& events) {
   std::vector<Timed*> stack;
   for (Timed& t : timed) {
     const Event& e = *t.event;
+    if (e.on_device) continue;
     while (!stack.empty() &&
            (stack.back()->event->thread != e.thread || stack.back()->event->end_ns < e.end_ns ||
             stack.back()->event->end_ns <= e.start_ns))
@@ -43,6 +60,8 @@ std::vector<Timed> nest(const std::vector<Event>& events) {
       continue;
     }
     if (!stack.empty()) stack.back()->child_ns += e.end_ns - e.start_ns;
+    t.device_ns += t.self_device_ns;
+    for (Timed* open : stack) open->device_ns += t.self_device_ns;
     stack.push_back(&t);
   }
   return timed;
@@ -108,8 +127,18 @@ Profile::~Profile() {
   session_->clear();
 }
 
+bool Profile::wants_device_activity() const {
+  bool cuda = std::find(options_.activities.begin(), options_.activities.end(),
+                        ProfilerActivity::CUDA) != options_.activities.end();
+  return cuda && device_backend(DeviceType::CUDA).unavailable_reason().empty();
+}
+
 void Profile::begin_recording() {
   session_->clear();
+  if (wants_device_activity()) {
+    device_backend(DeviceType::CUDA).start_activity();
+    device_activity_ = true;
+  }
   session_->set_recording(true);
   guard_.emplace(session_);
 }
@@ -118,12 +147,21 @@ void Profile::drop_recording() {
   session_->set_recording(false);
   guard_.reset();
   session_->clear();
+  if (device_activity_) {
+    device_activity_ = false;
+    device_backend(DeviceType::CUDA).stop_activity();
+  }
 }
 
 void Profile::end_recording() {
   session_->set_recording(false);
   guard_.reset();
   finished_ = session_->take();
+  if (device_activity_) {
+    device_activity_ = false;
+    for (Event& e : device_backend(DeviceType::CUDA).stop_activity())
+      finished_.push_back(std::move(e));
+  }
   if (options_.on_trace_ready) options_.on_trace_ready(*this);
 }
 
@@ -210,8 +248,12 @@ std::vector<Average> averages(const std::vector<Event>& all, bool group_by_input
     Average& a = rows[it->second];
     int64_t dur = e.end_ns - e.start_ns;
     a.count += 1;
-    a.cpu_time_total_ns += dur;
-    a.self_cpu_time_total_ns += dur - t.child_ns;
+    a.cuda_time_total_ns += t.device_ns;
+    a.self_cuda_time_total_ns += t.self_device_ns;
+    if (!e.on_device) {
+      a.cpu_time_total_ns += dur;
+      a.self_cpu_time_total_ns += dur - t.child_ns;
+    }
     a.cpu_memory_usage += t.memory;
     a.self_cpu_memory_usage += t.self_memory;
   }
@@ -256,6 +298,9 @@ std::string Profile::table(const std::string& sort_by, int row_limit, bool group
       {"count", [](const Average& a) { return a.count; }},
       {"cpu_memory_usage", [](const Average& a) { return a.cpu_memory_usage; }},
       {"self_cpu_memory_usage", [](const Average& a) { return a.self_cpu_memory_usage; }},
+      {"cuda_time_total", [](const Average& a) { return a.cuda_time_total_ns; }},
+      {"self_cuda_time_total", [](const Average& a) { return a.self_cuda_time_total_ns; }},
+      {"cuda_time", [](const Average& a) { return a.count ? a.cuda_time_total_ns / a.count : 0; }},
   };
   auto sort_key = kSortKeys.find(sort_by);
   if (sort_key == kSortKeys.end()) {
@@ -266,12 +311,19 @@ std::string Profile::table(const std::string& sort_by, int row_limit, bool group
   std::stable_sort(rows.begin(), rows.end(), [&](const Average& a, const Average& b) {
     return sort_key->second(a) > sort_key->second(b);
   });
-  int64_t self_total = 0;
-  for (const Average& a : rows) self_total += a.self_cpu_time_total_ns;
+  int64_t self_total = 0, self_device_total = 0;
+  for (const Average& a : rows) {
+    self_total += a.self_cpu_time_total_ns;
+    self_device_total += a.self_cuda_time_total_ns;
+  }
   if (row_limit >= 0 && static_cast<size_t>(row_limit) < rows.size()) rows.resize(row_limit);
 
   std::vector<std::string> header = {"Name",        "Self CPU %", "Self CPU",
                                      "CPU total %", "CPU total",  "CPU time avg"};
+  bool device = self_device_total > 0;
+  if (device)
+    for (const char* h : {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"})
+      header.push_back(h);
   bool memory = options_.profile_memory;
   if (memory) {
     header.push_back("CPU Mem");
@@ -281,11 +333,11 @@ std::string Profile::table(const std::string& sort_by, int row_limit, bool group
   if (group_by_input_shape) header.push_back("Input Shapes");
   bool by_stack = group_by_stack_n > 0;
   if (by_stack) header.push_back("Source Location");
-  auto percent = [&](int64_t ns) {
+  auto percent = [&](int64_t ns, int64_t total = -1) {
+    if (total < 0) total = self_total;
     char buf[16];
-    std::snprintf(
-        buf, sizeof(buf), "%.2f%%",
-        self_total ? 100.0 * static_cast<double>(ns) / static_cast<double>(self_total) : 0.0);
+    std::snprintf(buf, sizeof(buf), "%.2f%%",
+                  total ? 100.0 * static_cast<double>(ns) / static_cast<double>(total) : 0.0);
     return std::string(buf);
   };
   std::vector<std::vector<std::string>> cells;
@@ -296,6 +348,12 @@ std::string Profile::table(const std::string& sort_by, int row_limit, bool group
                                   percent(a.cpu_time_total_ns),
                                   format_time_ns(a.cpu_time_total_ns),
                                   format_time_ns(a.count ? a.cpu_time_total_ns / a.count : 0)};
+    if (device) {
+      r.push_back(format_time_ns(a.self_cuda_time_total_ns));
+      r.push_back(percent(a.self_cuda_time_total_ns, self_device_total));
+      r.push_back(format_time_ns(a.cuda_time_total_ns));
+      r.push_back(format_time_ns(a.count ? a.cuda_time_total_ns / a.count : 0));
+    }
     if (memory) {
       r.push_back(format_memory(a.cpu_memory_usage));
       r.push_back(format_memory(a.self_cpu_memory_usage));
@@ -334,6 +392,7 @@ std::string Profile::table(const std::string& sort_by, int row_limit, bool group
   std::string out = line() + row(header) + line();
   for (const auto& r : cells) out += row(r);
   out += line() + "Self CPU time total: " + format_time_ns(self_total) + "\n";
+  if (device) out += "Self CUDA time total: " + format_time_ns(self_device_total) + "\n";
   return out;
 }
 
@@ -365,8 +424,11 @@ std::string Profile::chrome_trace() const {
           << ", \"ts\": " << ts << ", \"args\": {\"bytes\": " << e.total_allocated << "}}";
       continue;
     }
+    // A device's activity goes to the device's own process lane (PyTorch's: pid = the device
+    // index, one lane per stream).
+    int lane_pid = e.on_device ? e.device.index() : pid;
     out << "{\"ph\": \"X\", \"cat\": " << json_string(kind_name(e.kind))
-        << ", \"name\": " << json_string(e.name) << ", \"pid\": " << pid
+        << ", \"name\": " << json_string(e.name) << ", \"pid\": " << lane_pid
         << ", \"tid\": " << e.thread << ", \"ts\": " << ts
         << ", \"dur\": " << microseconds(e.end_ns - e.start_ns) << ", \"args\": {";
     std::string args;
@@ -379,6 +441,12 @@ std::string Profile::chrome_trace() const {
     if (e.kind == EventKind::Op || e.kind == EventKind::Backward || e.kind == EventKind::Memcpy)
       add("Device", json_string(e.device.str()));
     if (e.bytes) add("Bytes", std::to_string(e.bytes));
+    if (e.on_device) {
+      add("device", std::to_string(e.device.index()));
+      add("stream", std::to_string(e.thread));
+    }
+    if (e.id) add("External id", std::to_string(e.id));
+    if (e.launched_by) add("External id", std::to_string(e.launched_by));
     if (!e.stack.empty()) {
       std::string frames;
       for (const std::string& f : e.stack) frames += (frames.empty() ? "" : ";") + f;
@@ -386,9 +454,29 @@ std::string Profile::chrome_trace() const {
     }
     out << args << "}}";
   }
-  // The lanes' names: thread 0 is the one that started the profile.
+  // The lanes' names: thread 0 is the one that started the profile; devices' lanes are streams.
   std::vector<uint32_t> threads;
-  for (const Event& e : all) threads.push_back(e.thread);
+  std::vector<std::pair<int, uint32_t>> streams;
+  for (const Event& e : all) {
+    if (e.on_device)
+      streams.emplace_back(e.device.index(), e.thread);
+    else
+      threads.push_back(e.thread);
+  }
+  std::sort(streams.begin(), streams.end());
+  streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
+  int named_device = -1;
+  for (auto [device, stream] : streams) {
+    if (device != named_device) {
+      named_device = device;
+      sep();
+      out << "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": " << device
+          << ", \"args\": {\"name\": \"GPU " << device << "\"}}";
+    }
+    sep();
+    out << "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": " << device
+        << ", \"tid\": " << stream << ", \"args\": {\"name\": \"stream " << stream << "\"}}";
+  }
   std::sort(threads.begin(), threads.end());
   threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
   for (uint32_t t : threads) {

@@ -50,6 +50,8 @@ struct ProfileOptions {
 };
 
 /// One row of key_averages: the events of one name (and input shapes, when grouped by them).
+/// With ProfilerActivity::CUDA on a GPU, kernels, device copies and memsets are rows of their own
+/// (device times), and each range's row has the device time of what it launched.
 struct Average {
   std::string key;
   std::string input_shapes;
@@ -58,6 +60,8 @@ struct Average {
   int64_t count = 0;
   int64_t cpu_time_total_ns = 0;
   int64_t self_cpu_time_total_ns = 0;
+  int64_t cuda_time_total_ns = 0;       // device time of what it launched (nested ranges too)
+  int64_t self_cuda_time_total_ns = 0;  // ... launched directly; a kernel's row: its own time
   int64_t cpu_memory_usage = 0;       // bytes allocated minus freed inside, with profile_memory
   int64_t self_cpu_memory_usage = 0;  // the same, outside nested events
 };
@@ -104,7 +108,9 @@ class Profile {
   void begin_recording();
   void end_recording();   // hands the events to finished_ and on_trace_ready
   void drop_recording();  // throws them away
+  bool wants_device_activity() const;
   ProfileOptions options_;
+  bool device_activity_ = false;  // the CUDA backend records kernels while recording
   Session* session_;  // recording while guard_ holds it on the profiling thread
   std::optional<SessionGuard> guard_;
   std::optional<RecordScope> step_range_;  // "ProfilerStep#N", as PyTorch marks each step

@@ -30,6 +30,8 @@ py::dict average_dict(const profiler::Average& a) {
   d["count"] = a.count;
   d["cpu_time_total_ns"] = a.cpu_time_total_ns;
   d["self_cpu_time_total_ns"] = a.self_cpu_time_total_ns;
+  d["cuda_time_total_ns"] = a.cuda_time_total_ns;
+  d["self_cuda_time_total_ns"] = a.self_cuda_time_total_ns;
   d["cpu_memory_usage"] = a.cpu_memory_usage;
   d["self_cpu_memory_usage"] = a.self_cpu_memory_usage;
   return d;
@@ -48,6 +50,9 @@ py::dict event_dict(const profiler::Event& e) {
   d["input_types"] = e.dtypes;
   d["bytes"] = e.bytes;
   d["stack"] = e.stack;
+  d["on_device"] = e.on_device;
+  d["id"] = e.id;
+  d["launched_by"] = e.launched_by;
   return d;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -205,6 +206,46 @@ TEST(Profiler, WithStackKeepsEachOpsCallerFrames) {
   plain.stop();
   profiler::set_stack_provider(nullptr);
   for (const Event& e : plain.events()) EXPECT_TRUE(e.stack.empty()) << e.name;
+}
+
+// A GPU's activity (what the CUDA backend hands over from CUPTI, made by hand here): each kernel
+// is a row with its device time, and the ranges that launched it get it as their self device
+// time and, through nesting, as their enclosing ranges' total.
+TEST(Profiler, DeviceTimeGoesToTheRangeThatLaunchedIt) {
+  auto range = [](const char* name, uint64_t id, int64_t start_us, int64_t end_us) {
+    Event e;
+    e.name = name;
+    e.id = id;
+    e.start_ns = start_us * 1000;
+    e.end_ns = end_us * 1000;
+    return e;
+  };
+  auto kernel = [](const char* name, uint64_t launched_by, int64_t start_us, int64_t end_us) {
+    Event e;
+    e.name = name;
+    e.kind = EventKind::Kernel;
+    e.on_device = true;
+    e.device = Device(DeviceType::CUDA, 0);
+    e.thread = 7;  // a stream: not the CPU thread 0 below
+    e.launched_by = launched_by;
+    e.start_ns = start_us * 1000;
+    e.end_ns = end_us * 1000;
+    return e;
+  };
+  std::vector<Event> events = {range("step", 1, 0, 100), range("addmm", 2, 10, 50),
+                               kernel("gemm_kernel", 2, 20, 80), kernel("relu_kernel", 1, 85, 95),
+                               kernel("gemm_kernel", 0, 90, 99)};  // launched outside any range
+  std::map<std::string, profiler::Average> rows;
+  for (const profiler::Average& a : profiler::averages(events)) rows[a.key] = a;
+  EXPECT_EQ(rows["addmm"].self_cuda_time_total_ns, 60000);
+  EXPECT_EQ(rows["addmm"].cuda_time_total_ns, 60000);
+  EXPECT_EQ(rows["step"].self_cuda_time_total_ns, 10000);
+  EXPECT_EQ(rows["step"].cuda_time_total_ns, 70000);
+  EXPECT_EQ(rows["step"].self_cpu_time_total_ns, 60000);  // kernels are not its CPU children
+  EXPECT_EQ(rows["gemm_kernel"].count, 2);
+  EXPECT_EQ(rows["gemm_kernel"].cuda_time_total_ns, 69000);
+  EXPECT_EQ(rows["gemm_kernel"].cpu_time_total_ns, 0);
+  EXPECT_EQ(rows["gemm_kernel"].kind, EventKind::Kernel);
 }
 
 TEST(Profiler, MemoryEventsAttributeAllocationsToTheirOp) {

@@ -3,6 +3,7 @@
 #include "ember/backend/cuda/cuda_backend.h"
 #include "ember/core/fork.h"
 
+#include "ember/backend/cuda/activity.h"
 #include "ember/backend/cuda/kernel_errors.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/core/per_device.h"
@@ -40,6 +41,8 @@ class CudaBackend final : public DeviceBackend {
     EMBER_CUDA_CHECK(cudaDeviceSynchronize());
     check_kernel_errors(d);
   }
+  void start_activity() override { cuda::start_activity(); }
+  std::vector<profiler::Event> stop_activity() override { return cuda::stop_activity(); }
 
  private:
   PerDevice<CachingAllocator> allocators_{discovery().count};

@@ -9,10 +9,13 @@ and collectives; key_averages().table() and export_chrome_trace() as in PyTorch.
     prof.export_chrome_trace("trace.json")      # chrome://tracing or ui.perfetto.dev
 
 What it records: the calling thread and the threads ember starts for it (DataParallel replicas,
-DataLoader workers, run_threads' ranks). with_stack=True keeps the Python frames that called each
-op and range (FunctionEvent.stack, key_averages(group_by_stack_n=N), export_stacks, "Call stack"
-in the trace); ops that run with the GIL released (backward, replicas) have none. CUDA kernel times need a GPU build and are not recorded
-yet; ProfilerActivity.CUDA is accepted and records the ops that launch them."""
+DataLoader workers, run_threads' ranks). With ProfilerActivity.CUDA on a GPU, CUPTI's records of
+the kernels, copies and memsets join them, timed by the device, each linked to the op that
+launched it (the table's CUDA columns; the trace's GPU lanes, one per stream). with_stack=True
+keeps the Python frames that called each op and range (FunctionEvent.stack,
+key_averages(group_by_stack_n=N), export_stacks, "Call stack" in the trace); what runs on
+threads without Python frames (backward, DataParallel's replicas) has none.
+"""
 import enum
 import functools
 import os
@@ -85,7 +88,9 @@ class FunctionEventAvg:
         self.self_cpu_memory_usage = d["self_cpu_memory_usage"]
         self.input_shapes = d["input_shapes"]
         self.stack = d["stack"]
-        self.cuda_time_total = self.self_cuda_time_total = 0.0
+        self.cuda_time_total = d["cuda_time_total_ns"] / 1000.0
+        self.self_cuda_time_total = d["self_cuda_time_total_ns"] / 1000.0
+        self.cuda_time = self.cuda_time_total / self.count if self.count else 0.0
 
     def __repr__(self):
         return (f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total:.3f}us "
@@ -107,6 +112,9 @@ class FunctionEvent:
         self.input_shapes = d["input_shapes"]
         self.input_types = d["input_types"]
         self.stack = d["stack"]
+        self.device_type = "cuda" if d["on_device"] else "cpu"
+        self.id = d["id"]
+        self.launched_by = d["launched_by"]  # on_device: the id of the op that launched it
 
     def __repr__(self):
         return f"<FunctionEvent {self.name} {self.cpu_time_total:.3f}us thread={self.thread}>"
@@ -126,8 +134,6 @@ class EventList(list):
         if self._profile is None:
             raise RuntimeError("table(): this list does not come from a profile")
         key = sort_by or "cpu_time_total"
-        if key.startswith("cuda") or key.startswith("self_cuda"):
-            key = key.replace("cuda", "cpu")  # no device times are recorded yet
         text = self._profile.table(key, -1 if row_limit is None else row_limit, self._group,
                                    self._stack_n)
         return (header + "\n" + text) if header else text
