@@ -8,6 +8,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/join.h"
 #include "ember/ops/op_entry.h"
 
 namespace ember {
@@ -301,18 +302,46 @@ Tensor Tensor::unflatten(int64_t dim_, const Shape& parts) const {
   return view(sizes);
 }
 
+// The pieces of split and unbind are views, and one node takes all their gradients: it joins
+// them in one pass (zeros only for pieces without one), where a node per piece would make a
+// zero-filled tensor of the whole size for each and sum them (PyTorch's SplitBackward0 and
+// UnbindBackward0). The join is an op, so double backward goes through it.
 std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const {
+  EMBER_OP_METHOD(split, split_sizes, dim_);
+  EMBER_CHECK(dim() > 0, "[split] cannot split a 0-dim tensor");
   int64_t d = wrap_dim(dim_, dim(), "split");
   int64_t total = 0;
-  for (int64_t s : split_sizes) total += s;
+  for (int64_t s : split_sizes) {
+    EMBER_CHECK(s >= 0, "[split] split_sizes ", split_sizes, " must be non-negative");
+    total += s;
+  }
   EMBER_CHECK(total == size(d), "[split] split_sizes ", split_sizes,
               " must sum to the size of dimension ", d, " (", size(d), ")");
+  auto du = static_cast<size_t>(d);
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t s : split_sizes) {
-    out.push_back(narrow(d, start, s));
+    Shape sizes = this->sizes();
+    sizes[du] = s;
+    out.push_back(make_view(*this, sizes, strides(), storage_offset() + start * stride(d)));
     start += s;
   }
+  if (any_requires_grad({this}))
+    record_list("SplitBackward0", out, {*this},
+                [xs = this->sizes(), d, split_sizes](std::vector<Tensor>& grads,
+                                                     const Node&) -> TensorList {
+                  const Tensor* any = nullptr;
+                  for (const Tensor& g : grads)
+                    if (g.defined() && !any) any = &g;
+                  if (!any) return {Tensor()};
+                  std::vector<Tensor> parts;
+                  for (size_t i = 0; i < grads.size(); ++i) {
+                    Shape piece = xs;
+                    piece[static_cast<size_t>(d)] = split_sizes[i];
+                    parts.push_back(grads[i].defined() ? grads[i] : zeros(piece, any->options()));
+                  }
+                  return {cat(parts, d)};
+                });
   return out;
 }
 
@@ -336,9 +365,28 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim_) const {
 }
 
 std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
+  EMBER_OP_METHOD(unbind, dim_);
+  EMBER_CHECK_INDEX(dim() > 0, "[unbind] a 0-dim tensor cannot be unbound");
   int64_t d = wrap_dim(dim_, dim(), "unbind");
+  auto du = static_cast<size_t>(d);
+  Shape sizes = this->sizes(), strides = this->strides();
+  sizes.erase(sizes.begin() + du);
+  strides.erase(strides.begin() + du);
   std::vector<Tensor> out;
-  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+  for (int64_t i = 0; i < size(d); ++i)
+    out.push_back(make_view(*this, sizes, strides, storage_offset() + i * stride(d)));
+  if (any_requires_grad({this}) && !out.empty())
+    record_list("UnbindBackward0", out, {*this},
+                [sizes, d](std::vector<Tensor>& grads, const Node&) -> TensorList {
+                  const Tensor* any = nullptr;
+                  for (const Tensor& g : grads)
+                    if (g.defined() && !any) any = &g;
+                  if (!any) return {Tensor()};
+                  std::vector<Tensor> parts;
+                  for (const Tensor& g : grads)
+                    parts.push_back(g.defined() ? g : zeros(sizes, any->options()));
+                  return {stack(parts, d)};
+                });
   return out;
 }
 

@@ -71,6 +71,41 @@ TEST(Views, SplitChunkUnbind) {
   EXPECT_EQ(arange(6).view({2, 3}).unbind(1).size(), 3u);
 }
 
+// split's and unbind's pieces share one backward node that joins their gradients (zeros for the
+// pieces unused), as PyTorch's SplitBackward0/UnbindBackward0; in-place changes to a piece and
+// double backward go through it.
+TEST(Views, SplitAndUnbindPiecesShareOneBackwardNode) {
+  Tensor x = arange(12, kFloat64).view({3, 4}).requires_grad_();
+  std::vector<Tensor> p = x.split(Shape{1, 3}, 1);
+  ASSERT_EQ(p[0].grad_fn(), p[1].grad_fn());
+  EXPECT_EQ(p[0].grad_fn()->name(), "SplitBackward0");
+  EXPECT_TRUE(p[1].is_alias_of(x));
+  (p[1] * 2.0).sum().backward();  // piece 0 unused: its part of the gradient is zero
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{0, 2, 2, 2, 0, 2, 2, 2, 0, 2, 2, 2}));
+
+  Tensor y = arange(6, kFloat64).view({2, 3}).requires_grad_();
+  std::vector<Tensor> rows = y.unbind(0);
+  EXPECT_EQ(rows[0].grad_fn()->name(), "UnbindBackward0");
+  (rows[0] * 3.0 + rows[1] * rows[1]).sum().backward();
+  EXPECT_EQ(values(y.grad()), (std::vector<double>{3, 3, 3, 6, 8, 10}));
+
+  // An in-place change of a piece of a non-leaf: the base's gradient sees it (CopySlices).
+  Tensor z = arange(6, kFloat64).requires_grad_();
+  Tensor h = z * 1.0;
+  std::vector<Tensor> halves = h.split(3);
+  halves[1].mul_(5.0);
+  h.sum().backward();
+  EXPECT_EQ(values(z.grad()), (std::vector<double>{1, 1, 1, 5, 5, 5}));
+
+  // Double backward through the join.
+  Tensor w = arange(4, kFloat64).requires_grad_();
+  std::vector<Tensor> q = (w * w).split(2);
+  Tensor g = autograd::grad({(q[0] * q[0]).sum()}, {w}, {}, true, true)[0];  // 4 w^3
+  EXPECT_EQ(values(g), (std::vector<double>{0, 4, 0, 0}));
+  Tensor gg = autograd::grad({g.sum()}, {w})[0];  // 12 w^2 on the first half
+  EXPECT_EQ(values(gg), (std::vector<double>{0, 12, 0, 0}));
+}
+
 TEST(Views, LayoutsAreCheckedForBoundsAndOverflow) {
   // Every one of these would read or write outside the storage if accepted.
   EXPECT_THROW_WITH(empty_strided({2}, {int64_t{1} << 62}), "overflows");

@@ -18,7 +18,7 @@
 namespace ember {
 namespace {
 
-constexpr int64_t kBlockQ = 64, kBlockK = 64;
+constexpr int64_t kBlockQ = 32, kBlockK = 32;
 
 // C (m x n) = alpha op(A) op(B) + beta C for row-major blocks.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
@@ -56,16 +56,14 @@ template <typename T>
 void score_block(const T* q, const T* k, int64_t D, int64_t i0, int64_t bq, int64_t j0, int64_t bk,
                  int64_t n, const Mask<T>& mask, const AttentionParams& p, T* S) {
   gemm(false, true, bq, bk, D, static_cast<T>(p.scale), q + i0 * D, D, k + j0 * D, D, T(0), S, bk);
+  if (mask.data)
+    for (int64_t a = 0; a < bq; ++a)
+      for (int64_t b = 0; b < bk; ++b) S[a * bk + b] += mask.at(n, i0 + a, j0 + b);
+  // Causal: only blocks that cross the diagonal hide some of their keys.
+  if (!p.causal || j0 + bk - 1 <= i0) return;
   const T ninf = -std::numeric_limits<T>::infinity();
   for (int64_t a = 0; a < bq; ++a)
-    for (int64_t b = 0; b < bk; ++b) {
-      int64_t i = i0 + a, j = j0 + b;
-      T& s = S[a * bk + b];
-      if (p.causal && j > i)
-        s = ninf;
-      else if (mask.data)
-        s += mask.at(n, i, j);
-    }
+    for (int64_t b = std::max<int64_t>(0, i0 + a + 1 - j0); b < bk; ++b) S[a * bk + b] = ninf;
 }
 
 template <typename T>
