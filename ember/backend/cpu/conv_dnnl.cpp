@@ -51,19 +51,49 @@ dnnl::algorithm choose_algorithm(const Geometry& g) {
                                     : dnnl::algorithm::convolution_direct;
 }
 
-Geometry geometry(int64_t n, const Tensor& x, const Tensor& w, const Tensor& out,
+// What one pool thread computes of a convolution: images [n0, n0 + n) of the batch, output
+// channels [o0, o0 + oc) and input channels [c0, c0 + cc). The batch is split where the
+// activations outweigh the weights (each thread then reads all the weights, and backward sums each
+// thread's weight gradient); the channels where the weights do (ResNet's last stages: 512 x 512 x
+// 3 x 3 weights for 4 x 4 images), so that each weight is read, transformed and differentiated by
+// one thread only.
+struct Part {
+  int64_t n0, n, o0, oc, c0, cc;
+};
+
+// The parts of `total` (batch or channels) for `slices` threads: channel parts on multiples of 16,
+// the block of oneDNN's fast layouts.
+std::vector<std::pair<int64_t, int64_t>> ranges(int64_t total, int64_t slices, int64_t align) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t s = 0; s < slices; ++s) {
+    int64_t lo = total * s / slices / align * align, hi = total * (s + 1) / slices / align * align;
+    if (s == slices - 1) hi = total;
+    if (hi > lo) out.emplace_back(lo, hi - lo);
+  }
+  return out;
+}
+
+// Whether the weights outweigh the per-thread activations, so that threads split channels.
+bool split_channels(const Tensor& x, const Tensor& w, const Tensor& out, int64_t slices,
+                    const Conv2dParams& p) {
+  if (slices < 2 || p.groups > 1) return false;
+  return w.numel() * slices > x.numel() + out.numel() && w.size(0) >= 16 * slices &&
+         w.size(1) >= 16 * slices;
+}
+
+Geometry geometry(const Part& part, const Tensor& x, const Tensor& w, const Tensor& out,
                   const Conv2dParams& p) {
   Geometry g;
   int64_t groups = p.groups;
   g.grouped = groups > 1;
   g.type = x.dtype() == kBFloat16 ? dt::bf16 : dt::f32;
-  g.src = {n, x.size(1), x.size(2), x.size(3)};
-  g.dst = {n, out.size(1), out.size(2), out.size(3)};
+  g.src = {part.n, part.cc, x.size(2), x.size(3)};
+  g.dst = {part.n, part.oc, out.size(2), out.size(3)};
   if (g.grouped)
     g.weights = {groups, w.size(0) / groups, w.size(1), w.size(2), w.size(3)};
   else
-    g.weights = {w.size(0), w.size(1), w.size(2), w.size(3)};
-  g.bias = {w.size(0)};
+    g.weights = {part.oc, part.cc, w.size(2), w.size(3)};
+  g.bias = {part.oc};
   g.strides = {p.stride[0], p.stride[1]};
   g.dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
   g.pad_l = {p.padding[0], p.padding[1]};
@@ -81,29 +111,29 @@ memory::desc md(const memory::dims& d, tag t, dt type = dt::f32) {
   return memory::desc(d, type, t);
 }
 
+// The user's NCHW tensor `t`'s part: dims `d` starting at (n0, c0), strided as `t`.
+memory user_nchw(const Tensor& t, const memory::dims& d, int64_t n0, int64_t c0, dt type) {
+  memory::dims strides = {t.size(1) * t.size(2) * t.size(3), t.size(2) * t.size(3), t.size(3), 1};
+  return memory(memory::desc(d, type, strides), engine(),
+                static_cast<char*>(t.data_ptr()) +
+                    (n0 * strides[0] + c0 * strides[1]) * static_cast<int64_t>(t.element_size()));
+}
+
+// The user's OIHW weights' part (or all of a grouped convolution's, in goihw).
+memory user_weights(const Tensor& w, const Geometry& g, const Part& part, dt type) {
+  if (g.grouped) return memory(md(g.weights, tag::goihw, type), engine(), w.data_ptr());
+  return user_nchw(w, g.weights, part.o0, part.c0, type);
+}
+
 dnnl::primitive_attr attr() { return dnnl_util::user_scratchpad_attr(); }
 
 using Key = std::vector<int64_t>;
-Key key(int kind, int64_t n, const Tensor& x, const Tensor& w, const Conv2dParams& p, bool bias,
-        const Geometry& g) {
-  return Key{kind,
-             static_cast<int64_t>(g.alg),
-             n,
-             x.size(1),
-             x.size(2),
-             x.size(3),
-             w.size(0),
-             w.size(2),
-             w.size(3),
-             p.stride[0],
-             p.stride[1],
-             p.padding[0],
-             p.padding[1],
-             p.dilation[0],
-             p.dilation[1],
-             p.groups,
-             bias ? 1 : 0,
-             static_cast<int64_t>(x.dtype())};
+Key key(int kind, const Geometry& g, bool bias) {
+  Key k{kind, static_cast<int64_t>(g.alg), static_cast<int64_t>(g.type), g.grouped, bias};
+  for (const memory::dims* d :
+       {&g.src, &g.weights, &g.dst, &g.strides, &g.dilates, &g.pad_l, &g.pad_r})
+    k.insert(k.end(), d->begin(), d->end());
+  return k;
 }
 
 // A built convolution and the layouts it chose. oneDNN's fast kernels want blocked layouts
@@ -170,25 +200,35 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Geometry& g, bool bia
   return dnnl::convolution_forward::primitive_desc(d, attr(), engine());
 }
 
-// Splits the batch into one slice per pool thread and calls f(n0, n, slice_index) for each.
+// Runs f(part, index) for each part on its own pool thread, oneDNN single-threaded inside.
 template <typename F>
-void for_batch_slices(int64_t N, F f) {
-  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
-  if (in_parallel_region()) slices = 1;
-  parallel_for(0, slices, 1, [&](int64_t lo, int64_t hi) {
-    for (int64_t s = lo; s < hi; ++s) {
-      int64_t n0 = N * s / slices, n1 = N * (s + 1) / slices;
-      if (n1 > n0) single_threaded([&] { f(n0, n1 - n0, s); });
-    }
+void for_parts(const std::vector<Part>& parts, F f) {
+  parallel_for(0, static_cast<int64_t>(parts.size()), 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      single_threaded([&] { f(parts[static_cast<size_t>(i)], static_cast<size_t>(i)); });
   });
 }
 
-// The address of element `offset` of t (float32 or bfloat16).
-void* ptr(const Tensor& t, int64_t offset = 0) {
-  return static_cast<char*>(t.data_ptr()) + offset * static_cast<int64_t>(t.element_size());
+int64_t thread_slices(int64_t N) {
+  return in_parallel_region() ? 1 : std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
 }
 
-tag weights_tag(const Geometry& g) { return g.grouped ? tag::goihw : tag::oihw; }
+// The batch's parts, or the channels' (output channels when `output`, else input channels).
+std::vector<Part> parts_of(const Tensor& x, const Tensor& w, const Tensor& out,
+                           const Conv2dParams& p, bool output) {
+  int64_t N = x.size(0), C = x.size(1), O = out.size(1);
+  int64_t slices = thread_slices(std::max<int64_t>(N, 1));
+  std::vector<Part> parts;
+  if (split_channels(x, w, out, std::max<int64_t>(get_num_threads(), 1), p) &&
+      !in_parallel_region()) {
+    int64_t threads = get_num_threads();
+    for (auto [lo, len] : ranges(output ? O : C, threads, 16))
+      parts.push_back(output ? Part{0, N, lo, len, 0, C} : Part{0, N, 0, O, lo, len});
+  } else {
+    for (auto [lo, len] : ranges(N, slices, 1)) parts.push_back(Part{lo, len, 0, O, 0, C});
+  }
+  return parts;
+}
 
 }  // namespace
 
@@ -199,29 +239,26 @@ bool allow_winograd() { return g_allow_winograd.load(); }
 
 void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                  const Conv2dParams& p) {
-  int64_t x_stride = x.size(1) * x.size(2) * x.size(3),
-          o_stride = out.size(1) * out.size(2) * out.size(3);
   bool has_bias = bias.defined();
   Tensor bias32 = has_bias && bias.dtype() != kFloat32 ? bias.to(kFloat32) : bias;
-  for_batch_slices(x.size(0), [&](int64_t n0, int64_t n, int64_t) {
-    Geometry g = geometry(n, x, w, out, p);
-    Plan plan = lookup(key(0, n, x, w, p, has_bias, g), g, [&](const Geometry& g) {
+  for_parts(parts_of(x, w, out, p, /*output=*/true), [&](const Part& part, size_t) {
+    Geometry g = geometry(part, x, w, out, p);
+    Plan plan = lookup(key(0, g, has_bias), g, [&](const Geometry& g) {
       auto pd = forward_pd(g, has_bias);
       return Plan{dnnl::convolution_forward(pd), pd.scratchpad_desc(), pd.src_desc(),
                   pd.weights_desc(), pd.dst_desc()};
     });
     dnnl::stream s(engine());
     Buffer bx, bw, bo;
-    memory user_out(md(g.dst, tag::nchw, g.type), engine(), ptr(out, n0 * o_stride));
+    memory user_out = user_nchw(out, g.dst, part.n0, part.o0, g.type);
     memory dst = out_layout(plan.c, user_out, bo);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC,
-         in_layout(plan.a, memory(md(g.src, tag::nchw, g.type), engine(), ptr(x, n0 * x_stride)),
-                   bx, s)},
-        {DNNL_ARG_WEIGHTS,
-         in_layout(plan.b, memory(md(g.weights, weights_tag(g), g.type), engine(), ptr(w)), bw, s)},
+        {DNNL_ARG_SRC, in_layout(plan.a, user_nchw(x, g.src, part.n0, part.c0, g.type), bx, s)},
+        {DNNL_ARG_WEIGHTS, in_layout(plan.b, user_weights(w, g, part, g.type), bw, s)},
         {DNNL_ARG_DST, dst}};
-    if (has_bias) args.emplace(DNNL_ARG_BIAS, memory(md(g.bias, tag::x), engine(), ptr(bias32)));
+    if (has_bias)
+      args.emplace(DNNL_ARG_BIAS,
+                   memory(md(g.bias, tag::x), engine(), bias32.data_ptr<float>() + part.o0));
     run(plan, std::move(args), s);
     copy_back(dst, user_out, s);
     s.wait();
@@ -231,20 +268,11 @@ void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
 void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_out,
                           const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
                           const Conv2dParams& p) {
-  int64_t N = x.size(0);
-  int64_t x_stride = x.size(1) * x.size(2) * x.size(3);
-  int64_t o_stride = grad_out.size(1) * grad_out.size(2) * grad_out.size(3);
-  bool want_w = grad_w.defined() || grad_b.defined();
-  bool has_bias = grad_b.defined();
-  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
-  // Each slice sums its own weight and bias gradients; they are added up at the end.
-  std::vector<Tensor> part_w(static_cast<size_t>(slices)), part_b(static_cast<size_t>(slices));
-  for_batch_slices(N, [&](int64_t n0, int64_t n, int64_t slice) {
-    Geometry g = geometry(n, x, w, grad_out, p);
-    dnnl::stream s(engine());
-    memory user_dst_diff(md(g.dst, tag::nchw, g.type), engine(), ptr(grad_out, n0 * o_stride));
-    if (grad_x.defined()) {
-      Plan plan = lookup(key(1, n, x, w, p, false, g), g, [&](const Geometry& g) {
+  // The input's gradient: by batch, or by input channel (each part reads its weights' columns).
+  if (grad_x.defined()) {
+    for_parts(parts_of(x, w, grad_out, p, /*output=*/false), [&](const Part& part, size_t) {
+      Geometry g = geometry(part, x, w, grad_out, p);
+      Plan plan = lookup(key(1, g, false), g, [&](const Geometry& g) {
         auto d = dnnl::convolution_backward_data::desc(
             g.alg, md(g.src, tag::any, g.type), md(g.weights, tag::any, g.type),
             md(g.dst, tag::any, g.type), g.strides, g.dilates, g.pad_l, g.pad_r);
@@ -253,74 +281,79 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
         return Plan{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(), pd.diff_dst_desc(),
                     pd.weights_desc(), pd.diff_src_desc()};
       });
+      dnnl::stream s(engine());
       Buffer bd, bw, bx;
-      memory user_src_diff(md(g.src, tag::nchw, g.type), engine(), ptr(grad_x, n0 * x_stride));
+      memory user_src_diff = user_nchw(grad_x, g.src, part.n0, part.c0, g.type);
       memory src_diff = out_layout(plan.c, user_src_diff, bx);
       run(plan,
-          {{DNNL_ARG_DIFF_DST, in_layout(plan.a, user_dst_diff, bd, s)},
-           {DNNL_ARG_WEIGHTS,
-            in_layout(plan.b, memory(md(g.weights, weights_tag(g), g.type), engine(), ptr(w)), bw,
-                      s)},
+          {{DNNL_ARG_DIFF_DST,
+            in_layout(plan.a, user_nchw(grad_out, g.dst, part.n0, part.o0, g.type), bd, s)},
+           {DNNL_ARG_WEIGHTS, in_layout(plan.b, user_weights(w, g, part, g.type), bw, s)},
            {DNNL_ARG_DIFF_SRC, src_diff}},
           s);
       copy_back(src_diff, user_src_diff, s);
-    }
-    if (want_w) {
-      Plan plan = lookup(key(2, n, x, w, p, has_bias, g), g, [&](const Geometry& g) {
-        memory::desc any_src = md(g.src, tag::any, g.type), any_w = md(g.weights, tag::any),
-                     any_dst = md(g.dst, tag::any, g.type);
-        auto d = has_bias
-                     ? dnnl::convolution_backward_weights::desc(
-                           g.alg, any_src, any_w, md(g.bias, tag::x), any_dst, g.strides, g.dilates,
-                           g.pad_l, g.pad_r)
-                     : dnnl::convolution_backward_weights::desc(
-                           g.alg, any_src, any_w, any_dst, g.strides, g.dilates, g.pad_l, g.pad_r);
-        dnnl::convolution_backward_weights::primitive_desc pd(d, attr(), engine(),
-                                                              forward_pd(g, has_bias));
-        return Plan{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(), pd.src_desc(),
-                    pd.diff_dst_desc(), pd.diff_weights_desc()};
-      });
-      Tensor& pw = part_w[static_cast<size_t>(slice)];
-      pw = empty(w.sizes(), kFloat32);
-      Buffer bs, bd, bw;
-      memory user_w_diff(md(g.weights, weights_tag(g)), engine(), ptr(pw));
-      memory w_diff = out_layout(plan.c, user_w_diff, bw);
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC,
-           in_layout(plan.a, memory(md(g.src, tag::nchw, g.type), engine(), ptr(x, n0 * x_stride)),
-                     bs, s)},
-          {DNNL_ARG_DIFF_DST, in_layout(plan.b, user_dst_diff, bd, s)},
-          {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
-      if (has_bias) {
-        Tensor& pb = part_b[static_cast<size_t>(slice)];
-        pb = empty({w.size(0)}, kFloat32);
-        args.emplace(DNNL_ARG_DIFF_BIAS, memory(md(g.bias, tag::x), engine(), ptr(pb)));
-      }
-      run(plan, std::move(args), s);
-      copy_back(w_diff, user_w_diff, s);
-    }
+      s.wait();
+    });
+  }
+  if (!grad_w.defined() && !grad_b.defined()) return;
+  // The weights' gradient: by output channel, each part writing its rows of one float32 sum; or by
+  // batch, each part summing its own, added up after.
+  bool has_bias = grad_b.defined();
+  std::vector<Part> parts = parts_of(x, w, grad_out, p, /*output=*/true);
+  bool by_channel = parts.size() > 1 && parts[0].n == x.size(0);
+  size_t sums = by_channel ? 1 : parts.size();
+  std::vector<Tensor> part_w(sums), part_b(sums);
+  for (size_t i = 0; i < sums; ++i) {
+    part_w[i] = empty(w.sizes(), kFloat32);
+    if (has_bias) part_b[i] = empty({w.size(0)}, kFloat32);
+  }
+  for_parts(parts, [&](const Part& part, size_t index) {
+    size_t into = by_channel ? 0 : index;
+    Geometry g = geometry(part, x, w, grad_out, p);
+    Plan plan = lookup(key(2, g, has_bias), g, [&](const Geometry& g) {
+      memory::desc any_src = md(g.src, tag::any, g.type), any_w = md(g.weights, tag::any),
+                   any_dst = md(g.dst, tag::any, g.type);
+      auto d = has_bias
+                   ? dnnl::convolution_backward_weights::desc(
+                         g.alg, any_src, any_w, md(g.bias, tag::x), any_dst, g.strides, g.dilates,
+                         g.pad_l, g.pad_r)
+                   : dnnl::convolution_backward_weights::desc(
+                         g.alg, any_src, any_w, any_dst, g.strides, g.dilates, g.pad_l, g.pad_r);
+      dnnl::convolution_backward_weights::primitive_desc pd(d, attr(), engine(),
+                                                            forward_pd(g, has_bias));
+      return Plan{dnnl::convolution_backward_weights(pd), pd.scratchpad_desc(), pd.src_desc(),
+                  pd.diff_dst_desc(), pd.diff_weights_desc()};
+    });
+    dnnl::stream s(engine());
+    Buffer bs, bd, bw;
+    memory user_w_diff = user_weights(part_w[into], g, part, dt::f32);
+    memory w_diff = out_layout(plan.c, user_w_diff, bw);
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, in_layout(plan.a, user_nchw(x, g.src, part.n0, part.c0, g.type), bs, s)},
+        {DNNL_ARG_DIFF_DST,
+         in_layout(plan.b, user_nchw(grad_out, g.dst, part.n0, part.o0, g.type), bd, s)},
+        {DNNL_ARG_DIFF_WEIGHTS, w_diff}};
+    if (has_bias)
+      args.emplace(DNNL_ARG_DIFF_BIAS,
+                   memory(md(g.bias, tag::x), engine(), part_b[into].data_ptr<float>() + part.o0));
+    run(plan, std::move(args), s);
+    copy_back(w_diff, user_w_diff, s);
     s.wait();
   });
   // Summed in float32, then rounded once when the gradient is bfloat16.
-  auto reduce = [&](std::vector<Tensor>& parts, const Tensor& dst) {
+  auto reduce = [&](std::vector<Tensor>& parts_sum, const Tensor& dst) {
     if (!dst.defined()) return;
-    Tensor sum = dst.dtype() == kFloat32 ? dst : empty(dst.sizes(), kFloat32);
-    float* out = static_cast<float*>(sum.data_ptr());
-    std::fill(out, out + sum.numel(), 0.0f);
-    for (const Tensor& part : parts) {
-      if (!part.defined()) continue;
-      const float* p = static_cast<const float*>(part.data_ptr());
-      for (int64_t i = 0; i < part.numel(); ++i) out[i] += p[i];
+    Tensor sum = parts_sum[0];
+    float* acc = sum.data_ptr<float>();
+    for (size_t i = 1; i < parts_sum.size(); ++i) {
+      const float* add = parts_sum[i].data_ptr<float>();
+      for (int64_t e = 0; e < sum.numel(); ++e) acc[e] += add[e];
     }
-    if (!sum.is_same(dst)) {
-      TensorIter it(dst, {sum});
-      copy_cpu(it);
-    }
+    TensorIter it(dst, {sum});
+    copy_cpu(it);
   };
-  if (want_w) {
-    reduce(part_w, grad_w);
-    reduce(part_b, grad_b);
-  }
+  reduce(part_w, grad_w);
+  if (has_bias) reduce(part_b, grad_b);
 }
 
 }  // namespace ember::cpu
