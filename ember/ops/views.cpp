@@ -302,6 +302,19 @@ Tensor Tensor::unflatten(int64_t dim_, const Shape& parts) const {
   return view(sizes);
 }
 
+namespace {
+// The pieces' gradients, zeros of shape_of(i) for a piece without one; none when no piece has one.
+template <typename ShapeOf>
+std::vector<Tensor> zeros_where_missing(const std::vector<Tensor>& grads, ShapeOf shape_of) {
+  auto any = std::find_if(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+  if (any == grads.end()) return {};
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < grads.size(); ++i)
+    out.push_back(grads[i].defined() ? grads[i] : zeros(shape_of(i), any->options()));
+  return out;
+}
+}  // namespace
+
 // The pieces of split and unbind are views, and one node takes all their gradients: it joins
 // them in one pass (zeros only for pieces without one), where a node per piece would make a
 // zero-filled tensor of the whole size for each and sum them (PyTorch's SplitBackward0 and
@@ -330,17 +343,12 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
     record_list("SplitBackward0", out, {*this},
                 [xs = this->sizes(), d, split_sizes](std::vector<Tensor>& grads,
                                                      const Node&) -> TensorList {
-                  const Tensor* any = nullptr;
-                  for (const Tensor& g : grads)
-                    if (g.defined() && !any) any = &g;
-                  if (!any) return {Tensor()};
-                  std::vector<Tensor> parts;
-                  for (size_t i = 0; i < grads.size(); ++i) {
+                  std::vector<Tensor> parts = zeros_where_missing(grads, [&](size_t i) {
                     Shape piece = xs;
                     piece[static_cast<size_t>(d)] = split_sizes[i];
-                    parts.push_back(grads[i].defined() ? grads[i] : zeros(piece, any->options()));
-                  }
-                  return {cat(parts, d)};
+                    return piece;
+                  });
+                  return {parts.empty() ? Tensor() : cat(parts, d)};
                 });
   return out;
 }
@@ -378,14 +386,9 @@ std::vector<Tensor> Tensor::unbind(int64_t dim_) const {
   if (any_requires_grad({this}) && !out.empty())
     record_list("UnbindBackward0", out, {*this},
                 [sizes, d](std::vector<Tensor>& grads, const Node&) -> TensorList {
-                  const Tensor* any = nullptr;
-                  for (const Tensor& g : grads)
-                    if (g.defined() && !any) any = &g;
-                  if (!any) return {Tensor()};
-                  std::vector<Tensor> parts;
-                  for (const Tensor& g : grads)
-                    parts.push_back(g.defined() ? g : zeros(sizes, any->options()));
-                  return {stack(parts, d)};
+                  std::vector<Tensor> parts =
+                      zeros_where_missing(grads, [&](size_t) { return sizes; });
+                  return {parts.empty() ? Tensor() : stack(parts, d)};
                 });
   return out;
 }
