@@ -202,3 +202,28 @@ def test_models():
     model = ember.models.LeNet()
     assert model(ember.zeros(2, 1, 28, 28)).shape == (2, 10)
     assert ember.models.MLP([784, 32, 10])(ember.zeros(3, 784)).shape == (3, 10)
+
+
+def test_winograd_switch_and_both_algorithms_match_pytorch():
+    # ember's 3x3 convolutions of 64+ channels may use Winograd's algorithm (on by default);
+    # with it and without, forward and gradients stay within float32 tolerance of PyTorch's.
+    assert ember.backends.mkldnn.is_available() in (True, False)
+    assert ember.backends.mkldnn.allow_winograd is True
+    x = np.random.RandomState(0).randn(4, 64, 8, 8).astype(np.float32)
+    w = (np.random.RandomState(1).randn(64, 64, 3, 3) / 24).astype(np.float32)
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    ty = torch.nn.functional.conv2d(tx, tw, padding=1)
+    ty.square().sum().backward()
+    try:
+        for on in (True, False):
+            ember.backends.mkldnn.allow_winograd = on
+            assert ember.backends.mkldnn.allow_winograd is on
+            ex, ew = ember.tensor(x, requires_grad=True), ember.tensor(w, requires_grad=True)
+            ey = F.conv2d(ex, ew, padding=1)
+            ey.square().sum().backward()
+            for got, want in ((ey, ty), (ex.grad, tx.grad), (ew.grad, tw.grad)):
+                scale = want.abs().max().item()
+                np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(),
+                                           rtol=1e-4, atol=1e-4 * scale)
+    finally:
+        ember.backends.mkldnn.allow_winograd = True
