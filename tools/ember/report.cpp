@@ -166,28 +166,31 @@ std::string svg_timeline(const std::vector<profiler::Event>& all) {
     t1 = std::max(t1, e.end_ns);
   }
   if (shown.empty()) return "";
-  // Depth of each event within its thread: how many shown events enclose it.
-  std::stable_sort(shown.begin(), shown.end(), [](const Event* a, const Event* b) {
-    return std::make_tuple(a->thread, a->start_ns, -a->end_ns) <
-           std::make_tuple(b->thread, b->start_ns, -b->end_ns);
+  // A lane per thread, then one per device stream; depth: how many shown events enclose one.
+  using Lane = std::tuple<bool, int, uint32_t>;  // (on a device, the device, thread or stream)
+  auto lane = [](const Event* e) {
+    return Lane{e->on_device, e->on_device ? e->device.index() : 0, e->thread};
+  };
+  std::stable_sort(shown.begin(), shown.end(), [&](const Event* a, const Event* b) {
+    return std::make_tuple(lane(a), a->start_ns, -a->end_ns) <
+           std::make_tuple(lane(b), b->start_ns, -b->end_ns);
   });
-  std::map<uint32_t, int> lane_depth;  // thread -> deepest level
+  std::map<Lane, int> lane_depth;  // lane -> deepest level
   std::vector<int> depth(shown.size());
   std::vector<const Event*> stack;
   for (size_t i = 0; i < shown.size(); ++i) {
     const Event* e = shown[i];
-    while (!stack.empty() &&
-           (stack.back()->thread != e->thread || stack.back()->end_ns <= e->start_ns))
+    while (!stack.empty() && (lane(stack.back()) != lane(e) || stack.back()->end_ns <= e->start_ns))
       stack.pop_back();
     depth[i] = static_cast<int>(stack.size());
-    lane_depth[e->thread] = std::max(lane_depth[e->thread], depth[i]);
+    lane_depth[lane(e)] = std::max(lane_depth[lane(e)], depth[i]);
     stack.push_back(e);
   }
   const double W = 640, left = 70, right = 20, top = 30, row = 14, lane_gap = 10, bottom = 40;
-  std::map<uint32_t, double> lane_top;
+  std::map<Lane, double> lane_top;
   double y = top;
-  for (auto& [thread, d] : lane_depth) {
-    lane_top[thread] = y;
+  for (auto& [l, d] : lane_depth) {
+    lane_top[l] = y;
     y += (d + 1) * row + lane_gap;
   }
   const double H = y + bottom;
@@ -212,6 +215,8 @@ std::string svg_timeline(const std::vector<profiler::Event>& all) {
         return "#b279a2";
       case profiler::EventKind::Memcpy:
         return "#eeca3b";
+      case profiler::EventKind::Kernel:
+        return "#72b7b2";
       default:
         return "#888888";
     }
@@ -221,14 +226,18 @@ std::string svg_timeline(const std::vector<profiler::Event>& all) {
     << "\" viewBox=\"0 0 " << W << " " << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   s << "<text x=\"" << W / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"14\">"
     << escape(last_step ? "Timeline of " + last_step->name : std::string("Timeline"))
-    << " (ops blue, backward orange, optimizer green, data loading red)</text>\n";
-  for (auto& [thread, ty] : lane_top)
-    s << "<text x=\"" << left - 6 << "\" y=\"" << ty + row - 3 << "\" text-anchor=\"end\">thread "
-      << thread << "</text>\n";
+    << " (ops blue, backward orange, optimizer green, data loading red, GPU kernels teal)"
+    << "</text>\n";
+  for (auto& [l, ty] : lane_top) {
+    auto [on_device, device, id] = l;
+    s << "<text x=\"" << left - 6 << "\" y=\"" << ty + row - 3 << "\" text-anchor=\"end\">"
+      << (on_device ? "cuda:" + std::to_string(device) + " s" : std::string("thread ")) << id
+      << "</text>\n";
+  }
   for (size_t i = 0; i < shown.size(); ++i) {
     const Event* e = shown[i];
     double x = px(e->start_ns), w = std::max(0.5, px(e->end_ns) - x);
-    double ey = lane_top[e->thread] + depth[i] * row;
+    double ey = lane_top[lane(e)] + depth[i] * row;
     s << "<rect x=\"" << num(x) << "\" y=\"" << num(ey) << "\" width=\"" << num(w) << "\" height=\""
       << row - 2 << "\" fill=\"" << color(e->kind) << "\"><title>" << escape(e->name) << " "
       << profiler::format_time_ns(e->end_ns - e->start_ns) << "</title></rect>\n";

@@ -85,6 +85,8 @@ std::unique_ptr<profiler::Profile> start_training_profile(const TrainConfig& cfg
   profiler::ProfileOptions po;
   po.record_shapes = true;
   po.profile_memory = true;
+  // On a GPU, the kernels too (CUPTI, on the GPU's own lanes of the trace and the timeline).
+  if (cuda::is_available()) po.activities.push_back(profiler::ProfilerActivity::CUDA);
   po.schedule = profiler::Schedule{0, 1, static_cast<int>(cfg.profile_steps), 1, 0};
   po.on_trace_ready = [trace, &profiled, steps = cfg.profile_steps](profiler::Profile& p) {
     p.export_chrome_trace(trace);
