@@ -26,6 +26,20 @@ std::pair<int64_t, int64_t> clip(int64_t o, int64_t k, int64_t stride, int64_t p
   int64_t hi = size - base <= 0 ? 0 : std::min(k, (size - base + dil - 1) / dil);
   return {lo, std::max(lo, hi)};
 }
+
+// A window clipped to the input: its first input coordinate and how many taps it has.
+struct Taps {
+  int64_t start, taps;
+};
+std::vector<Taps> windows(int64_t outputs, int64_t k, int64_t stride, int64_t pad, int64_t dil,
+                          int64_t size) {
+  std::vector<Taps> w;
+  for (int64_t o = 0; o < outputs; ++o) {
+    auto [lo, hi] = clip(o, k, stride, pad, dil, size);
+    w.push_back({o * stride - pad + lo * dil, hi - lo});
+  }
+  return w;
+}
 }  // namespace
 
 void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
@@ -35,6 +49,10 @@ void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
                   p.padding[0] == 0 && p.padding[1] == 0 && p.dilation[0] == 1 &&
                   p.dilation[1] == 1 && 2 * oH <= H &&
                   2 * oW <= W;  // ceil_mode can add windows that run off the edge
+  // Each output row's and column's window, clipped to the input, worked out once (not per
+  // output: the clipping divides).
+  std::vector<Taps> rows = windows(oH, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], H),
+                    cols = windows(oW, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], W);
   dispatch_numeric(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     using A = opmath_t<T>;
@@ -70,20 +88,24 @@ void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
               continue;
             }
             for (int64_t oh = 0; oh < oH; ++oh) {
-              auto [h0, h1] = clip(oh, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], H);
+              const Taps& wh = rows[static_cast<size_t>(oh)];
               for (int64_t ow = 0; ow < oW; ++ow) {
-                auto [w0, w1] = clip(ow, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], W);
+                const Taps& ww = cols[static_cast<size_t>(ow)];
                 A best = std::numeric_limits<A>::lowest();
                 if constexpr (std::is_floating_point_v<A>)
                   best = -std::numeric_limits<A>::infinity();
                 int64_t bi = -1;
-                for (int64_t ki = h0; ki < h1; ++ki) {
-                  int64_t ih = oh * p.stride[0] - p.padding[0] + ki * p.dilation[0];
+                if (wh.taps > 0 && ww.taps > 0) {  // the first tap starts; a NaN one stays
+                  bi = wh.start * W + ww.start;
+                  best = static_cast<A>(in[bi]);
+                }
+                for (int64_t ki = 0; ki < wh.taps; ++ki) {
+                  int64_t ih = wh.start + ki * p.dilation[0];
                   const T* row = in + ih * W;
-                  for (int64_t kj = w0; kj < w1; ++kj) {
-                    int64_t iw = ow * p.stride[1] - p.padding[1] + kj * p.dilation[1];
+                  for (int64_t kj = 0; kj < ww.taps; ++kj) {
+                    int64_t iw = ww.start + kj * p.dilation[1];
                     A v = static_cast<A>(row[iw]);
-                    if (bi < 0 || better(v, best)) {
+                    if (better(v, best)) {
                       best = v;
                       bi = ih * W + iw;
                     }
