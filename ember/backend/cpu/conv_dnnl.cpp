@@ -209,23 +209,18 @@ void for_parts(const std::vector<Part>& parts, F f) {
   });
 }
 
-int64_t thread_slices(int64_t N) {
-  return in_parallel_region() ? 1 : std::max<int64_t>(1, std::min<int64_t>(get_num_threads(), N));
-}
-
 // The batch's parts, or the channels' (output channels when `output`, else input channels).
 std::vector<Part> parts_of(const Tensor& x, const Tensor& w, const Tensor& out,
                            const Conv2dParams& p, bool output) {
   int64_t N = x.size(0), C = x.size(1), O = out.size(1);
-  int64_t slices = thread_slices(std::max<int64_t>(N, 1));
+  int64_t threads = in_parallel_region() ? 1 : std::max<int64_t>(1, get_num_threads());
   std::vector<Part> parts;
-  if (split_channels(x, w, out, std::max<int64_t>(get_num_threads(), 1), p) &&
-      !in_parallel_region()) {
-    int64_t threads = get_num_threads();
+  if (split_channels(x, w, out, threads, p)) {
     for (auto [lo, len] : ranges(output ? O : C, threads, 16))
       parts.push_back(output ? Part{0, N, lo, len, 0, C} : Part{0, N, 0, O, lo, len});
   } else {
-    for (auto [lo, len] : ranges(N, slices, 1)) parts.push_back(Part{lo, len, 0, O, 0, C});
+    for (auto [lo, len] : ranges(N, std::min(threads, std::max<int64_t>(N, 1)), 1))
+      parts.push_back(Part{lo, len, 0, O, 0, C});
   }
   return parts;
 }

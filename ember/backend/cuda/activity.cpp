@@ -68,48 +68,40 @@ const char* copy_name(uint8_t kind) {
   }
 }
 
-profiler::Event device_event(profiler::EventKind kind, std::string name, uint64_t start,
-                             uint64_t end, uint32_t device, uint32_t stream) {
+// A kernel's, copy's or memset's record as a device event. launched_by holds CUPTI's correlation
+// id of the API call that made it until stop_activity maps that to a range.
+template <typename Record>
+profiler::Event device_event(profiler::EventKind kind, std::string name, const Record& r) {
   profiler::Event e;
   e.kind = kind;
   e.name = std::move(name);
   e.on_device = true;
-  e.start_ns = static_cast<int64_t>(start) + collected().steady_minus_cupti_ns;
-  e.end_ns = static_cast<int64_t>(end) + collected().steady_minus_cupti_ns;
-  e.device = Device(DeviceType::CUDA, static_cast<int>(device));
-  e.thread = stream;
+  e.start_ns = static_cast<int64_t>(r.start) + collected().steady_minus_cupti_ns;
+  e.end_ns = static_cast<int64_t>(r.end) + collected().steady_minus_cupti_ns;
+  e.device = Device(DeviceType::CUDA, static_cast<int>(r.deviceId));
+  e.thread = r.streamId;
+  e.launched_by = r.correlationId;
   return e;
 }
 
-// Records come with the correlation id of the API call that made them; launched_by holds it
-// until stop_activity maps it to a range.
 void take(const CUpti_Activity* record, Collected& c) {
   switch (record->kind) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      profiler::Event e = device_event(profiler::EventKind::Kernel, demangled(k->name), k->start,
-                                       k->end, k->deviceId, k->streamId);
-      e.launched_by = k->correlationId;
-      c.events.push_back(std::move(e));
+      c.events.push_back(device_event(profiler::EventKind::Kernel, demangled(k->name), *k));
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      profiler::Event e = device_event(profiler::EventKind::Memcpy, copy_name(m->copyKind),
-                                       m->start, m->end, m->deviceId, m->streamId);
-      e.bytes = static_cast<int64_t>(m->bytes);
-      e.launched_by = m->correlationId;
-      c.events.push_back(std::move(e));
+      c.events.push_back(device_event(profiler::EventKind::Memcpy, copy_name(m->copyKind), *m));
+      c.events.back().bytes = static_cast<int64_t>(m->bytes);
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      profiler::Event e = device_event(profiler::EventKind::Kernel, "Memset (device)", m->start,
-                                       m->end, m->deviceId, m->streamId);
-      e.bytes = static_cast<int64_t>(m->bytes);
-      e.launched_by = m->correlationId;
-      c.events.push_back(std::move(e));
+      c.events.push_back(device_event(profiler::EventKind::Kernel, "Memset (device)", *m));
+      c.events.back().bytes = static_cast<int64_t>(m->bytes);
       break;
     }
     case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
