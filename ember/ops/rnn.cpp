@@ -1,5 +1,6 @@
 #include "ember/ops/rnn.h"
 
+#include "ember/backend/cudnn.h"
 #include "ember/ops/autocast.h"
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
@@ -56,6 +57,82 @@ void check_layer(const char* op, const Tensor& x_proj, const Tensor& h0, const T
               ", w_hh ", w_hh.sizes());
 }
 
+// Dropout between stacked layers, as PyTorch applies it (not after the last).
+Tensor drop_between_layers(const Tensor& input, double p) {
+  return p >= 1 ? input * 0.0 : input * bernoulli(input, 1 - p) * (1.0 / (1 - p));
+}
+
+// Note [Recurrent layers on cuDNN]
+// On CUDA with cuDNN a stack runs as one cuDNN call and one autograd node (CudnnRnnBackward0), as
+// PyTorch's _cudnn_rnn; with dropout between layers, one call per layer, ember drawing the masks
+// in between. The parameters stay PyTorch's tensors (Note [cuDNN weight space]); each call packs
+// them into cuDNN's weight space and the backward unpacks the space's gradient. Without cuDNN, or
+// with cudnn.enabled off, the layers below run on either device.
+bool use_cudnn(const Tensor& x) {
+  return x.is_cuda() && cudnn::built() && cudnn::enabled() && x.size(0) > 0 && x.size(1) > 0;
+}
+
+// weights: (w_ih, w_hh, b_ih, b_hh) per layer and direction of `shape`; lengths: int64 on the
+// CPU or undefined. Returns (y, hy, cy).
+std::tuple<Tensor, Tensor, Tensor> cudnn_stack(const cudnn::RnnShape& shape, const Tensor& x_in,
+                                               const Tensor& hx_in, const Tensor& cx_in,
+                                               std::vector<Tensor> weights, const Tensor& lengths) {
+  const DType dtype = x_in.dtype();
+  Tensor x = x_in.contiguous(), hx = hx_in.contiguous();
+  Tensor cx = cx_in.defined() ? cx_in.contiguous() : Tensor();
+  for (Tensor& w : weights)
+    if (w.defined()) w = w.to(dtype);
+  const cudnn::RnnLayout* layout = &cudnn::rnn_layout(shape, dtype, x.device().index());
+  Tensor space = zeros({layout->elements}, x.options());
+  {
+    NoGradGuard no_grad;
+    for (const cudnn::WeightBlock& b : layout->blocks)
+      space.narrow(0, b.offset, b.rows * b.cols)
+          .copy_(weights[b.weight].narrow(0, b.row, b.rows).reshape({-1}));
+  }
+  std::vector<Tensor> inputs{x, hx, cx};
+  inputs.insert(inputs.end(), weights.begin(), weights.end());
+  const bool train = GradMode::is_enabled() && any_requires_grad(inputs);
+  Tensor y = empty({x.size(0), x.size(1), shape.directions() * shape.hidden_size}, x.options());
+  Tensor hy = empty(hx.sizes(), hx.options());
+  Tensor cy = cx.defined() ? empty(cx.sizes(), cx.options()) : Tensor();
+  Tensor reserve;
+  if (train)
+    reserve = empty({cudnn::rnn_reserve_bytes(shape, x, lengths)},
+                    TensorOptions(x.device()).with_dtype(kUInt8));
+  cudnn::rnn_forward(shape, x, hx, cx, space, lengths, y, hy, cy, reserve);
+  if (train) {
+    std::vector<Tensor> outputs{y, hy};
+    if (cy.defined()) outputs.push_back(cy);
+    // Detached: the node keeps its own output without a cycle through its history.
+    record_list("CudnnRnnBackward0", outputs, inputs,
+                [shape, x, hx, cx, weights, layout, space, lengths, reserve, y = y.detach()](
+                    std::vector<Tensor>& grads, const Node&) -> TensorList {
+                  auto or_zeros = [](const Tensor& g, const Tensor& like) {
+                    return g.defined() ? g.contiguous() : zeros_like(like);
+                  };
+                  Tensor dy = or_zeros(grads[0], y), dhy = or_zeros(grads[1], hx);
+                  Tensor dcy = cx.defined() ? or_zeros(grads[2], cx) : Tensor();
+                  Tensor dx = empty(x.sizes(), x.options()), dhx = empty(hx.sizes(), hx.options());
+                  Tensor dcx = cx.defined() ? empty(cx.sizes(), cx.options()) : Tensor();
+                  Tensor dspace = zeros_like(space);
+                  cudnn::rnn_backward(shape, x, hx, cx, space, lengths, y, reserve, dy, dhy, dcy,
+                                      dx, dhx, dcx, dspace);
+                  TensorList out{dx, dhx, dcx};
+                  for (const Tensor& w : weights)
+                    out.push_back(w.defined() ? empty(w.sizes(), w.options()) : Tensor());
+                  for (const cudnn::WeightBlock& b : layout->blocks) {
+                    Tensor block = dspace.narrow(0, b.offset, b.rows * b.cols);
+                    out[3 + b.weight]
+                        .narrow(0, b.row, b.rows)
+                        .copy_(b.cols == 1 ? block : block.view({b.rows, b.cols}));
+                  }
+                  return out;
+                });
+  }
+  return {y, hy, cy};
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x_proj, const Tensor& h0_in,
@@ -102,8 +179,8 @@ std::tuple<Tensor, Tensor, Tensor> lstm_layer(const Tensor& x_proj, const Tensor
                int64_t prev = reverse ? t + 1 : t - 1;
                Tensor c_prev = s == 0 ? c0 : cs.select(0, prev);
                Tensor dg = dgates.select(0, t), mask = mask_at(masks, t);
-               EMBER_DISPATCH_DEVICE(gates.device(), lstm_cell_backward, gates.select(0, t),
-                                     c_prev, cs.select(0, t), dh_total, dc, dg, mask);
+               EMBER_DISPATCH_DEVICE(gates.device(), lstm_cell_backward, gates.select(0, t), c_prev,
+                                     cs.select(0, t), dh_total, dc, dg, mask);
                dh = hidden_grad(dg, w, dh_total, mask);
              }
              Tensor hprev = states_before(h0, hs, reverse).reshape({-1, h0.size(1)});
@@ -196,7 +273,7 @@ std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0_in, 
   if (any_requires_grad({&x_proj, &h0_in, &w_hh})) {
     record("RnnBackward0", {&out, &h_n}, {&x_proj, &h0_in, &w_hh},
            [hs = hs.detach(), h0, w, masks, relu, reverse](std::vector<Tensor>& grads,
-                                                            const Node&) -> TensorList {
+                                                           const Node&) -> TensorList {
              const int64_t T = hs.size(0);
              const Tensor& dout = grads[0];
              Tensor dh = grads[1].defined() ? grads[1].contiguous() : zeros_like(h0);
@@ -217,81 +294,124 @@ std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0_in, 
 }
 
 std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h0_in,
-                                             const Tensor& c0_in, const std::vector<Tensor>& weights,
+                                             const Tensor& c0_in,
+                                             const std::vector<Tensor>& weights,
                                              const RecurrentOptions& o, const Tensor& lengths) {
   EMBER_OP(recurrent, x_in, h0_in, c0_in, weights, o, lengths);
   using Kind = RecurrentOptions::Kind;
   const char* op = o.kind == Kind::Lstm ? "LSTM" : o.kind == Kind::Gru ? "GRU" : "RNN";
   check_defined(op, x_in);
   const int64_t D = o.bidirectional ? 2 : 1;
-  EMBER_CHECK(o.num_layers >= 1 && weights.size() == static_cast<size_t>(4 * o.num_layers * D),
-              "[", op, "] expected ", 4 * o.num_layers * D, " weights (w_ih, w_hh, b_ih, b_hh for ",
+  EMBER_CHECK(o.num_layers >= 1 && weights.size() == static_cast<size_t>(4 * o.num_layers * D), "[",
+              op, "] expected ", 4 * o.num_layers * D, " weights (w_ih, w_hh, b_ih, b_hh for ",
               o.num_layers, " layers x ", D, " directions), got ", weights.size());
   bool unbatched = x_in.dim() == 2;
-  EMBER_CHECK(x_in.dim() == 2 || x_in.dim() == 3, "[", op, "] expected a 2-D (unbatched) or 3-D "
-              "input, got shape ", x_in.sizes());
+  EMBER_CHECK(x_in.dim() == 2 || x_in.dim() == 3, "[", op,
+              "] expected a 2-D (unbatched) or 3-D "
+              "input, got shape ",
+              x_in.sizes());
   Tensor x = unbatched ? x_in.unsqueeze(1) : (o.batch_first ? x_in.transpose(0, 1) : x_in);
   // Autocast runs recurrent layers in float32 (ember's kernels take float32 and float64).
   if (x.dtype() != kFloat64) x = x.to(kFloat32);
   const int64_t T = x.size(0), B = x.size(1), H = weights[1].size(1);
-  EMBER_CHECK(weights[0].size(1) == x.size(2), "[", op, "] input.size(-1) must be equal to "
-              "input_size. Expected ", weights[0].size(1), ", got ", x.size(2));
+  EMBER_CHECK(weights[0].size(1) == x.size(2), "[", op,
+              "] input.size(-1) must be equal to "
+              "input_size. Expected ",
+              weights[0].size(1), ", got ", x.size(2));
   auto state = [&](const Tensor& s, const char* name) {
     if (!s.defined()) return zeros({o.num_layers * D, B, H}, x.options());
     Tensor v = unbatched ? s.unsqueeze(1) : s;
-    EMBER_CHECK(v.dim() == 3 && v.size(0) == o.num_layers * D && v.size(1) == B &&
-                    v.size(2) == H,
-                "[", op, "] Expected hidden size (", o.num_layers * D, ", ", B, ", ", H,
-                ") for ", name, ", got ", s.sizes());
+    EMBER_CHECK(v.dim() == 3 && v.size(0) == o.num_layers * D && v.size(1) == B && v.size(2) == H,
+                "[", op, "] Expected hidden size (", o.num_layers * D, ", ", B, ", ", H, ") for ",
+                name, ", got ", s.sizes());
     return v.to(x.dtype());
   };
   Tensor h0 = state(h0_in, "hx"), c0 = o.kind == Kind::Lstm ? state(c0_in, "cx") : Tensor();
-  Tensor input = x;
-  std::vector<Tensor> hs, cs;
-  for (int64_t l = 0; l < o.num_layers; ++l) {
-    std::vector<Tensor> outs;
-    for (int64_t d = 0; d < D; ++d) {
-      size_t k = static_cast<size_t>(4 * (l * D + d));
-      const Tensor &w_ih = weights[k], &w_hh = weights[k + 1], &b_ih = weights[k + 2],
-                   &b_hh = weights[k + 3];
-      Tensor h = h0.select(0, l * D + d);
-      bool rev = d == 1;
-      if (o.kind == Kind::Gru) {
-        Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
-        auto [out, hn] = gru_layer(xp, h, w_hh, b_hh, lengths, rev);
-        outs.push_back(out);
-        hs.push_back(hn);
-        continue;
-      }
-      // LSTM and RNN add both biases to the input's projection.
-      Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
-      if (b_hh.defined()) xp = xp + b_hh.to(x.dtype());
-      if (o.kind == Kind::Lstm) {
-        auto [out, hn, cn] = lstm_layer(xp, h, c0.select(0, l * D + d), w_hh, lengths, rev);
-        outs.push_back(out);
-        hs.push_back(hn);
-        cs.push_back(cn);
-      } else {
-        auto [out, hn] = rnn_layer(xp, h, w_hh, o.kind == Kind::RnnRelu, lengths, rev);
-        outs.push_back(out);
-        hs.push_back(hn);
-      }
+  const bool drop = o.dropout > 0 && o.training;
+  Tensor output, h_n, c_n;
+  if (use_cudnn(x)) {
+    for (const Tensor& w : weights)
+      if (w.defined()) check_same_device(op, {&x, &w});
+    Tensor cpu_lengths;
+    if (lengths.defined()) {
+      cpu_lengths = lengths.to(Device(kCPU, 0), kInt64).contiguous();
+      const int64_t* l = cpu_lengths.data_ptr<int64_t>();
+      for (int64_t b = 0; b < cpu_lengths.numel(); ++b)
+        EMBER_CHECK(l[b] >= 1 && l[b] <= T, "[", op, "] sequence lengths must be in [1, ", T,
+                    "], got ", l[b], " for sequence ", b);
     }
-    input = D == 2 ? cat(outs, 2) : outs[0];
-    if (o.dropout > 0 && o.training && l + 1 < o.num_layers)  // between layers, as PyTorch
-      input = o.dropout >= 1 ? input * 0.0
-                             : input * bernoulli(input, 1 - o.dropout) * (1.0 / (1 - o.dropout));
-  }
-  Tensor output = input;
-  if (lengths.defined()) {  // padded steps are zeros, as pad_packed_sequence gives them
-    Tensor masks = step_masks(lengths, T, x.device());
-    output = output * masks.unsqueeze(2).to(output.dtype());
+    cudnn::RnnShape shape;
+    shape.mode = o.kind == Kind::Lstm      ? cudnn::RnnMode::Lstm
+                 : o.kind == Kind::Gru     ? cudnn::RnnMode::Gru
+                 : o.kind == Kind::RnnRelu ? cudnn::RnnMode::RnnRelu
+                                           : cudnn::RnnMode::RnnTanh;
+    shape.hidden_size = H;
+    shape.num_layers = drop ? 1 : o.num_layers;
+    shape.bidirectional = o.bidirectional;
+    shape.bias = weights[2].defined();
+    const int64_t per = shape.num_layers;
+    Tensor input = x;
+    std::vector<Tensor> hs, cs;
+    for (int64_t l = 0; l < o.num_layers; l += per) {
+      shape.input_size = input.size(2);
+      auto first = weights.begin() + 4 * l * D;
+      auto [y, hy, cy] = cudnn_stack(shape, input, h0.narrow(0, l * D, per * D),
+                                     c0.defined() ? c0.narrow(0, l * D, per * D) : Tensor(),
+                                     std::vector<Tensor>(first, first + 4 * per * D), cpu_lengths);
+      hs.push_back(hy);
+      if (cy.defined()) cs.push_back(cy);
+      input = drop && l + per < o.num_layers ? drop_between_layers(y, o.dropout) : y;
+    }
+    output = input;
+    h_n = hs.size() == 1 ? hs[0] : cat(hs);
+    c_n = cs.empty() ? Tensor() : cs.size() == 1 ? cs[0] : cat(cs);
+  } else {
+    Tensor input = x;
+    std::vector<Tensor> hs, cs;
+    for (int64_t l = 0; l < o.num_layers; ++l) {
+      std::vector<Tensor> outs;
+      for (int64_t d = 0; d < D; ++d) {
+        size_t k = static_cast<size_t>(4 * (l * D + d));
+        const Tensor &w_ih = weights[k], &w_hh = weights[k + 1], &b_ih = weights[k + 2],
+                     &b_hh = weights[k + 3];
+        Tensor h = h0.select(0, l * D + d);
+        bool rev = d == 1;
+        if (o.kind == Kind::Gru) {
+          Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
+          auto [out, hn] = gru_layer(xp, h, w_hh, b_hh, lengths, rev);
+          outs.push_back(out);
+          hs.push_back(hn);
+          continue;
+        }
+        // LSTM and RNN add both biases to the input's projection.
+        Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
+        if (b_hh.defined()) xp = xp + b_hh.to(x.dtype());
+        if (o.kind == Kind::Lstm) {
+          auto [out, hn, cn] = lstm_layer(xp, h, c0.select(0, l * D + d), w_hh, lengths, rev);
+          outs.push_back(out);
+          hs.push_back(hn);
+          cs.push_back(cn);
+        } else {
+          auto [out, hn] = rnn_layer(xp, h, w_hh, o.kind == Kind::RnnRelu, lengths, rev);
+          outs.push_back(out);
+          hs.push_back(hn);
+        }
+      }
+      input = D == 2 ? cat(outs, 2) : outs[0];
+      if (drop && l + 1 < o.num_layers) input = drop_between_layers(input, o.dropout);
+    }
+    output = input;
+    if (lengths.defined()) {  // padded steps are zeros, as pad_packed_sequence gives them
+      Tensor masks = step_masks(lengths, T, x.device());
+      output = output * masks.unsqueeze(2).to(output.dtype());
+    }
+    h_n = stack(hs);
+    c_n = cs.empty() ? Tensor() : stack(cs);
   }
   if (unbatched)
     output = output.squeeze(1);
   else if (o.batch_first)
     output = output.transpose(0, 1);
-  Tensor h_n = stack(hs), c_n = cs.empty() ? Tensor() : stack(cs);
   if (unbatched) {
     h_n = h_n.squeeze(1);
     if (c_n.defined()) c_n = c_n.squeeze(1);

@@ -1,6 +1,7 @@
 // ember.cuda: devices and their properties, memory statistics and the cache, streams and events.
 // A build or a machine without CUDA answers "no devices" (and why); calls that need a GPU raise.
 #include "bind.h"
+#include "ember/backend/cudnn.h"
 
 namespace ember::python {
 namespace {
@@ -99,6 +100,12 @@ void bind_cuda(py::module_& m) {
       "fraction"_a, "device"_a = py::none());
   c.def("set_allow_tf32", &cuda::set_allow_tf32);
   c.def("allow_tf32", &cuda::allow_tf32);
+  c.def("cudnn_built", &cudnn::built);
+  c.def("cudnn_version", &cudnn::version);
+  c.def("set_cudnn_enabled", &cudnn::set_enabled);
+  c.def("cudnn_enabled", &cudnn::enabled);
+  c.def("set_cudnn_allow_tf32", &cudnn::set_allow_tf32);
+  c.def("cudnn_allow_tf32", &cudnn::allow_tf32);
 
   py::class_<cuda::Stream>(c, "Stream", "A CUDA stream: work on it runs in order")
       .def(py::init([](py::handle device, int priority) {

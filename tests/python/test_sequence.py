@@ -78,6 +78,42 @@ def test_lstm_packed_sequence_matches_torch():
     assert list(elen.tolist()) == list(tlen.tolist())
 
 
+def test_cudnn_switches_and_recurrent_layers_on_cuda():
+    # torch.backends.cudnn's switches with PyTorch's defaults, kept by ember's core: `enabled`
+    # sends recurrent layers on CUDA through cuDNN, off they run ember's own CUDA kernels; both
+    # must give PyTorch's numbers (on a machine with a GPU).
+    cudnn = ember.backends.cudnn
+    assert cudnn.enabled is torch.backends.cudnn.enabled is True
+    assert cudnn.allow_tf32 is torch.backends.cudnn.allow_tf32 is True
+    version = cudnn.version()
+    assert (version is None) == (not cudnn.is_available())
+    assert version is None or version >= 8901
+    with pytest.raises(AttributeError, match="torch.backends.cudnn.no_such_switch"):
+        cudnn.no_such_switch
+    torch.manual_seed(4)
+    tm = torch.nn.LSTM(5, 8, num_layers=2, bidirectional=True)
+    x = torch.randn(7, 3, 5)
+    to, (th, tc) = tm(x)
+    to.sum().backward()
+    try:
+        for on in (False, True):
+            cudnn.enabled, cudnn.allow_tf32 = on, False
+            assert cudnn.enabled is on and cudnn.allow_tf32 is False
+            devices = ["cpu"] + (["cuda"] if ember.cuda.is_available() else [])
+            for device in devices:
+                em = nn.LSTM(5, 8, num_layers=2, bidirectional=True)
+                same_weights(em, tm)
+                em.to(device)
+                eo, (eh, ec) = em(E(x).to(device))
+                eo.sum().backward()
+                for got, want in ((eo, to), (eh, th), (ec, tc)):
+                    assert err(got.cpu(), want) < 1e-4, (on, device)
+                for (name, ep), tp in zip(em.named_parameters(), tm.parameters()):
+                    assert err(ep.grad.cpu(), tp.grad) < 1e-4, (on, device, name)
+    finally:
+        cudnn.enabled, cudnn.allow_tf32 = True, True
+
+
 @pytest.mark.parametrize("cell", ["RNNCell", "LSTMCell", "GRUCell"])
 def test_cells_match_torch(cell):
     torch.manual_seed(3)

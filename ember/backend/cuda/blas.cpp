@@ -12,64 +12,23 @@
 
 #include "ember/backend/cuda/bmm_integer.h"
 #include "ember/backend/cuda/device.h"
+#include "ember/backend/cuda/handle_pool.h"
 #include "ember/backend/cuda/memory.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/kernels.h"
 #include "ember/backend/matmul_layout.h"
 #include "ember/core/device_backend.h"
-#include "ember/core/per_device.h"
 
 namespace ember::cuda {
 namespace {
 
-// Note [cuBLAS handles]
-// A handle must not be used by two threads at once, and making one takes milliseconds, so each
-// device keeps a pool: a call borrows a free handle (a new one only when all are lent out) and
-// returns it when done. Threads that come and go, such as parallel_apply's, reuse the same few
-// handles; nothing is made or leaked per thread.
-class HandlePool {
- public:
-  cublasHandle_t take(int device) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        cublasHandle_t h = free_.back();
-        free_.pop_back();
-        return h;
-      }
-    }
-    RawDeviceGuard guard(device);
-    cublasHandle_t h;
-    EMBER_CUBLAS_CHECK(cublasCreate(&h));
-    return h;
-  }
-  void give_back(cublasHandle_t h) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(h);
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<cublasHandle_t> free_;
-};
-
-// A handle borrowed from its device's pool for one call.
-class BorrowedHandle {
- public:
-  explicit BorrowedHandle(int device) : pool_(pool(device)), handle_(pool_.take(device)) {}
-  ~BorrowedHandle() { pool_.give_back(handle_); }
-  BorrowedHandle(const BorrowedHandle&) = delete;
-  BorrowedHandle& operator=(const BorrowedHandle&) = delete;
-  cublasHandle_t get() const { return handle_; }
-
- private:
-  static HandlePool& pool(int device) {
-    static auto* pools = new PerDevice<HandlePool>(device_count());
-    return pools->get(device, [] { return new HandlePool(); });
-  }
-  HandlePool& pool_;
-  cublasHandle_t handle_;
-};
+cublasHandle_t new_cublas_handle() {
+  cublasHandle_t h;
+  EMBER_CUBLAS_CHECK(cublasCreate(&h));
+  return h;
+}
+// Note [Library handles]
+using BorrowedCublas = BorrowedHandle<cublasHandle_t, new_cublas_handle>;
 
 // cuBLAS's default workspace belongs to a handle, and one handle's kernels could then share it on
 // two streams at once: each (device, stream) gets its own from the caching allocator, as in
@@ -105,7 +64,7 @@ void gemm_strided_batched(int device, DType dtype, bool ta, bool tb, int64_t m, 
                 "[matmul] cuBLAS takes sizes below 2^31, got ", v, " in a ", batch, " x (", m,
                 " x ", k, ") @ (", k, " x ", n, ") product");
   LaunchScope launch(device);
-  BorrowedHandle borrowed(device);
+  BorrowedCublas borrowed(device);
   cublasHandle_t h = borrowed.get();
   EMBER_CUBLAS_CHECK(cublasSetStream(h, launch.stream));
   EMBER_CUBLAS_CHECK(cublasSetWorkspace(h, workspace(device, launch.stream), kWorkspaceBytes));
