@@ -158,6 +158,24 @@ def main():
             emit("overhead_add_1", 1e3 * time_ms(lambda: x + y, 10000), "us")
         if want("alloc_free"):
             emit("alloc_free_1M", 1e3 * time_ms(lambda: torch.empty(1 << 18, device=dev), 10000), "us")
+    # Forward and backward of sequence layers, as bench/gpu_bench.cpp: causal attention at
+    # L = 4096, a 2-layer LSTM of 512 over 35 steps of 64 sequences (cuDNN, TF32 off).
+    if want("sdpa_causal_f32_L4096_train"):
+        n = 64 if small else 4096
+        q, k, v = (torch.randn(8, 8, n, 64, device=dev, requires_grad=True) for _ in range(3))
+        sdpa = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+        if sdpa is None:  # PyTorch 1.13 (the dry run): the math path
+            mask = torch.ones(n, n, dtype=torch.bool, device=dev).tril()
+            def sdpa(q, k, v, is_causal):
+                s = (q @ k.transpose(-2, -1)) / 8.0
+                return torch.softmax(s.masked_fill(~mask, float("-inf")), -1) @ v
+        emit("sdpa_causal_f32_L4096_train",
+             time_ms(lambda: sdpa(q, k, v, is_causal=True).sum().backward(), 5), "ms")
+    if want("lstm_2x512_train"):
+        width = 16 if small else 512
+        lstm = torch.nn.LSTM(width, width, num_layers=2).to(dev)
+        x = torch.randn(35, 2 if small else 64, width, device=dev, requires_grad=True)
+        emit("lstm_2x512_train", time_ms(lambda: lstm(x)[0].sum().backward(), 10), "ms")
     # Training steps in float32 and with mixed precision (train_step_ms); ResNet-18 on one channel:
     # d2l's small stem at 28x28 (batch 32, and d2l's multi-GPU batch 256), torchvision's at 96x96.
     for precision in ("", "_amp_fp16", "_amp_bf16"):
