@@ -330,6 +330,8 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
   const bool drop = o.dropout > 0 && o.training;
   Tensor output, h_n, c_n;
   if (use_cudnn(x)) {
+    check_same_device(op, {&x, &h0});
+    if (c0.defined()) check_same_device(op, {&x, &c0});
     for (const Tensor& w : weights)
       if (w.defined()) check_same_device(op, {&x, &w});
     Tensor cpu_lengths;

@@ -138,6 +138,9 @@ TEST(CudaSequence, RecurrentModulesTrainOnCuda) {
     ASSERT_TRUE(p.grad().defined());
     EXPECT_TRUE(isfinite(p.grad()).all().item<bool>());
   }
+  // A state left on the CPU beside an input on the GPU is an error naming both devices.
+  EXPECT_THROW_WITH(lstm->forward_with_state(x.to(gpu()), zeros({2, 3, 16})),
+                    "found at least two devices, cuda:0 and cpu");
   // The cells run one step of the same layers.
   Tensor w_ih = uniform({12, 5}), w_hh = uniform({12, 4}), b_ih = uniform({12}),
          b_hh = uniform({12});

@@ -7,6 +7,7 @@
 
 #include "ember/backend/cpu/conv_dnnl.h"
 #include "ember/backend/cuda/cuda_backend.h"
+#include "ember/backend/cudnn.h"
 #include "ember/ember.h"
 #include "tools/ember/args.h"
 #include "tools/ember/commands.h"
@@ -70,6 +71,12 @@ json collect() {
   gpu["driver_version"] = version(cuda::driver_version());
   gpu["runtime_version"] = version(cuda::runtime_version());
   if (!cuda::is_available()) gpu["reason"] = cuda::unavailable_reason();
+  // cuDNN numbers its versions major * 1000 + minor * 100 + patch before 9, major * 10000 after.
+  if (int64_t v = cudnn::version()) {
+    int64_t major = v >= 90000 ? v / 10000 : v / 1000, rest = v >= 90000 ? v % 10000 : v % 1000;
+    gpu["cudnn_version"] = std::to_string(major) + "." + std::to_string(rest / 100) + "." +
+                           std::to_string(rest % 100);
+  }
   json gpus = json::array();
   for (int i = 0; i < cuda::device_count(); ++i) {
     cuda::DeviceProperties p = cuda::get_device_properties(i);
@@ -120,6 +127,9 @@ void print_text(const json& j) {
   }
   std::string visible = g["cuda_visible_devices"];
   std::cout << "  CUDA_VISIBLE_DEVICES=" << (visible.empty() ? "(unset)" : visible) << "\n";
+  if (g.contains("cudnn_version"))
+    std::cout << "  cuDNN " << g["cudnn_version"].get<std::string>()
+              << " (recurrent layers; off with torch.backends.cudnn.enabled = False)\n";
   for (const json& d : g["devices"]) {
     std::cout << "  " << d["device"].get<std::string>() << ": " << d["name"].get<std::string>()
               << ", compute capability " << d["compute_capability"].get<std::string>() << ", "
