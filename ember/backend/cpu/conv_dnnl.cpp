@@ -1,9 +1,21 @@
 #include "ember/backend/cpu/conv_dnnl.h"
+
+#include <atomic>
+
 #include "ember/core/fork.h"
+
+namespace ember::cpu {
+namespace {
+// The preference is kept in every build, so that it reads back as set; without oneDNN nothing
+// consults it (the im2col path has no Winograd).
+std::atomic<bool> g_allow_winograd{true};
+}  // namespace
+void set_allow_winograd(bool allow) { g_allow_winograd.store(allow); }
+bool allow_winograd() { return g_allow_winograd.load(); }
+}  // namespace ember::cpu
 
 #if defined(EMBER_WITH_DNNL)
 
-#include <atomic>
 #include <unordered_map>
 #include <vector>
 
@@ -20,8 +32,6 @@ using dnnl_util::Buffer;
 using dnnl_util::engine;
 using dnnl_util::reserve;
 using dnnl_util::single_threaded;
-
-std::atomic<bool> g_allow_winograd{true};
 
 struct Geometry {
   memory::dims src, weights, bias, dst, strides, dilates, pad_l, pad_r;
@@ -229,9 +239,6 @@ std::vector<Part> parts_of(const Tensor& x, const Tensor& w, const Tensor& out,
 
 bool have_dnnl() { return true; }
 
-void set_allow_winograd(bool allow) { g_allow_winograd.store(allow); }
-bool allow_winograd() { return g_allow_winograd.load(); }
-
 void dnnl_conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
                  const Conv2dParams& p) {
   bool has_bias = bias.defined();
@@ -357,8 +364,6 @@ void dnnl_conv2d_backward(const Tensor& x, const Tensor& w, const Tensor& grad_o
 
 namespace ember::cpu {
 bool have_dnnl() { return false; }
-void set_allow_winograd(bool) {}
-bool allow_winograd() { return false; }
 void dnnl_conv2d(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
   EMBER_FAIL("[conv2d] ember was built without oneDNN");
 }

@@ -13,7 +13,8 @@ bool have_dnnl();
 
 /// Whether float32 3x3 stride-1 convolutions of 64 or more channels may use Winograd's algorithm
 /// (on by default; conv_dnnl.cpp says when it is chosen, and its precision). Off: direct
-/// convolution, as PyTorch on the CPU. ember.backends.mkldnn.allow_winograd in Python.
+/// convolution, as PyTorch on the CPU. ember.backends.mkldnn.allow_winograd in Python. Without
+/// oneDNN the switch is kept but changes nothing.
 void set_allow_winograd(bool allow);
 bool allow_winograd();
 
