@@ -38,7 +38,7 @@ bool allow_tf32();
 enum class RnnMode { RnnTanh, RnnRelu, Lstm, Gru };
 
 /// One cuDNN call's stack: every layer has `hidden_size` units; the first takes `input_size`
-/// features, the others hidden_size * directions.
+/// features, the others output_size() * directions.
 struct RnnShape {
   RnnMode mode = RnnMode::Lstm;
   int64_t input_size = 0;
@@ -46,7 +46,12 @@ struct RnnShape {
   int64_t num_layers = 1;
   bool bidirectional = false;
   bool bias = true;
+  int64_t proj_size = 0;  // LSTM's projection of h (0: none)
   int64_t directions() const { return bidirectional ? 2 : 1; }
+  /// The features of h and of each direction's output: proj_size, or hidden_size without.
+  int64_t output_size() const { return proj_size > 0 ? proj_size : hidden_size; }
+  /// The tensors per layer and direction: (w_ih, w_hh, b_ih, b_hh[, w_hr]).
+  int64_t weights_per_layer() const { return proj_size > 0 ? 5 : 4; }
 };
 
 /// Rows [row, row + rows) of weights[weight] (a matrix of `cols` columns, or a bias when cols is
@@ -67,10 +72,11 @@ const RnnLayout& rnn_layout(const RnnShape& shape, DType dtype, int device);
 /// The bytes of reserve space a training forward of x (T, B, input_size) keeps for the backward.
 int64_t rnn_reserve_bytes(const RnnShape& shape, const Tensor& x, const Tensor& lengths);
 
-/// x (T, B, input_size), hx and cx (layers * directions, B, H; cx only for LSTM), all contiguous,
-/// float32 or float64, on one CUDA device; weight_space as rnn_layout lays it out. `lengths`: (B)
+/// x (T, B, input_size), hx (layers * directions, B, output_size()) and cx (layers * directions,
+/// B, H; only for LSTM), all contiguous, float32 or float64, on one CUDA device; weight_space as
+/// rnn_layout lays it out. `lengths`: (B)
 /// int64 on the CPU, each in [1, T], or undefined for full sequences. Writes y (T, B, directions
-/// * H; zeros past a sequence's length), hy and cy (as hx), and with `reserve` defined (of
+/// * output_size(); zeros past a sequence's length), hy (as hx) and cy (as cx), and with `reserve` defined (of
 /// rnn_reserve_bytes) trains: the reserve space then holds what rnn_backward needs.
 void rnn_forward(const RnnShape& shape, const Tensor& x, const Tensor& hx, const Tensor& cx,
                  const Tensor& weight_space, const Tensor& lengths, const Tensor& y,

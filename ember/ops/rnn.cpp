@@ -57,6 +57,35 @@ void check_layer(const char* op, const Tensor& x_proj, const Tensor& h0, const T
               ", w_hh ", w_hh.sizes());
 }
 
+// An LSTM direction with projections (proj_size > 0): h_t = W_hr (o_t * tanh(c_t)), and the
+// gates read the projected h. Composed of ordinary ops step by step (autograd records each):
+// the fused layer above serves the common case without projections. masks: step_masks's.
+std::tuple<Tensor, Tensor, Tensor> lstm_projected_layer(const Tensor& xp, const Tensor& h0,
+                                                        const Tensor& c0, const Tensor& w_hh_in,
+                                                        const Tensor& w_hr_in, const Tensor& masks,
+                                                        bool reverse) {
+  const int64_t T = xp.size(0);
+  Tensor w_hh = w_hh_in.to(xp.dtype()), w_hr = w_hr_in.to(xp.dtype());
+  Tensor h = h0.to(xp.dtype()), c = c0.to(xp.dtype());
+  if (T == 0) return {empty({0, xp.size(1), w_hr.size(0)}, xp.options()), h, c};
+  std::vector<Tensor> outs(static_cast<size_t>(T));
+  for (int64_t s = 0; s < T; ++s) {
+    int64_t t = reverse ? T - 1 - s : s;
+    std::vector<Tensor> g = (xp.select(0, t) + matmul(h, w_hh.t())).chunk(4, 1);
+    Tensor c_new = sigmoid(g[1]) * c + sigmoid(g[0]) * tanh(g[2]);
+    Tensor h_new = matmul(sigmoid(g[3]) * tanh(c_new), w_hr.t());
+    if (masks.defined()) {  // rows past their sequence's end keep their state
+      Tensor m = masks.select(0, t).unsqueeze(1);
+      c_new = where(m, c_new, c);
+      h_new = where(m, h_new, h);
+    }
+    c = c_new;
+    h = h_new;
+    outs[static_cast<size_t>(t)] = h;
+  }
+  return {stack(outs), h, c};
+}
+
 // Dropout between stacked layers, as PyTorch applies it (not after the last).
 Tensor drop_between_layers(const Tensor& input, double p) {
   return p >= 1 ? input * 0.0 : input * bernoulli(input, 1 - p) * (1.0 / (1 - p));
@@ -93,7 +122,7 @@ std::tuple<Tensor, Tensor, Tensor> cudnn_stack(const cudnn::RnnShape& shape, con
   std::vector<Tensor> inputs{x, hx, cx};
   inputs.insert(inputs.end(), weights.begin(), weights.end());
   const bool train = GradMode::is_enabled() && any_requires_grad(inputs);
-  Tensor y = empty({x.size(0), x.size(1), shape.directions() * shape.hidden_size}, x.options());
+  Tensor y = empty({x.size(0), x.size(1), shape.directions() * shape.output_size()}, x.options());
   Tensor hy = empty(hx.sizes(), hx.options());
   Tensor cy = cx.defined() ? empty(cx.sizes(), cx.options()) : Tensor();
   Tensor reserve;
@@ -302,31 +331,40 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
   const char* op = o.kind == Kind::Lstm ? "LSTM" : o.kind == Kind::Gru ? "GRU" : "RNN";
   check_defined(op, x_in);
   const int64_t D = o.bidirectional ? 2 : 1;
-  EMBER_CHECK(o.num_layers >= 1 && weights.size() == static_cast<size_t>(4 * o.num_layers * D), "[",
-              op, "] expected ", 4 * o.num_layers * D, " weights (w_ih, w_hh, b_ih, b_hh for ",
-              o.num_layers, " layers x ", D, " directions), got ", weights.size());
+  EMBER_CHECK(o.proj_size == 0 || o.kind == Kind::Lstm, "[", op,
+              "] proj_size argument is only supported for LSTM, not RNN or GRU");
+  // (w_ih, w_hh, b_ih, b_hh) per layer and direction, and w_hr with projections.
+  const int64_t per = o.proj_size > 0 ? 5 : 4;
+  EMBER_CHECK(o.num_layers >= 1 && weights.size() == static_cast<size_t>(per * o.num_layers * D),
+              "[", op, "] expected ", per * o.num_layers * D, " weights (w_ih, w_hh, b_ih, b_hh",
+              per == 5 ? ", w_hr" : "", " for ", o.num_layers, " layers x ", D,
+              " directions), got ", weights.size());
   bool unbatched = x_in.dim() == 2;
   EMBER_CHECK(x_in.dim() == 2 || x_in.dim() == 3, "[", op,
-              "] expected a 2-D (unbatched) or 3-D "
-              "input, got shape ",
-              x_in.sizes());
+              "] expected a 2-D (unbatched) or 3-D input, got shape ", x_in.sizes());
   Tensor x = unbatched ? x_in.unsqueeze(1) : (o.batch_first ? x_in.transpose(0, 1) : x_in);
   // Autocast runs recurrent layers in float32 (ember's kernels take float32 and float64).
   if (x.dtype() != kFloat64) x = x.to(kFloat32);
-  const int64_t T = x.size(0), B = x.size(1), H = weights[1].size(1);
+  const int64_t gates = o.kind == Kind::Lstm ? 4 : o.kind == Kind::Gru ? 3 : 1;
+  // H: the cells' width; P: h's (proj_size, or H without projections).
+  const int64_t T = x.size(0), B = x.size(1), H = weights[0].size(0) / gates;
+  const int64_t P = o.proj_size > 0 ? o.proj_size : H;
+  EMBER_CHECK(o.proj_size < H, "[", op, "] proj_size has to be smaller than hidden_size, got ",
+              o.proj_size, " and ", H);
   EMBER_CHECK(weights[0].size(1) == x.size(2), "[", op,
-              "] input.size(-1) must be equal to "
-              "input_size. Expected ",
-              weights[0].size(1), ", got ", x.size(2));
-  auto state = [&](const Tensor& s, const char* name) {
-    if (!s.defined()) return zeros({o.num_layers * D, B, H}, x.options());
+              "] input.size(-1) must be equal to input_size. Expected ", weights[0].size(1),
+              ", got ", x.size(2));
+  auto state = [&](const Tensor& s, const char* name, int64_t features) {
+    if (!s.defined()) return zeros({o.num_layers * D, B, features}, x.options());
     Tensor v = unbatched ? s.unsqueeze(1) : s;
-    EMBER_CHECK(v.dim() == 3 && v.size(0) == o.num_layers * D && v.size(1) == B && v.size(2) == H,
-                "[", op, "] Expected hidden size (", o.num_layers * D, ", ", B, ", ", H, ") for ",
-                name, ", got ", s.sizes());
+    EMBER_CHECK(
+        v.dim() == 3 && v.size(0) == o.num_layers * D && v.size(1) == B && v.size(2) == features,
+        "[", op, "] Expected hidden size (", o.num_layers * D, ", ", B, ", ", features, ") for ",
+        name, ", got ", s.sizes());
     return v.to(x.dtype());
   };
-  Tensor h0 = state(h0_in, "hx"), c0 = o.kind == Kind::Lstm ? state(c0_in, "cx") : Tensor();
+  Tensor h0 = state(h0_in, "hx", P);
+  Tensor c0 = o.kind == Kind::Lstm ? state(c0_in, "cx", H) : Tensor();
   const bool drop = o.dropout > 0 && o.training;
   Tensor output, h_n, c_n;
   if (use_cudnn(x)) {
@@ -348,21 +386,23 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
                  : o.kind == Kind::RnnRelu ? cudnn::RnnMode::RnnRelu
                                            : cudnn::RnnMode::RnnTanh;
     shape.hidden_size = H;
+    shape.proj_size = o.proj_size;
     shape.num_layers = drop ? 1 : o.num_layers;
     shape.bidirectional = o.bidirectional;
     shape.bias = weights[2].defined();
-    const int64_t per = shape.num_layers;
+    const int64_t layers = shape.num_layers;  // per call
     Tensor input = x;
     std::vector<Tensor> hs, cs;
-    for (int64_t l = 0; l < o.num_layers; l += per) {
+    for (int64_t l = 0; l < o.num_layers; l += layers) {
       shape.input_size = input.size(2);
-      auto first = weights.begin() + 4 * l * D;
-      auto [y, hy, cy] = cudnn_stack(shape, input, h0.narrow(0, l * D, per * D),
-                                     c0.defined() ? c0.narrow(0, l * D, per * D) : Tensor(),
-                                     std::vector<Tensor>(first, first + 4 * per * D), cpu_lengths);
+      auto first = weights.begin() + per * l * D;
+      auto [y, hy, cy] =
+          cudnn_stack(shape, input, h0.narrow(0, l * D, layers * D),
+                      c0.defined() ? c0.narrow(0, l * D, layers * D) : Tensor(),
+                      std::vector<Tensor>(first, first + per * layers * D), cpu_lengths);
       hs.push_back(hy);
       if (cy.defined()) cs.push_back(cy);
-      input = drop && l + per < o.num_layers ? drop_between_layers(y, o.dropout) : y;
+      input = drop && l + layers < o.num_layers ? drop_between_layers(y, o.dropout) : y;
     }
     output = input;
     h_n = hs.size() == 1 ? hs[0] : cat(hs);
@@ -373,7 +413,7 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
     for (int64_t l = 0; l < o.num_layers; ++l) {
       std::vector<Tensor> outs;
       for (int64_t d = 0; d < D; ++d) {
-        size_t k = static_cast<size_t>(4 * (l * D + d));
+        size_t k = static_cast<size_t>(per * (l * D + d));
         const Tensor &w_ih = weights[k], &w_hh = weights[k + 1], &b_ih = weights[k + 2],
                      &b_hh = weights[k + 3];
         Tensor h = h0.select(0, l * D + d);
@@ -389,7 +429,11 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
         Tensor xp = linear(input, w_ih.to(x.dtype()), b_ih.defined() ? b_ih.to(x.dtype()) : b_ih);
         if (b_hh.defined()) xp = xp + b_hh.to(x.dtype());
         if (o.kind == Kind::Lstm) {
-          auto [out, hn, cn] = lstm_layer(xp, h, c0.select(0, l * D + d), w_hh, lengths, rev);
+          auto [out, hn, cn] =
+              o.proj_size > 0
+                  ? lstm_projected_layer(xp, h, c0.select(0, l * D + d), w_hh, weights[k + 4],
+                                         step_masks(lengths, T, x.device()), rev)
+                  : lstm_layer(xp, h, c0.select(0, l * D + d), w_hh, lengths, rev);
           outs.push_back(out);
           hs.push_back(hn);
           cs.push_back(cn);

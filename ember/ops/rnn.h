@@ -38,6 +38,8 @@ std::tuple<Tensor, Tensor> rnn_layer(const Tensor& x_proj, const Tensor& h0, con
 struct RecurrentOptions {
   enum class Kind { RnnTanh, RnnRelu, Lstm, Gru } kind = Kind::Lstm;
   int64_t num_layers = 1;
+  /// LSTM only: h_t = W_hr (o_t * tanh(c_t)), of proj_size < hidden_size features (0: none).
+  int64_t proj_size = 0;
   bool bidirectional = false;
   bool batch_first = false;
   double dropout = 0;
@@ -45,8 +47,10 @@ struct RecurrentOptions {
 };
 
 /// The whole stack: `weights` holds, per layer and direction in PyTorch's order, (w_ih, w_hh,
-/// b_ih, b_hh) (biases undefined when absent). x (T, B, I) or (B, T, I) with batch_first, or
-/// unbatched (T, I); h0 (and c0 for LSTM) (layers * directions, B, H) or undefined (zeros).
+/// b_ih, b_hh) (biases undefined when absent), and w_hr (proj_size, H) after them with
+/// projections. x (T, B, I) or (B, T, I) with batch_first, or unbatched (T, I); h0
+/// (layers * directions, B, proj_size or H) and c0 for LSTM (layers * directions, B, H), or
+/// undefined (zeros).
 /// lengths: per-sequence lengths (packed input; outputs past a sequence's end are zero).
 /// Returns (output, h_n, c_n) (c_n undefined but for LSTM).
 std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x, const Tensor& h0, const Tensor& c0,

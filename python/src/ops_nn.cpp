@@ -552,7 +552,7 @@ void def_nn_ops(OpTable& t) {
   // --- recurrent layers (ember.nn.RNN/LSTM/GRU and the cells call these) ---
   t.def("_recurrent(Tensor input, Tensor? hx, Tensor? cx, Tensor[] weights, bool has_biases, "
         "str mode, int num_layers, bool bidirectional, bool batch_first, float dropout, "
-        "bool training, Tensor? lengths=None)",
+        "bool training, Tensor? lengths=None, int proj_size=0)",
         [](const Args& a) {
           RecurrentOptions o;
           std::string mode = a.str(5);
@@ -568,15 +568,18 @@ void def_nn_ops(OpTable& t) {
           o.batch_first = a.flag(8);
           o.dropout = a.real(9);
           o.training = a.flag(10);
-          // Weights come as (w_ih, w_hh[, b_ih, b_hh]) per layer and direction.
+          o.proj_size = a.int64(12);
+          // Weights come as (w_ih, w_hh[, b_ih, b_hh][, w_hr]) per layer and direction.
           std::vector<Tensor> w;
           const std::vector<Tensor>& given = a.tensors(3);
-          size_t per = a.flag(4) ? 4 : 2;
+          const bool bias = a.flag(4), proj = o.proj_size > 0;
+          const size_t per = (bias ? 4 : 2) + (proj ? 1 : 0);
           for (size_t i = 0; i + per <= given.size(); i += per) {
             w.push_back(given[i]);
             w.push_back(given[i + 1]);
-            w.push_back(per == 4 ? given[i + 2] : Tensor());
-            w.push_back(per == 4 ? given[i + 3] : Tensor());
+            w.push_back(bias ? given[i + 2] : Tensor());
+            w.push_back(bias ? given[i + 3] : Tensor());
+            if (proj) w.push_back(given[i + per - 1]);
           }
           auto [out, h, c] = recurrent(a.tensor(0), a.tensor_or_undefined(1),
                                        a.tensor_or_undefined(2), w, o, a.tensor_or_undefined(11));

@@ -62,13 +62,15 @@ void expect_stack_matches(RecurrentOptions::Kind kind, nn::RNNOptions options, D
   SCOPED_TRACE(::testing::Message()
                << "kind " << static_cast<int>(kind) << ", layers " << options.num_layers
                << ", bidirectional " << options.bidirectional << ", bias " << options.bias
-               << ", dtype " << dtype << ", packed " << packed);
+               << ", proj_size " << options.proj_size << ", dtype " << dtype << ", packed "
+               << packed);
   manual_seed(11);
   nn::RNNBase model(kind, options);
   model.to(dtype);
   const int64_t T = 6, B = 4, D = options.bidirectional ? 2 : 1;
   Tensor x = uniform({T, B, options.input_size}, dtype);
-  Tensor h0 = uniform({options.num_layers * D, B, options.hidden_size}, dtype);
+  const int64_t P = options.proj_size > 0 ? options.proj_size : options.hidden_size;
+  Tensor h0 = uniform({options.num_layers * D, B, P}, dtype);
   Tensor c0 = uniform({options.num_layers * D, B, options.hidden_size}, dtype);
   Tensor lengths = packed ? tensor({6, 3, 5, 1}, kInt64) : Tensor();
   std::vector<Tensor> weights = model.flat_weights();
@@ -78,6 +80,7 @@ void expect_stack_matches(RecurrentOptions::Kind kind, nn::RNNOptions options, D
   o.kind = kind;
   o.num_layers = options.num_layers;
   o.bidirectional = options.bidirectional;
+  o.proj_size = options.proj_size;
   // Every result at once: output, h_n and (LSTM) c_n flattened into one tensor.
   Fn f = [&](const std::vector<Tensor>& v) {
     std::vector<Tensor> w(v.begin() + 3, v.end());
@@ -98,6 +101,10 @@ void expect_recurrent_layers_match() {
             kind, nn::RNNOptions(5, 7).with_num_layers(2).with_bidirectional(bidirectional),
             kFloat32, packed, 1e-4);
   expect_stack_matches(Kind::Lstm, nn::RNNOptions(3, 4).with_bias(false), kFloat32, false, 1e-4);
+  expect_stack_matches(
+      Kind::Lstm,
+      nn::RNNOptions(5, 7).with_num_layers(2).with_bidirectional(true).with_proj_size(3), kFloat32,
+      true, 1e-4);
   expect_stack_matches(Kind::Gru, nn::RNNOptions(3, 4).with_num_layers(3), kFloat64, true, 1e-10);
 }
 

@@ -226,5 +226,31 @@ TEST(ModulesAgainstLibtorch, LstmAndGruTwoLayersBidirectionalWithInitialStates) 
   }
 }
 
+// proj_size: libtorch's parameters include weight_hr_l*, h0 has proj_size features, c0 hidden's.
+TEST(ModulesAgainstLibtorch, LstmWithProjectionsTwoLayersBidirectional) {
+  const int64_t T = 5, N = 3, I = 4, Hd = 6, P = 2, layers = 2;
+  auto em = nn::make<nn::LSTM>(
+      nn::RNNOptions(I, Hd).with_num_layers(layers).with_bidirectional(true).with_proj_size(P));
+  em->to(kFloat64);
+  torch::nn::LSTM tm(
+      torch::nn::LSTMOptions(I, Hd).num_layers(layers).bidirectional(true).proj_size(P));
+  tm->to(at::kDouble);
+  copy_parameters(*em, *tm);
+  auto [ex, tx] = leaf({T, N, I}, 11);
+  auto [eh, th] = leaf({2 * layers, N, P}, 12);
+  auto [ec, tc] = leaf({2 * layers, N, Hd}, 13);
+  auto [eo, ehn, ecn] = em->forward_with_state(ex, eh, ec);
+  auto out = tm->forward(tx, std::make_tuple(th, tc));
+  TTensor to = std::get<0>(out), thn, tcn;
+  std::tie(thn, tcn) = std::get<1>(out);
+  expect_close(eo, to, "output");
+  expect_close(ehn, thn, "h_n");
+  expect_close(ecn, tcn, "c_n");
+  compare_backward(eo, to, *em, *tm);
+  expect_close(ex.grad(), tx.grad(), "grad of the input");
+  expect_close(eh.grad(), th.grad(), "grad of h0");
+  expect_close(ec.grad(), tc.grad(), "grad of c0");
+}
+
 }  // namespace
 }  // namespace ember::oracle

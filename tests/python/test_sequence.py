@@ -125,6 +125,50 @@ def test_cells_match_torch(cell):
         assert err(a, b) < 1e-6
 
 
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_lstm_with_projections_matches_torch(bidirectional, bias):
+    # proj_size: h = W_hr (o * tanh(c)); weight_hr_l* after the biases in the state dict, h0 of
+    # proj_size features, c0 of hidden_size; packed input too. Outputs, states and gradients.
+    torch.manual_seed(7)
+    kw = dict(num_layers=2, bidirectional=bidirectional, bias=bias, proj_size=3)
+    tm, em = torch.nn.LSTM(5, 7, **kw), nn.LSTM(5, 7, **kw)
+    same_weights(em, tm)
+    assert repr(em) == repr(tm)
+    dirs = 2 if bidirectional else 1
+    x = torch.randn(6, 4, 5, requires_grad=True)
+    state = (torch.randn(2 * dirs, 4, 3), torch.randn(2 * dirs, 4, 7))
+    ex = E(x, True)
+    to, (th, tc) = tm(x, state)
+    eo, (eh, ec) = em(ex, tuple(E(s) for s in state))
+    assert tuple(eo.shape) == tuple(to.shape) == (6, 4, 3 * dirs)
+    assert err(eo, to) < 1e-5 and err(eh, th) < 1e-5 and err(ec, tc) < 1e-5
+    (to.pow(2).sum() + th.sum() + tc.sum()).backward()
+    (eo.pow(2).sum() + eh.sum() + ec.sum()).backward()
+    assert err(ex.grad, x.grad) < 1e-4
+    for (name, ep), tp in zip(em.named_parameters(), tm.parameters()):
+        assert err(ep.grad, tp.grad) < 1e-4, name
+    lengths = [6, 2, 5, 1]
+    tp = torch.nn.utils.rnn.pack_padded_sequence(x.detach(), lengths, enforce_sorted=False)
+    ep = nn.utils.rnn.pack_padded_sequence(E(x), lengths, enforce_sorted=False)
+    to, (th, tc) = tm(tp)
+    eo, (eh, ec) = em(ep)
+    tpad, _ = torch.nn.utils.rnn.pad_packed_sequence(to)
+    epad, _ = nn.utils.rnn.pad_packed_sequence(eo)
+    assert err(epad, tpad) < 1e-5 and err(eh, th) < 1e-5 and err(ec, tc) < 1e-5
+
+
+def test_projections_are_lstm_only_and_narrower_than_the_cells():
+    for make, message in [(lambda: nn.GRU(4, 6, proj_size=2), "only supported for LSTM"),
+                          (lambda: nn.LSTM(4, 6, proj_size=6), "smaller than hidden_size"),
+                          (lambda: nn.LSTM(4, 6, proj_size=-1), "positive integer or zero")]:
+        with pytest.raises(ValueError, match=message):
+            make()
+    lstm = nn.LSTM(4, 6, proj_size=2)
+    with pytest.raises(RuntimeError, match="Expected hidden size \\(1, 3, 2\\) for hx"):
+        lstm(ember.randn(5, 3, 4), (ember.zeros(1, 3, 6), ember.zeros(1, 3, 6)))
+
+
 def test_recurrent_bad_input_is_a_clear_error():
     lstm = nn.LSTM(4, 6)
     with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size"):

@@ -102,13 +102,14 @@ struct Stack {
                                                        : CUDNN_RNN_TANH;
     int hidden = to_int(s.hidden_size, "hidden_size");
     // Padded input and output (the unpacked layouts) need PADDED_IO; projSize = hiddenSize is
-    // no projection.
+    // no projection (LSTM's proj_size otherwise).
     EMBER_CUDNN_CHECK(cudnnSetRNNDescriptor_v8(
         rnn.get(), CUDNN_RNN_ALGO_STANDARD, cell,
         s.bias ? CUDNN_RNN_DOUBLE_BIAS : CUDNN_RNN_NO_BIAS,
         s.bidirectional ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, type,
-        type, math, to_int(s.input_size, "input_size"), hidden, hidden,
-        to_int(s.num_layers, "num_layers"), dropout.get(), CUDNN_RNN_PADDED_IO_ENABLED));
+        type, math, to_int(s.input_size, "input_size"), hidden,
+        to_int(s.output_size(), "proj_size"), to_int(s.num_layers, "num_layers"), dropout.get(),
+        CUDNN_RNN_PADDED_IO_ENABLED));
   }
   cudnnHandle_t h() const { return handle.get(); }
 };
@@ -117,7 +118,8 @@ struct Stack {
 // length, writes zeros past it and returns the state at its last step.
 struct Sequences {
   RnnDataDescriptor x, y;
-  TensorDescriptor h;  // hx, hy, cx, cy and their gradients: (layers * directions, B, H)
+  TensorDescriptor h;  // hx, hy and their gradients: (layers * directions, B, output_size())
+  TensorDescriptor c;  // cx, cy and theirs: (layers * directions, B, H)
 
   Sequences(const RnnShape& s, const Tensor& input, const Tensor& lengths) {
     cudnnDataType_t type = data_type(input.dtype());
@@ -130,16 +132,20 @@ struct Sequences {
     double zero64 = 0;
     float zero32 = 0;
     void* fill = input.dtype() == kFloat64 ? static_cast<void*>(&zero64) : &zero32;
-    int H = to_int(s.hidden_size, "hidden_size");
+    int H = to_int(s.hidden_size, "hidden_size"), P = to_int(s.output_size(), "proj_size");
     EMBER_CUDNN_CHECK(
         cudnnSetRNNDataDescriptor(x.get(), type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, B,
                                   to_int(s.input_size, "input_size"), seq.data(), fill));
     EMBER_CUDNN_CHECK(
         cudnnSetRNNDataDescriptor(y.get(), type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, B,
-                                  H * static_cast<int>(s.directions()), seq.data(), fill));
-    int dims[3] = {static_cast<int>(s.num_layers * s.directions()), B, H};
-    int strides[3] = {B * H, H, 1};
-    EMBER_CUDNN_CHECK(cudnnSetTensorNdDescriptor(h.get(), type, 3, dims, strides));
+                                  P * static_cast<int>(s.directions()), seq.data(), fill));
+    auto states = [&](cudnnTensorDescriptor_t d, int features) {
+      int dims[3] = {static_cast<int>(s.num_layers * s.directions()), B, features};
+      int strides[3] = {B * features, features, 1};
+      EMBER_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d, type, 3, dims, strides));
+    };
+    states(h.get(), P);
+    states(c.get(), H);
   }
 };
 
@@ -161,7 +167,8 @@ RnnLayout compute_layout(const RnnShape& s, DType dtype, int device) {
   DataPtr space = device_backend(kCUDA).allocator(device).allocate(bytes);
   auto* base = static_cast<char*>(space.get());
   const int64_t elem = static_cast<int64_t>(itemsize(dtype)), G = gates(s.mode);
-  const int64_t H = s.hidden_size, D = s.directions();
+  const int64_t H = s.hidden_size, P = s.output_size(), D = s.directions();
+  const int64_t per = s.weights_per_layer();
   RnnLayout layout;
   layout.elements = static_cast<int64_t>(bytes) / elem;
   TensorDescriptor m, b;
@@ -176,16 +183,25 @@ RnnLayout compute_layout(const RnnShape& s, DType dtype, int device) {
   for (int64_t l = 0; l < s.num_layers; ++l)
     for (int64_t d = 0; d < D; ++d) {
       int64_t pseudo = l * D + d;
-      for (int64_t id = 0; id < 2 * G; ++id) {
+      // With a projection, linear layer 2G is W_hr (proj_size x H, no bias).
+      for (int64_t id = 0; id < 2 * G + (s.proj_size > 0 ? 1 : 0); ++id) {
         void *matrix = nullptr, *bias = nullptr;
         EMBER_CUDNN_CHECK(cudnnGetRNNWeightParams(
             stack.h(), stack.rnn.get(), static_cast<int32_t>(pseudo), bytes, space.get(),
             static_cast<int32_t>(id), m.get(), &matrix, b.get(), &bias));
         // cuDNN's linear layers 0..G-1 multiply the input, G..2G-1 the hidden state, gates in
         // PyTorch's order (LSTM i f g o, GRU r z n).
+        size_t first = static_cast<size_t>(per * pseudo);
+        if (id == 2 * G) {
+          EMBER_CHECK(matrix != nullptr && numel(m.get()) == P * H,
+                      "[cudnn] the projection of layer ", pseudo, " is not the expected ", P, " x ",
+                      H);
+          layout.blocks.push_back({first + 4, 0, P, H, (static_cast<char*>(matrix) - base) / elem});
+          continue;
+        }
         bool recurrent = id >= G;
-        int64_t cols = recurrent ? H : (l == 0 ? s.input_size : H * D);
-        size_t weight = static_cast<size_t>(4 * pseudo + (recurrent ? 1 : 0));
+        int64_t cols = recurrent ? P : (l == 0 ? s.input_size : P * D);
+        size_t weight = first + (recurrent ? 1 : 0);
         int64_t row = (id % G) * H;
         EMBER_CHECK(matrix != nullptr && numel(m.get()) == H * cols, "[cudnn] the weight block ",
                     id, " of layer ", pseudo, " is not the expected ", H, " x ", cols);
@@ -224,9 +240,16 @@ bool built() { return true; }
 int64_t version() { return static_cast<int64_t>(cudnnGetVersion()); }
 
 const RnnLayout& rnn_layout(const RnnShape& s, DType dtype, int device) {
-  using Key = std::tuple<int, int64_t, int64_t, int64_t, bool, bool, int, int>;
-  Key key{static_cast<int>(s.mode), s.input_size, s.hidden_size,           s.num_layers,
-          s.bidirectional,          s.bias,       static_cast<int>(dtype), device};
+  using Key = std::tuple<int, int64_t, int64_t, int64_t, bool, bool, int64_t, int, int>;
+  Key key{static_cast<int>(s.mode),
+          s.input_size,
+          s.hidden_size,
+          s.num_layers,
+          s.bidirectional,
+          s.bias,
+          s.proj_size,
+          static_cast<int>(dtype),
+          device};
   static std::mutex mutex;
   static auto* layouts = new std::map<Key, std::unique_ptr<RnnLayout>>();
   std::lock_guard<std::mutex> lock(mutex);
@@ -258,7 +281,7 @@ void rnn_forward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Ten
   // devSeqLengths may be null since cuDNN 8.9.1 (the lengths come from the descriptors).
   EMBER_CUDNN_CHECK(cudnnRNNForward(stack.h(), stack.rnn.get(), mode, nullptr, seq.x.get(),
                                     x.data_ptr(), seq.y.get(), y.data_ptr(), seq.h.get(),
-                                    hx.data_ptr(), hy.data_ptr(), seq.h.get(), ptr(cx), ptr(cy),
+                                    hx.data_ptr(), hy.data_ptr(), seq.c.get(), ptr(cx), ptr(cy),
                                     weight_space.nbytes(), weight_space.data_ptr(), work_bytes,
                                     work.get(), training ? reserve.nbytes() : 0, ptr(reserve)));
 }
@@ -276,7 +299,7 @@ void rnn_backward(const RnnShape& s, const Tensor& x, const Tensor& hx, const Te
   // The data gradient first: the weights' pass reads what it leaves in the reserve space.
   EMBER_CUDNN_CHECK(cudnnRNNBackwardData_v8(
       stack.h(), stack.rnn.get(), nullptr, seq.y.get(), y.data_ptr(), dy.data_ptr(), seq.x.get(),
-      dx.data_ptr(), seq.h.get(), hx.data_ptr(), dhy.data_ptr(), dhx.data_ptr(), seq.h.get(),
+      dx.data_ptr(), seq.h.get(), hx.data_ptr(), dhy.data_ptr(), dhx.data_ptr(), seq.c.get(),
       ptr(cx), ptr(dcy), ptr(dcx), weight_space.nbytes(), weight_space.data_ptr(), work_bytes,
       work.get(), reserve.nbytes(), reserve.data_ptr()));
   EMBER_CUDNN_CHECK(cudnnRNNBackwardWeights_v8(

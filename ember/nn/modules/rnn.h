@@ -19,6 +19,7 @@ struct RNNOptions {
   bool batch_first = false;
   double dropout = 0;  // between layers, in training
   bool bidirectional = false;
+  int64_t proj_size = 0;  // LSTM only: h = W_hr (o * tanh(c)) of proj_size features (weight_hr_l*)
   RNNOptions& with_num_layers(int64_t n) {
     num_layers = n;
     return *this;
@@ -39,6 +40,10 @@ struct RNNOptions {
     bidirectional = b;
     return *this;
   }
+  RNNOptions& with_proj_size(int64_t p) {
+    proj_size = p;
+    return *this;
+  }
 };
 
 /// What the three share. forward(x) gives the output only; forward_with_state the final states
@@ -48,12 +53,14 @@ class RNNBase : public Module {
   using Kind = RecurrentOptions::Kind;
   RNNBase(Kind kind, RNNOptions options);
   Tensor forward(const Tensor& x) override;
-  std::tuple<Tensor, Tensor, Tensor> forward_with_state(const Tensor& x, const Tensor& h0 = Tensor(),
+  std::tuple<Tensor, Tensor, Tensor> forward_with_state(const Tensor& x,
+                                                        const Tensor& h0 = Tensor(),
                                                         const Tensor& c0 = Tensor());
   std::string name() const override;
   std::string extra_repr() const override;
   void reset_parameters();
-  /// Per layer and direction: w_ih, w_hh, b_ih, b_hh (biases undefined without bias).
+  /// Per layer and direction: w_ih, w_hh, b_ih, b_hh (biases undefined without bias), and w_hr
+  /// with projections.
   std::vector<Tensor> flat_weights() const;
 
   const Kind kind;

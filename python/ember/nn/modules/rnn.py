@@ -28,8 +28,12 @@ class RNNBase(Module):
             raise ValueError("hidden_size must be a positive integer")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than or equal to 1")
-        if proj_size != 0:
-            raise ValueError("proj_size is not supported by ember's LSTM yet")
+        if not isinstance(proj_size, int) or proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size != 0 and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         if dropout > 0 and num_layers == 1:
             import warnings
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
@@ -39,17 +43,21 @@ class RNNBase(Module):
         self.num_layers, self.bias, self.batch_first = num_layers, bias, batch_first
         self.dropout, self.bidirectional, self.proj_size = float(dropout), bidirectional, proj_size
         gate = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size  # h's features
         kw = {"device": device, "dtype": dtype or _C.float32}
         self._flat_weights_names = []
         for layer in range(num_layers):
             for d in range(2 if bidirectional else 1):
                 suffix = "_reverse" if d == 1 else ""
-                layer_in = input_size if layer == 0 else hidden_size * (2 if bidirectional else 1)
+                layer_in = input_size if layer == 0 else real_hidden * (2 if bidirectional else 1)
                 names = [f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}"]
-                shapes = [(gate, layer_in), (gate, hidden_size)]
+                shapes = [(gate, layer_in), (gate, real_hidden)]
                 if bias:
                     names += [f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"]
                     shapes += [(gate,), (gate,)]
+                if proj_size > 0:
+                    names.append(f"weight_hr_l{layer}{suffix}")
+                    shapes.append((proj_size, hidden_size))
                 for n, s in zip(names, shapes):
                     setattr(self, n, Parameter(_C._ops.empty(s, **kw)))
                 self._flat_weights_names += names
@@ -61,7 +69,7 @@ class RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size > 0 else 0)
         w = self._flat_weights
         return [w[i:i + per] for i in range(0, len(w), per)]
 
@@ -94,7 +102,7 @@ class RNNBase(Module):
                                  f"{input.dim()}D instead")
         out, h, c = _C._F._recurrent(input_t, hx, cx, self._flat_weights, self.bias, self.mode,
                                      self.num_layers, self.bidirectional, self.batch_first,
-                                     self.dropout, self.training, lengths_t)
+                                     self.dropout, self.training, lengths_t, self.proj_size)
         if packed:
             from ..utils.rnn import pack_padded_sequence
             out = pack_padded_sequence(out, lengths, batch_first=self.batch_first,
@@ -108,6 +116,8 @@ class RNNBase(Module):
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
