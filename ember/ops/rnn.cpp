@@ -101,8 +101,8 @@ bool use_cudnn(const Tensor& x) {
   return x.is_cuda() && cudnn::built() && cudnn::enabled() && x.size(0) > 0 && x.size(1) > 0;
 }
 
-// weights: (w_ih, w_hh, b_ih, b_hh) per layer and direction of `shape`; lengths: int64 on the
-// CPU or undefined. Returns (y, hy, cy).
+// weights: (w_ih, w_hh, b_ih, b_hh[, w_hr]) per layer and direction of `shape`; lengths: int64
+// on the CPU or undefined. Returns (y, hy, cy).
 std::tuple<Tensor, Tensor, Tensor> cudnn_stack(const cudnn::RnnShape& shape, const Tensor& x_in,
                                                const Tensor& hx_in, const Tensor& cx_in,
                                                std::vector<Tensor> weights, const Tensor& lengths) {
@@ -142,7 +142,11 @@ std::tuple<Tensor, Tensor, Tensor> cudnn_stack(const cudnn::RnnShape& shape, con
                   };
                   Tensor dy = or_zeros(grads[0], y), dhy = or_zeros(grads[1], hx);
                   Tensor dcy = cx.defined() ? or_zeros(grads[2], cx) : Tensor();
-                  Tensor dx = empty(x.sizes(), x.options()), dhx = empty(hx.sizes(), hx.options());
+                  // cuDNN documents its padding fill for outputs only: the input gradient of
+                  // steps past a sequence's end starts as zeros rather than trusting it.
+                  Tensor dx = lengths.defined() ? zeros(x.sizes(), x.options())
+                                                : empty(x.sizes(), x.options());
+                  Tensor dhx = empty(hx.sizes(), hx.options());
                   Tensor dcx = cx.defined() ? empty(cx.sizes(), cx.options()) : Tensor();
                   Tensor dspace = zeros_like(space);
                   cudnn::rnn_backward(shape, x, hx, cx, space, lengths, y, reserve, dy, dhy, dcy,
@@ -365,6 +369,9 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
   };
   Tensor h0 = state(h0_in, "hx", P);
   Tensor c0 = o.kind == Kind::Lstm ? state(c0_in, "cx", H) : Tensor();
+  EMBER_CHECK(!lengths.defined() || (lengths.dim() == 1 && lengths.numel() == B), "[", op,
+              "] expected one sequence length per batch entry (", B, "), got shape ",
+              lengths.defined() ? lengths.sizes() : Shape{});
   const bool drop = o.dropout > 0 && o.training;
   Tensor output, h_n, c_n;
   if (use_cudnn(x)) {

@@ -3,6 +3,10 @@
 // layout, which needs a query per block, is kept per shape. Compiled only where CMake found cuDNN.
 #include <cudnn.h>
 
+// Null devSeqLengths (the lengths come from the data descriptors) needs cuDNN 8.9.1; CMake
+// checks the headers' version, compute_layout the loaded library's.
+static_assert(CUDNN_VERSION >= 8901, "ember's RNN path needs cuDNN 8.9.1 or later");
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -140,8 +144,8 @@ struct Sequences {
         cudnnSetRNNDataDescriptor(y.get(), type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, T, B,
                                   P * static_cast<int>(s.directions()), seq.data(), fill));
     auto states = [&](cudnnTensorDescriptor_t d, int features) {
-      int dims[3] = {static_cast<int>(s.num_layers * s.directions()), B, features};
-      int strides[3] = {B * features, features, 1};
+      int dims[3] = {to_int(s.num_layers * s.directions(), "layers * directions"), B, features};
+      int strides[3] = {to_int(int64_t{B} * features, "batch * features"), features, 1};
       EMBER_CUDNN_CHECK(cudnnSetTensorNdDescriptor(d, type, 3, dims, strides));
     };
     states(h.get(), P);
@@ -160,6 +164,9 @@ DataPtr work_space(const Stack& stack, const Sequences& seq, cudnnForwardMode_t 
 }
 
 RnnLayout compute_layout(const RnnShape& s, DType dtype, int device) {
+  EMBER_CHECK(cudnnGetVersion() >= 8901, "[cudnn] the loaded cuDNN is ", cudnnGetVersion(),
+              ", older than the 8.9.1 ember's recurrent layers need (set "
+              "torch.backends.cudnn.enabled = False to use ember's own kernels)");
   Stack stack(s, dtype, device);
   size_t bytes = 0;
   EMBER_CUDNN_CHECK(cudnnGetRNNWeightSpaceSize(stack.h(), stack.rnn.get(), &bytes));
