@@ -349,9 +349,8 @@ std::tuple<Tensor, Tensor, Tensor> recurrent(const Tensor& x_in, const Tensor& h
   Tensor x = unbatched ? x_in.unsqueeze(1) : (o.batch_first ? x_in.transpose(0, 1) : x_in);
   // Autocast runs recurrent layers in float32 (ember's kernels take float32 and float64).
   if (x.dtype() != kFloat64) x = x.to(kFloat32);
-  const int64_t gates = o.kind == Kind::Lstm ? 4 : o.kind == Kind::Gru ? 3 : 1;
   // H: the cells' width; P: h's (proj_size, or H without projections).
-  const int64_t T = x.size(0), B = x.size(1), H = weights[0].size(0) / gates;
+  const int64_t T = x.size(0), B = x.size(1), H = weights[0].size(0) / gate_count(o.kind);
   const int64_t P = o.proj_size > 0 ? o.proj_size : H;
   EMBER_CHECK(o.proj_size < H, "[", op, "] proj_size has to be smaller than hidden_size, got ",
               o.proj_size, " and ", H);

@@ -46,6 +46,11 @@ struct RecurrentOptions {
   bool training = true;
 };
 
+/// The gate blocks stacked in a layer's weights: LSTM 4, GRU 3, RNN 1.
+inline int64_t gate_count(RecurrentOptions::Kind kind) {
+  return kind == RecurrentOptions::Kind::Lstm ? 4 : kind == RecurrentOptions::Kind::Gru ? 3 : 1;
+}
+
 /// The whole stack: `weights` holds, per layer and direction in PyTorch's order, (w_ih, w_hh,
 /// b_ih, b_hh) (biases undefined when absent), and w_hr (proj_size, H) after them with
 /// projections. x (T, B, I) or (B, T, I) with batch_first, or unbatched (T, I); h0

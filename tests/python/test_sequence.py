@@ -62,13 +62,10 @@ def test_recurrent_layers_match_torch(mode, bidirectional, batch_first):
         assert err(ep.grad, tp.grad) < 1e-4, name
 
 
-def test_lstm_packed_sequence_matches_torch():
-    torch.manual_seed(2)
-    tm, em = torch.nn.LSTM(4, 6, bidirectional=True), nn.LSTM(4, 6, bidirectional=True)
-    same_weights(em, tm)
-    lengths = [5, 2, 4]
-    x = torch.randn(5, 3, 4)
-    tp = torch.nn.utils.rnn.pack_padded_sequence(x, lengths, enforce_sorted=False)
+def packed_lstm_matches(tm, em, x, lengths):
+    """The same padded batch packed (unsorted lengths) through both LSTMs: padded outputs, the
+    final states and the lengths pad_packed_sequence gives back agree."""
+    tp = torch.nn.utils.rnn.pack_padded_sequence(x.detach(), lengths, enforce_sorted=False)
     ep = nn.utils.rnn.pack_padded_sequence(E(x), lengths, enforce_sorted=False)
     to, (th, tc) = tm(tp)
     eo, (eh, ec) = em(ep)
@@ -76,6 +73,13 @@ def test_lstm_packed_sequence_matches_torch():
     epad, elen = nn.utils.rnn.pad_packed_sequence(eo)
     assert err(epad, tpad) < 1e-5 and err(eh, th) < 1e-5 and err(ec, tc) < 1e-5
     assert list(elen.tolist()) == list(tlen.tolist())
+
+
+def test_lstm_packed_sequence_matches_torch():
+    torch.manual_seed(2)
+    tm, em = torch.nn.LSTM(4, 6, bidirectional=True), nn.LSTM(4, 6, bidirectional=True)
+    same_weights(em, tm)
+    packed_lstm_matches(tm, em, torch.randn(5, 3, 4), [5, 2, 4])
 
 
 def test_cudnn_switches_and_recurrent_layers_on_cuda():
@@ -148,14 +152,7 @@ def test_lstm_with_projections_matches_torch(bidirectional, bias):
     assert err(ex.grad, x.grad) < 1e-4
     for (name, ep), tp in zip(em.named_parameters(), tm.parameters()):
         assert err(ep.grad, tp.grad) < 1e-4, name
-    lengths = [6, 2, 5, 1]
-    tp = torch.nn.utils.rnn.pack_padded_sequence(x.detach(), lengths, enforce_sorted=False)
-    ep = nn.utils.rnn.pack_padded_sequence(E(x), lengths, enforce_sorted=False)
-    to, (th, tc) = tm(tp)
-    eo, (eh, ec) = em(ep)
-    tpad, _ = torch.nn.utils.rnn.pad_packed_sequence(to)
-    epad, _ = nn.utils.rnn.pad_packed_sequence(eo)
-    assert err(epad, tpad) < 1e-5 and err(eh, th) < 1e-5 and err(ec, tc) < 1e-5
+    packed_lstm_matches(tm, em, x, [6, 2, 5, 1])
 
 
 def test_projections_are_lstm_only_and_narrower_than_the_cells():

@@ -6,13 +6,6 @@
 #include "ember/nn/init.h"
 
 namespace ember::nn {
-namespace {
-
-int64_t gates(RecurrentOptions::Kind k) {
-  return k == RecurrentOptions::Kind::Lstm ? 4 : k == RecurrentOptions::Kind::Gru ? 3 : 1;
-}
-
-}  // namespace
 
 RNNBase::RNNBase(Kind k, RNNOptions o) : kind(k), options(o) {
   EMBER_CHECK_VALUE(o.input_size > 0 && o.hidden_size > 0 && o.num_layers > 0, "[", name(),
@@ -27,7 +20,7 @@ RNNBase::RNNBase(Kind k, RNNOptions o) : kind(k), options(o) {
   EMBER_CHECK_VALUE(o.proj_size < o.hidden_size, "[", name(),
                     "] proj_size has to be smaller than hidden_size, got ", o.proj_size, " and ",
                     o.hidden_size);
-  const int64_t dirs = o.bidirectional ? 2 : 1, g = gates(kind) * o.hidden_size;
+  const int64_t dirs = o.bidirectional ? 2 : 1, g = gate_count(kind) * o.hidden_size;
   const int64_t h = o.proj_size > 0 ? o.proj_size : o.hidden_size;  // h's features
   for (int64_t layer = 0; layer < o.num_layers; ++layer)
     for (int64_t d = 0; d < dirs; ++d) {
