@@ -106,6 +106,65 @@ int main(int argc, char** argv) {
     double ms = time_ms([&] { softmax(x, -1); }, 20);
     print("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
   }
+  if (want("argmax_256M")) {  // one long row
+    Tensor a = randn({N}, f32);
+    double ms = time_ms([&] { argmax(a); }, 10);
+    print("argmax_256M", ms, "ms", 1e-9 * static_cast<double>(N) * 4 / (ms * 1e-3), "GB/s");
+  }
+  // Backward rows time autograd::grad of a retained graph: the op's backward alone, no .grad
+  // accumulation (torch.autograd.grad in bench/pytorch_gpu.py).
+  {
+    AutoGradMode grad(true);
+    auto either = [&](const std::string& name) {
+      return want(name + "_fwd") || want(name + "_bwd");
+    };
+    auto backward_row = [&](const std::string& name, const std::vector<Tensor>& inputs,
+                            const Tensor& y) {
+      Tensor g = randn(y.sizes(), y.options());
+      print(name, time_ms([&] { autograd::grad({y}, inputs, {g}, true); }, 20), "ms");
+    };
+    auto forward_backward = [&](const std::string& name, const std::vector<Tensor>& inputs,
+                                const std::function<Tensor()>& forward) {
+      if (want(name + "_fwd")) {
+        NoGradGuard off;
+        print(name + "_fwd", time_ms([&] { forward(); }, 20), "ms");
+      }
+      if (want(name + "_bwd")) backward_row(name + "_bwd", inputs, forward());
+    };
+    if (want("softmax_backward_32768x1024")) {
+      Tensor x = randn({32768, 1024}, f32).requires_grad_();
+      backward_row("softmax_backward_32768x1024", {x}, softmax(x, -1));
+    }
+    // cuDNN's TF32 off from here on, for the convolutions, the LSTM and the training steps
+    // (PyTorch's side sets it off for every workload).
+    cudnn::set_allow_tf32(false);
+    if (either("conv2d_lenet2")) {  // LeNet's second convolution at batch 256, with its bias
+      Tensor x = randn({256, 6, 12, 12}, f32).requires_grad_(),
+             w = randn({16, 6, 5, 5}, f32).requires_grad_(), b = randn({16}, f32).requires_grad_();
+      forward_backward("conv2d_lenet2", {x, w, b}, [&] { return conv2d(x, w, b); });
+    }
+    if (either("conv2d_resnet3x3")) {  // a 3x3 convolution of ResNet-18's first stage, no bias
+      Tensor x = randn({32, 64, 56, 56}, f32).requires_grad_(),
+             w = randn({64, 64, 3, 3}, f32).requires_grad_();
+      forward_backward("conv2d_resnet3x3", {x, w}, [&] {
+        return conv2d(x, w, Tensor(), {1, 1}, {1, 1});
+      });
+    }
+    if (either("max_pool2d_3x3s2")) {  // ResNet's stem pooling
+      Tensor x = randn({32, 64, 112, 112}, f32).requires_grad_();
+      forward_backward("max_pool2d_3x3s2", {x}, [&] {
+        return max_pool2d(x, {3, 3}, Pair{2, 2}, {1, 1});
+      });
+    }
+    if (either("batch_norm_train")) {  // training-mode batch norm of ResNet's first stage, running
+                                       // statistics updated
+      Tensor x = randn({32, 64, 56, 56}, f32).requires_grad_(),
+             w = ones({64}, f32).requires_grad_(), b = zeros({64}, f32).requires_grad_(),
+             mean = zeros({64}, f32), var = ones({64}, f32);
+      forward_backward("batch_norm_train", {x, w, b},
+                       [&] { return batch_norm(x, mean, var, w, b, true); });
+    }
+  }
   // Sequence models: causal attention (batch 8 x 8 heads of 64; ember's fused kernel takes float32)
   // and layer norm over 4096 features.
   for (int64_t L : {1024, 4096}) {
@@ -154,7 +213,6 @@ int main(int argc, char** argv) {
       print("sdpa_causal_f32_L4096_train", ms, "ms");
     }
     if (want("lstm_2x512_train")) {
-      cudnn::set_allow_tf32(false);
       auto lstm = nn::make<nn::LSTM>(nn::RNNOptions(512, 512).with_num_layers(2));
       lstm->to(gpu);
       Tensor x = randn({35, 64, 512}, f32).requires_grad_();

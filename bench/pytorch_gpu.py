@@ -95,8 +95,8 @@ def main():
     dev = torch.device("cpu" if DRY_RUN else "cuda:0")
     small = DRY_RUN
     n = 1 << 10 if small else 256 << 20
-    # ember has no TF32 convolution; PyTorch's cuDNN convolutions use TF32 unless told not to, which
-    # would compare different arithmetic (LeNet's training step). matmul's TF32 is set per workload.
+    # cuDNN's TF32 off, as bench/gpu_bench.cpp sets it in ember: the convolutions and training steps
+    # compare the same float32 arithmetic. matmul's TF32 is set per workload.
     torch.backends.cudnn.allow_tf32 = False
     with torch.no_grad():
         if want("copy_256M") or want("add_256M") or want("sum_256M"):
@@ -118,6 +118,11 @@ def main():
             x = torch.randn(32 if small else 32768, 1024, device=dev)
             ms = time_ms(lambda: torch.softmax(x, -1), 20)
             emit("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s")
+        if want("argmax_256M"):  # one long row
+            a = torch.randn(n, device=dev)
+            ms = time_ms(lambda: a.argmax(), 10)
+            emit("argmax_256M", ms, "ms", 1e-9 * n * 4 / (ms * 1e-3), "GB/s")
+            del a
         # Sequence models, as bench/gpu_bench.cpp: causal attention (PyTorch's fused kernels; 1.13,
         # the dry run's PyTorch, has none: the math path stands in) and layer norm.
         for L in (1024, 4096):
@@ -158,6 +163,40 @@ def main():
             emit("overhead_add_1", 1e3 * time_ms(lambda: x + y, 10000), "us")
         if want("alloc_free"):
             emit("alloc_free_1M", 1e3 * time_ms(lambda: torch.empty(1 << 18, device=dev), 10000), "us")
+    # Backward rows time torch.autograd.grad of a retained graph: the op's backward alone, no .grad
+    # accumulation (autograd::grad in bench/gpu_bench.cpp).
+    def backward_row(name, inputs, y):
+        g = torch.randn_like(y)
+        emit(name, time_ms(lambda: torch.autograd.grad(y, inputs, g, retain_graph=True), 20), "ms")
+
+    def forward_backward(name, inputs, forward):
+        if want(name + "_fwd"):
+            with torch.no_grad():
+                emit(name + "_fwd", time_ms(forward, 20), "ms")
+        if want(name + "_bwd"):
+            backward_row(name + "_bwd", inputs, forward())
+
+    either = lambda name: want(name + "_fwd") or want(name + "_bwd")
+    rand = lambda *shape: torch.randn(*shape, device=dev, requires_grad=True)
+    if want("softmax_backward_32768x1024"):
+        x = rand(32 if small else 32768, 1024)
+        backward_row("softmax_backward_32768x1024", (x,), torch.softmax(x, -1))
+    batch = 2 if small else 32
+    if either("conv2d_lenet2"):  # LeNet's second convolution at batch 256, with its bias
+        x, w, b = rand(2 if small else 256, 6, 12, 12), rand(16, 6, 5, 5), rand(16)
+        forward_backward("conv2d_lenet2", (x, w, b), lambda: F.conv2d(x, w, b))
+    if either("conv2d_resnet3x3"):  # a 3x3 convolution of ResNet-18's first stage, no bias
+        x, w = rand(batch, 64, 56, 56), rand(64, 64, 3, 3)
+        forward_backward("conv2d_resnet3x3", (x, w), lambda: F.conv2d(x, w, None, 1, 1))
+    if either("max_pool2d_3x3s2"):  # ResNet's stem pooling
+        x = rand(batch, 64, 112, 112)
+        forward_backward("max_pool2d_3x3s2", (x,), lambda: F.max_pool2d(x, 3, 2, 1))
+    if either("batch_norm_train"):  # training-mode batch norm of ResNet's first stage
+        x, w, b = rand(batch, 64, 56, 56), torch.ones(64, device=dev, requires_grad=True), \
+            torch.zeros(64, device=dev, requires_grad=True)
+        mean, var = torch.zeros(64, device=dev), torch.ones(64, device=dev)
+        forward_backward("batch_norm_train", (x, w, b),
+                         lambda: F.batch_norm(x, mean, var, w, b, training=True))
     # Forward and backward of sequence layers, as bench/gpu_bench.cpp: causal attention at
     # L = 4096, a 2-layer LSTM of 512 over 35 steps of 64 sequences (cuDNN, TF32 off).
     if want("sdpa_causal_f32_L4096_train"):

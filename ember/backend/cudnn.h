@@ -1,10 +1,11 @@
-// Recurrent stacks on CUDA through cuDNN's RNN API (cudnnRNNForward, cudnnRNNBackwardData_v8 and
-// cudnnRNNBackwardWeights_v8), for ops/rnn.cpp, which allocates and keeps the tensors; the
-// switches of torch.backends.cudnn.
+// What ember runs through cuDNN on CUDA: 2-D convolutions (cudnnConvolutionForward, BackwardData,
+// BackwardFilter), for backend/cuda/conv.cu; recurrent stacks (cudnnRNNForward,
+// cudnnRNNBackwardData_v8 and cudnnRNNBackwardWeights_v8), for ops/rnn.cpp, which allocates and
+// keeps the tensors; and the switches of torch.backends.cudnn.
 //
 // cuDNN is optional: a build without CUDA, or with a CUDA toolkit that has no cuDNN, compiles
-// backend/no_cudnn/ instead, where built() is false and the RNN calls are never reached
-// (ops/rnn.cpp then runs ember's own recurrent kernels, on either device).
+// backend/no_cudnn/ instead, where built() is false and the calls are never reached (convolutions
+// and recurrent layers then run ember's own kernels, on either device).
 //
 // Note [cuDNN weight space]
 // cuDNN keeps a stack's weights in one buffer in its own order. Each call copies PyTorch's
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ember/backend/kernels.h"
 #include "ember/core/tensor.h"
 
 namespace ember::cudnn {
@@ -26,14 +28,34 @@ namespace ember::cudnn {
 bool built();
 int64_t version();
 
-/// torch.backends.cudnn.enabled: recurrent layers on CUDA go through cuDNN (on by default). Off,
-/// they run ember's own CUDA kernels.
+/// torch.backends.cudnn.enabled: convolutions and recurrent layers on CUDA go through cuDNN (on by
+/// default). Off, they run ember's own CUDA kernels.
 void set_enabled(bool enabled);
 bool enabled();
-/// torch.backends.cudnn.allow_tf32: float32 recurrent layers may use TF32 tensor cores (on by
-/// default, as in PyTorch).
+/// torch.backends.cudnn.allow_tf32: float32 convolutions and recurrent layers may use TF32 tensor
+/// cores (on by default, as in PyTorch).
 void set_allow_tf32(bool allow);
 bool allow_tf32();
+/// torch.backends.cudnn.benchmark: a convolution's algorithm is chosen by timing every candidate
+/// once per shape (cudnnFind*) rather than by cuDNN's heuristics (off by default).
+void set_benchmark(bool on);
+bool benchmark();
+/// torch.backends.cudnn.deterministic: convolutions take only algorithms that give the same bits
+/// on every run (off by default).
+void set_deterministic(bool on);
+bool deterministic();
+
+/// Whether a convolution of x (N, C, H, W) with w into y goes through cuDNN: built, enabled, and
+/// every tensor non-empty and within cuDNN's int element counts.
+bool use_for_conv(const Tensor& x, const Tensor& w, const Tensor& y);
+/// y = conv2d(x, w) (no bias); x, w and y contiguous NCHW, of one floating dtype, on one CUDA
+/// device. The backward passes take the same three shapes: conv_backward_data writes grad_x from w
+/// and grad_y, conv_backward_filter grad_w from x and grad_y.
+void conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p);
+void conv_backward_data(const Tensor& grad_x, const Tensor& w, const Tensor& grad_y,
+                        const Conv2dParams& p);
+void conv_backward_filter(const Tensor& x, const Tensor& grad_w, const Tensor& grad_y,
+                          const Conv2dParams& p);
 
 enum class RnnMode { RnnTanh, RnnRelu, Lstm, Gru };
 
@@ -76,8 +98,8 @@ int64_t rnn_reserve_bytes(const RnnShape& shape, const Tensor& x, const Tensor& 
 /// B, H; only for LSTM), all contiguous, float32 or float64, on one CUDA device; weight_space as
 /// rnn_layout lays it out. `lengths`: (B)
 /// int64 on the CPU, each in [1, T], or undefined for full sequences. Writes y (T, B, directions
-/// * output_size(); zeros past a sequence's length), hy (as hx) and cy (as cx), and with `reserve` defined (of
-/// rnn_reserve_bytes) trains: the reserve space then holds what rnn_backward needs.
+/// * output_size(); zeros past a sequence's length), hy (as hx) and cy (as cx), and with `reserve`
+/// defined (of rnn_reserve_bytes) trains: the reserve space then holds what rnn_backward needs.
 void rnn_forward(const RnnShape& shape, const Tensor& x, const Tensor& hx, const Tensor& cx,
                  const Tensor& weight_space, const Tensor& lengths, const Tensor& y,
                  const Tensor& hy, const Tensor& cy, const Tensor& reserve);

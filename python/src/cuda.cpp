@@ -106,6 +106,10 @@ void bind_cuda(py::module_& m) {
   c.def("cudnn_enabled", &cudnn::enabled);
   c.def("set_cudnn_allow_tf32", &cudnn::set_allow_tf32);
   c.def("cudnn_allow_tf32", &cudnn::allow_tf32);
+  c.def("set_cudnn_benchmark", &cudnn::set_benchmark);
+  c.def("cudnn_benchmark", &cudnn::benchmark);
+  c.def("set_cudnn_deterministic", &cudnn::set_deterministic);
+  c.def("cudnn_deterministic", &cudnn::deterministic);
 
   py::class_<cuda::Stream>(c, "Stream", "A CUDA stream: work on it runs in order")
       .def(py::init([](py::handle device, int priority) {

@@ -96,7 +96,7 @@ TEST(CudaOps, Reductions) {
             << "rows " << dt << s;
         EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].min(1)); }, {x}, 0))
             << dt << s;
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].t().sum({0}); }, {x}, t * 100))
+        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].transpose(0, 1).sum({0}); }, {x}, t * 100))
             << "strided " << dt << s;
       }
       if (is_floating_point(dt) && dt != kFloat16) {
@@ -108,6 +108,37 @@ TEST(CudaOps, Reductions) {
   EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].prod(); }, {tensor({1.5, 2.0, -3.0})}, 1e-6));
 }
 
+// Long rows are split over many blocks and read in 16-byte vectors between a scalar head and
+// tail: starts at every misalignment, lengths that leave tails, ties (the first index wins) and
+// NaN (which wins max and argmax).
+TEST(CudaOps, LongRowsSplitOverBlocksAtAnyAlignment) {
+  EMBER_REQUIRE_CUDA();
+  for (DType dt : {kFloat32, kFloat16, kFloat64, kInt32, kUInt8}) {
+    Tensor base = uniform({3, 300011}, kFloat32, -3, 3).to(dt);
+    for (int64_t offset : {0, 1, 2, 3, 5}) {
+      SCOPED_TRACE(::testing::Message() << dt << ", offset " << offset);
+      Tensor x = base.narrow(1, offset, 300000 - offset);
+      double t = dt == kFloat16 ? 0.5 : 1e-2;
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({1}); }, {x}, t));
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].amax({1}); }, {x}, 0));
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmax(1); }, {x}, 0));
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmin(); }, {x}, 0));
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return all(v[0] > 0, 1); }, {x}, 0));
+      EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].max(1)); }, {x}, 0));
+    }
+  }
+  Tensor y = uniform({1, 1 << 20});
+  y.select(1, 700001).fill_(std::nan(""));
+  y.select(1, 900001).fill_(std::nan(""));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmax(); }, {y}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmin(1); }, {y}, 0));
+  EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].amax(); }, {y}, 0));
+  Tensor tied = zeros({1 << 21});
+  tied.narrow(0, 1000003, 5).fill_(1);
+  tied.narrow(0, 1500007, 5).fill_(1);
+  EXPECT_EQ(tied.to(gpu()).argmax().item<int64_t>(), 1000003);
+}
+
 TEST(CudaOps, MatmulInEveryPrecision) {
   EMBER_REQUIRE_CUDA();
   for (auto [sa, sb] : std::vector<std::pair<Shape, Shape>>{
@@ -117,6 +148,7 @@ TEST(CudaOps, MatmulInEveryPrecision) {
       double t = dt == kFloat64 ? 1e-10 : (dt == kFloat32 ? 1e-4 : 3e-2);
       EXPECT_TRUE(same_on_cuda([](auto& v) { return matmul(v[0], v[1]); }, {a, b}, t))
           << dt << sa << sb;
+      if (a.dim() < 2) continue;  // a vector has no transposed layout
       EXPECT_TRUE(same_on_cuda(
           [](auto& v) {
             return matmul(v[0].transpose(-1, -2).contiguous().transpose(-1, -2), v[1]);

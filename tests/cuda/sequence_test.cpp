@@ -16,46 +16,6 @@ namespace {
 using namespace ember::testing;
 using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
 
-// f's output and the gradients of its floating inputs agree on the CPU and on cuda:0 within tol
-// (relative and absolute). The output's gradient is fixed and uneven, so every element counts.
-::testing::AssertionResult same_with_gradients(const Fn& f, const std::vector<Tensor>& inputs,
-                                               double tol) {
-  auto run = [&](Device device, std::vector<Tensor>& grads) {
-    std::vector<Tensor> in;
-    for (const Tensor& t : inputs) {
-      Tensor v = t.defined() ? t.to(device).detach() : t;
-      if (v.defined() && v.is_floating_point()) v.requires_grad_();
-      in.push_back(v);
-    }
-    Tensor out = f(in);
-    Tensor g = cos(arange(out.numel(), TensorOptions(out.dtype())) * 0.37).reshape(out.sizes());
-    (out * g.to(device)).sum().backward();
-    for (const Tensor& v : in)
-      grads.push_back(v.defined() && v.grad().defined() ? v.grad().cpu() : Tensor());
-    return out.cpu();
-  };
-  std::vector<Tensor> cpu_grads, gpu_grads;
-  Tensor expected = run(Device(kCPU, 0), cpu_grads);
-  Tensor got = run(gpu(), gpu_grads);
-  auto result = all_close(got, expected, tol, tol);
-  if (!result) return result << " (output)";
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (cpu_grads[i].defined() != gpu_grads[i].defined())
-      return ::testing::AssertionFailure() << "input " << i << " has a gradient on one device only";
-    if (!cpu_grads[i].defined()) continue;
-    auto r = all_close(gpu_grads[i], cpu_grads[i], tol, tol);
-    if (!r) return r << " (gradient of input " << i << ")";
-  }
-  return ::testing::AssertionSuccess();
-}
-
-// Restores cudnn.enabled after a test that turns it off.
-struct CudnnEnabled {
-  explicit CudnnEnabled(bool on) : previous(cudnn::enabled()) { cudnn::set_enabled(on); }
-  ~CudnnEnabled() { cudnn::set_enabled(previous); }
-  bool previous;
-};
-
 // A stack's output, final states and every weight's gradient, on the CPU and on CUDA.
 void expect_stack_matches(RecurrentOptions::Kind kind, nn::RNNOptions options, DType dtype,
                           bool packed, double tol) {
@@ -111,17 +71,13 @@ void expect_recurrent_layers_match() {
 TEST(CudaSequence, RecurrentLayersThroughCudnnMatchTheCpu) {
   EMBER_REQUIRE_CUDA();
   if (!cudnn::built()) GTEST_SKIP() << "ember was built without cuDNN";
-  CudnnEnabled on(true);
-  // TF32 would round float32 products to 10 bits; the comparison is of the same math.
-  bool tf32 = cudnn::allow_tf32();
-  cudnn::set_allow_tf32(false);
-  expect_recurrent_layers_match();
-  cudnn::set_allow_tf32(tf32);
+  CudnnSwitch on(cudnn::set_enabled, cudnn::enabled, true);
+  expect_recurrent_layers_match();  // TF32 off: see main.cpp
 }
 
 TEST(CudaSequence, RecurrentLayersOnEmbersOwnKernelsMatchTheCpu) {
   EMBER_REQUIRE_CUDA();
-  CudnnEnabled off(false);
+  CudnnSwitch off(cudnn::set_enabled, cudnn::enabled, false);
   expect_recurrent_layers_match();
 }
 
@@ -209,6 +165,30 @@ TEST(CudaSequence, SortTopkAndScansMatchTheCpu) {
       same_with_gradients([](auto& v) { return cumsum(v[0], 1); }, {uniform({5, 300})}, 1e-4));
   EXPECT_TRUE(same_with_gradients([](auto& v) { return cumprod(v[0], 0); },
                                   {uniform({7, 30}, kFloat32, 0.5, 1.5)}, 1e-4));
+}
+
+// Every dtype, with ties (a stable sort keeps them in order on both devices) and NaN (last when
+// ascending), and scans into each output dtype. Small integers keep every partial sum exact, so
+// the order of the GPU's additions cannot change a result.
+TEST(CudaSequence, SortAndScansOfEveryDtypeMatchTheCpu) {
+  EMBER_REQUIRE_CUDA();
+  Tensor small = randint(0, 4, {4, 301});
+  for (DType dtype : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    Tensor x = small.to(dtype);
+    if (is_floating_point(dtype)) x.select(0, 1).narrow(0, 7, 3).fill_(std::nan(""));
+    for (bool descending : {false, true}) {
+      EXPECT_TRUE(same_on_cuda(
+          [descending](auto& v) { return std::get<0>(sort(v[0], 1, descending)); }, {x}, 0));
+      EXPECT_TRUE(same_on_cuda(
+          [descending](auto& v) { return std::get<1>(sort(v[0], 1, descending)); }, {x}, 0));
+    }
+    Tensor y = small.to(dtype);
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return cumsum(v[0], 1); }, {y}, 0));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return cumsum(v[0], 0, kFloat64); }, {y}, 0));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return cumprod(v[0], 0, kInt32); }, {y}, 0));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return cumsum(v[0], 1, kBool); }, {y}, 0));
+  }
 }
 
 }  // namespace

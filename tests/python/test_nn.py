@@ -227,3 +227,40 @@ def test_winograd_switch_and_both_algorithms_match_pytorch():
                                            rtol=1e-4, atol=1e-4 * scale)
     finally:
         ember.backends.mkldnn.allow_winograd = True
+
+
+def test_cudnn_convolution_switches():
+    # torch.backends.cudnn.benchmark and .deterministic with PyTorch's defaults, kept by ember's
+    # core; under every combination (and with cuDNN off) a convolution's output and gradients give
+    # PyTorch's numbers, on the GPU where there is one.
+    cudnn = ember.backends.cudnn
+    assert cudnn.benchmark is torch.backends.cudnn.benchmark is False
+    assert cudnn.deterministic is torch.backends.cudnn.deterministic is False
+    torch.manual_seed(6)
+    tc = torch.nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=2)
+    x = torch.randn(3, 4, 9, 9, requires_grad=True)
+    tc(x).square().sum().backward()
+    devices = ["cpu"] + (["cuda"] if ember.cuda.is_available() else [])
+    try:
+        for enabled, benchmark, deterministic in ((True, False, False), (True, True, False),
+                                                  (True, False, True), (False, False, False)):
+            cudnn.enabled, cudnn.benchmark, cudnn.deterministic = enabled, benchmark, deterministic
+            cudnn.allow_tf32 = False
+            assert (cudnn.enabled, cudnn.benchmark, cudnn.deterministic) == \
+                (enabled, benchmark, deterministic)
+            for device in devices:
+                ec = nn.Conv2d(4, 8, 3, stride=2, padding=1, groups=2)
+                ec.load_state_dict({k: ember.tensor(v.detach().numpy())
+                                    for k, v in tc.state_dict().items()})
+                ec.to(device)
+                ex = ember.tensor(x.detach().numpy()).to(device).requires_grad_()
+                ey = ec(ex)
+                ey.square().sum().backward()
+                cases = ((ey, tc(x)), (ex.grad, x.grad), (ec.weight.grad, tc.weight.grad),
+                         (ec.bias.grad, tc.bias.grad))
+                for got, want in cases:
+                    got = np.asarray(got.detach().cpu().numpy())
+                    assert np.abs(got - want.detach().numpy()).max() < 1e-4, (device, enabled)
+    finally:
+        cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32 = \
+            True, False, False, True

@@ -9,6 +9,7 @@
 #include "ember/backend/conv_layout.h"
 #include "ember/backend/cuda/blas.h"
 #include "ember/backend/cuda/loops.cuh"
+#include "ember/backend/cudnn.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -67,15 +68,10 @@ int64_t chunk(const ConvLayout& g, size_t item) {
   return std::clamp<int64_t>((int64_t{256} << 20) / per, 1, std::max<int64_t>(g.N, 1));
 }
 
-}  // namespace
-
-void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
-                 const Conv2dParams& p) {
-  if (out.numel() == 0) return;
-  ConvLayout g = conv_layout(x, w, out, p);
+// out = conv2d(x, w) without cuDNN: im2col of a chunk of samples, then one batched GEMM per group.
+void im2col_forward(const Tensor& x, const Tensor& w, const Tensor& out, const ConvLayout& g,
+                    cudaStream_t stream) {
   int device = x.device().index();
-  cuda::LaunchScope launch(device);
-  cudaStream_t stream = launch.stream;
   int64_t nb = chunk(g, x.element_size());
   Tensor cols = empty({nb, g.K, g.P}, x.options());
   dispatch_floating(x.dtype(), "conv2d", [&](auto tag) {
@@ -97,6 +93,21 @@ void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Ten
       }
     }
   });
+}
+
+}  // namespace
+
+void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p) {
+  if (out.numel() == 0) return;
+  ConvLayout g = conv_layout(x, w, out, p);
+  int device = x.device().index();
+  cuda::LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
+  if (cudnn::use_for_conv(x, w, out))
+    cudnn::conv_forward(x, w, out, p);
+  else
+    im2col_forward(x, w, out, g, stream);
   if (bias.defined()) {
     Tensor b =
         Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
@@ -119,6 +130,11 @@ void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, 
     reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
   }
   if (!gx.defined() && !gw.defined()) return;
+  if (cudnn::use_for_conv(x, w, gout)) {
+    if (gx.defined()) cudnn::conv_backward_data(gx, w, gout, p);
+    if (gw.defined()) cudnn::conv_backward_filter(x, gw, gout, p);
+    return;
+  }
   int64_t nb = chunk(g, x.element_size());
   Tensor cols = empty({nb, g.K, g.P}, x.options());
   Tensor partial = gw.defined() ? empty({nb, g.Og, g.K}, x.options()) : Tensor();

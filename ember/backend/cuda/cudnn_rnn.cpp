@@ -14,7 +14,7 @@ static_assert(CUDNN_VERSION >= 8901, "ember's RNN path needs cuDNN 8.9.1 or late
 #include <tuple>
 #include <vector>
 
-#include "ember/backend/cuda/handle_pool.h"
+#include "ember/backend/cuda/cudnn_util.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/cudnn.h"
 #include "ember/core/device_backend.h"
@@ -22,43 +22,6 @@ static_assert(CUDNN_VERSION >= 8901, "ember's RNN path needs cuDNN 8.9.1 or late
 namespace ember::cudnn {
 namespace {
 
-[[noreturn]] void fail(cudnnStatus_t status, const char* call, const char* file, int line) {
-  char detail[512] = {0};
-  cudnnGetLastErrorString(detail, sizeof detail);
-  EMBER_FAIL("[cudnn] ", call, " failed: ", cudnnGetErrorString(status), " (",
-             static_cast<int>(status), ")", detail[0] ? std::string(": ") + detail : "", " at ",
-             file, ":", line);
-}
-#define EMBER_CUDNN_CHECK(expr)                                             \
-  do {                                                                      \
-    cudnnStatus_t ember_cudnn_status_ = (expr);                             \
-    if (ember_cudnn_status_ != CUDNN_STATUS_SUCCESS)                        \
-      ::ember::cudnn::fail(ember_cudnn_status_, #expr, __FILE__, __LINE__); \
-  } while (0)
-
-cudnnHandle_t new_handle() {
-  cudnnHandle_t h;
-  EMBER_CUDNN_CHECK(cudnnCreate(&h));
-  return h;
-}
-// Note [Library handles]
-using BorrowedCudnn = cuda::BorrowedHandle<cudnnHandle_t, new_handle>;
-
-// A cuDNN descriptor, destroyed with its scope.
-template <typename T, cudnnStatus_t (*Make)(T*), cudnnStatus_t (*Destroy)(T)>
-class Owned {
- public:
-  Owned() { EMBER_CUDNN_CHECK(Make(&d_)); }
-  ~Owned() { Destroy(d_); }
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  T get() const { return d_; }
-
- private:
-  T d_;
-};
-using TensorDescriptor =
-    Owned<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
 using DropoutDescriptor =
     Owned<cudnnDropoutDescriptor_t, cudnnCreateDropoutDescriptor, cudnnDestroyDropoutDescriptor>;
 using RnnDescriptor =
@@ -66,23 +29,14 @@ using RnnDescriptor =
 using RnnDataDescriptor =
     Owned<cudnnRNNDataDescriptor_t, cudnnCreateRNNDataDescriptor, cudnnDestroyRNNDataDescriptor>;
 
-cudnnDataType_t data_type(DType dtype) {
-  switch (dtype) {
-    case kFloat32:
-      return CUDNN_DATA_FLOAT;
-    case kFloat64:
-      return CUDNN_DATA_DOUBLE;
-    default:
-      EMBER_FAIL("[cudnn] recurrent layers take float32 or float64, got ", dtype);
-  }
+// The recurrent layers take float32 and float64 (ops/rnn.cpp runs the others in float32).
+cudnnDataType_t rnn_type(DType dtype) {
+  EMBER_CHECK(dtype == kFloat32 || dtype == kFloat64,
+              "[cudnn] recurrent layers take float32 or float64, got ", dtype);
+  return data_type(dtype, "recurrent layers");
 }
 
 int64_t gates(RnnMode mode) { return mode == RnnMode::Lstm ? 4 : mode == RnnMode::Gru ? 3 : 1; }
-
-int to_int(int64_t v, const char* what) {
-  EMBER_CHECK(v >= 0 && v <= INT32_MAX, "[cudnn] ", what, " must fit in 32 bits, got ", v);
-  return static_cast<int>(v);
-}
 
 // The stack as cuDNN describes it, with a borrowed handle on the device's current stream.
 struct Stack {
@@ -97,7 +51,7 @@ struct Stack {
     // No dropout inside cuDNN: ops/rnn.cpp runs one layer per call where it drops between
     // layers, so that ember's generator draws the masks. At p = 0 cuDNN keeps no states.
     EMBER_CUDNN_CHECK(cudnnSetDropoutDescriptor(dropout.get(), h, 0.0f, nullptr, 0, 0));
-    cudnnDataType_t type = data_type(dtype);
+    cudnnDataType_t type = rnn_type(dtype);
     // As PyTorch: float32 may take TF32 tensor cores unless cudnn.allow_tf32 is off.
     cudnnMathType_t math = dtype == kFloat32 && !allow_tf32() ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
     cudnnRNNMode_t cell = s.mode == RnnMode::Lstm      ? CUDNN_LSTM
@@ -126,7 +80,7 @@ struct Sequences {
   TensorDescriptor c;  // cx, cy and theirs: (layers * directions, B, H)
 
   Sequences(const RnnShape& s, const Tensor& input, const Tensor& lengths) {
-    cudnnDataType_t type = data_type(input.dtype());
+    cudnnDataType_t type = rnn_type(input.dtype());
     int T = to_int(input.size(0), "the sequence length"), B = to_int(input.size(1), "the batch");
     std::vector<int> seq(static_cast<size_t>(B), T);
     if (lengths.defined()) {

@@ -39,17 +39,33 @@ RowGeometry geometry(const Shape& sizes, const Shape& strides) {
   return g;
 }
 
-// out[row * G + part] = R over part's slice of row `row` (contiguous, length N).
+// out[row * parts + part] = R over part's slice of row `row` (contiguous, length N). The slice is
+// read in 16-byte vectors between a scalar head (up to the first 16-byte boundary) and tail: four
+// floats per load keep enough bytes in flight to approach the memory's bandwidth.
 template <typename T, typename A, typename O, typename R>
 __global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, int64_t parts,
                            O* out, R r) {
+  constexpr int64_t V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+  struct alignas(16) Vec {
+    T v[V];
+  };
+  auto value = [](T t) { return static_cast<A>(static_cast<opmath_t<T>>(t)); };
   for (int64_t job = blockIdx.x; job < M * parts; job += gridDim.x) {
     int64_t row = job / parts, part = job % parts;
     int64_t lo = N * part / parts, hi = N * (part + 1) / parts;
     const T* x = in + kept.offset(row);
+    auto misalign = static_cast<int64_t>(reinterpret_cast<uintptr_t>(x + lo) % 16);
+    int64_t body = std::min(hi, lo + (16 - misalign) % 16 / static_cast<int64_t>(sizeof(T)));
+    int64_t vectors = (hi - body) / V, tail = body + vectors * V;
     A acc = R::identity();
-    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x)
-      acc = r(acc, static_cast<A>(static_cast<opmath_t<T>>(x[i])));
+    for (int64_t i = lo + threadIdx.x; i < body; i += blockDim.x) acc = r(acc, value(x[i]));
+    const Vec* xv = reinterpret_cast<const Vec*>(x + body);
+    for (int64_t k = threadIdx.x; k < vectors; k += blockDim.x) {
+      Vec v = xv[k];
+#pragma unroll
+      for (int64_t j = 0; j < V; ++j) acc = r(acc, value(v.v[j]));
+    }
+    for (int64_t i = tail + threadIdx.x; i < hi; i += blockDim.x) acc = r(acc, value(x[i]));
     acc = cuda::block_reduce<A>(acc, r);
     if (threadIdx.x == 0) out[job] = static_cast<O>(acc);
   }
@@ -66,18 +82,22 @@ __global__ void column_kernel(const T* in, RowGeometry reduced, int64_t M, int64
   }
 }
 
-// The first max (or min) of each contiguous row, value and index; NaN wins.
-template <typename T>
-__global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, bool is_max,
-                           T* values, int64_t* indices) {
+// The first max (or min) of each contiguous row, value and index; NaN wins. Like row_kernel, a row
+// may be split in `parts` slices, each block writing its slice's best (at job = row * parts +
+// part, the index within the row) for arg_combine. values may be null.
+template <typename T, typename V>
+__global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, int64_t parts,
+                           bool is_max, V* values, int64_t* indices) {
   using A = opmath_t<T>;
   __shared__ A best_v[kBlock];
   __shared__ int64_t best_i[kBlock];
-  for (int64_t row = blockIdx.x; row < M; row += gridDim.x) {
+  for (int64_t job = blockIdx.x; job < M * parts; job += gridDim.x) {
+    int64_t row = job / parts, part = job % parts;
+    int64_t lo = N * part / parts, hi = N * (part + 1) / parts;
     const T* x = in + kept.offset(row);
     A bv = 0;
     int64_t bi = -1;
-    for (int64_t i = threadIdx.x; i < N; i += blockDim.x) {
+    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
       A v = static_cast<A>(x[i]);
       if (bi < 0 || arg_better(v, i, bv, bi, is_max)) {
         bv = v;
@@ -100,11 +120,37 @@ __global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
       __syncthreads();
     }
     if (threadIdx.x == 0) {
-      if (values) values[row] = static_cast<T>(best_v[0]);
-      if (indices) indices[row] = best_i[0];
+      if (values) values[job] = static_cast<V>(best_v[0]);
+      if (indices) indices[job] = best_i[0];
     }
     __syncthreads();
   }
+}
+
+// The best of each row's `parts` slice results (arg_kernel's), a thread per row.
+template <typename T>
+__global__ void arg_combine(const opmath_t<T>* part_v, const int64_t* part_i, int64_t M,
+                            int64_t parts, bool is_max, T* values, int64_t* indices) {
+  using A = opmath_t<T>;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < M;
+       row += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    A bv = 0;
+    int64_t bi = -1;
+    for (int64_t k = row * parts; k < (row + 1) * parts; ++k) {
+      int64_t i = part_i[k];
+      if (i >= 0 && (bi < 0 || arg_better(part_v[k], i, bv, bi, is_max))) {
+        bv = part_v[k];
+        bi = i;
+      }
+    }
+    if (values) values[row] = static_cast<T>(bv);
+    indices[row] = bi;
+  }
+}
+
+// How many blocks share a row: a few long rows are split so that the whole GPU reads them.
+int64_t parts_per_row(const ReduceLayout& l) {
+  return l.M < 64 && l.N > 65536 ? std::min<int64_t>(1024 / l.M + 1, l.N / 16384) : 1;
 }
 
 template <typename T, typename O, typename A, typename R>
@@ -115,7 +161,7 @@ void reduce_values(const Tensor& in, const ReduceLayout& l, const Tensor& out, R
   if (l.rows()) {
     RowGeometry kept = geometry(l.kept_sizes, l.kept_strides);
     // A few long rows: split each over several blocks, then reduce the partial results.
-    int64_t parts = l.M < 64 && l.N > 65536 ? std::min<int64_t>(1024 / l.M + 1, l.N / 16384) : 1;
+    int64_t parts = parts_per_row(l);
     if (parts <= 1) {
       row_kernel<T, A, O>
           <<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, 1, o, r);
@@ -184,13 +230,27 @@ void reduce_cuda(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor
       }
       dispatch_numeric(in.dtype(), "argmax", [&](auto tag) {
         using T = EMBER_TYPE(tag);
+        using A = opmath_t<T>;
         T* values = want_arg ? nullptr : static_cast<T*>(out.data_ptr());
         int64_t* idx = want_arg ? static_cast<int64_t*>(out.data_ptr())
                                 : static_cast<int64_t*>(indices.data_ptr());
-        arg_kernel<T><<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(
-            static_cast<const T*>(in.data_ptr()), geometry(l.kept_sizes, l.kept_strides), l.M, l.N,
-            is_max, values, idx);
-        EMBER_CUDA_LAUNCH_CHECK("arg_kernel");
+        const T* x = static_cast<const T*>(in.data_ptr());
+        RowGeometry kept = geometry(l.kept_sizes, l.kept_strides);
+        int64_t parts = parts_per_row(l);
+        if (parts <= 1) {
+          arg_kernel<T, T><<<cuda::grid_for(l.M, 1), kBlock, 0, stream>>>(x, kept, l.M, l.N, 1,
+                                                                          is_max, values, idx);
+          EMBER_CUDA_LAUNCH_CHECK("arg_kernel");
+          return;
+        }
+        Tensor part_v = empty({l.M * parts}, TensorOptions(dtype_of<A>).with_device(in.device()));
+        Tensor part_i = empty({l.M * parts}, TensorOptions(kInt64).with_device(in.device()));
+        arg_kernel<T, A><<<cuda::grid_for(l.M * parts, 1), kBlock, 0, stream>>>(
+            x, kept, l.M, l.N, parts, is_max, part_v.data_ptr<A>(), part_i.data_ptr<int64_t>());
+        EMBER_CUDA_LAUNCH_CHECK("arg_kernel (parts)");
+        arg_combine<T><<<cuda::grid_for(l.M, kBlock), kBlock, 0, stream>>>(
+            part_v.data_ptr<A>(), part_i.data_ptr<int64_t>(), l.M, parts, is_max, values, idx);
+        EMBER_CUDA_LAUNCH_CHECK("arg_combine");
       });
       return;
     }

@@ -1,6 +1,7 @@
-// CUDA softmax and log_softmax over one dim of a contiguous tensor seen as (outer, D, inner): a
-// block per row when inner == 1 (three passes over a row that stays in L1/L2), else a thread per
-// (outer, inner) column.
+// CUDA softmax and log_softmax over one dim of a contiguous tensor seen as (outer, D, inner), and
+// their backward: a block per row when inner == 1 (passes over a row that stays in L1/L2, each
+// warp reading consecutive elements), else a thread per (outer, inner) column (neighbouring
+// threads read neighbouring columns).
 #include <cuda_runtime.h>
 
 #include <limits>
@@ -83,8 +84,30 @@ __global__ void softmax_columns(const T* x, T* y, DimSplit g, bool log) {
   }
 }
 
+// grad_in = y * (grad - sum(grad * y)) for softmax, grad - exp(y) * sum(grad) for log_softmax
+// (y its output), a block per row.
 template <typename T>
-__global__ void softmax_backward_kernel(const T* grad, const T* y, T* gi, DimSplit g, bool log) {
+__global__ void softmax_backward_rows(const T* grad, const T* y, T* gi, int64_t rows, int64_t D,
+                                      bool log) {
+  using A = opmath_t<T>;
+  __shared__ A shared[kBlock / 32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* gr = grad + row * D;
+    const T* yr = y + row * D;
+    T* out = gi + row * D;
+    A s = 0;
+    for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
+      s += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
+    s = block_all_reduce(s, SumReducer<A>{}, shared);
+    for (int64_t i = threadIdx.x; i < D; i += blockDim.x) {
+      A gv = static_cast<A>(gr[i]), yv = static_cast<A>(yr[i]);
+      out[i] = static_cast<T>(log ? gv - math::exp(yv) * s : yv * (gv - s));
+    }
+  }
+}
+
+template <typename T>
+__global__ void softmax_backward_columns(const T* grad, const T* y, T* gi, DimSplit g, bool log) {
   using A = opmath_t<T>;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        c < g.outer * g.inner; c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -130,10 +153,17 @@ void softmax_backward_cuda(const Tensor& grad, const Tensor& out, int64_t dim, b
   cuda::LaunchScope launch(out.device().index());
   dispatch_floating(out.dtype(), "softmax_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    softmax_backward_kernel<T>
-        <<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, launch.stream>>>(
-            static_cast<const T*>(grad.data_ptr()), static_cast<const T*>(out.data_ptr()),
-            static_cast<T*>(grad_in.data_ptr()), g, log);
+    const T* gp = static_cast<const T*>(grad.data_ptr());
+    const T* yp = static_cast<const T*>(out.data_ptr());
+    T* gi = static_cast<T*>(grad_in.data_ptr());
+    if (g.inner == 1) {
+      softmax_backward_rows<T>
+          <<<cuda::grid_for(g.outer, 1), kBlock, 0, launch.stream>>>(gp, yp, gi, g.outer, g.D, log);
+    } else {
+      softmax_backward_columns<T>
+          <<<cuda::grid_for(g.outer * g.inner, kBlock), kBlock, 0, launch.stream>>>(gp, yp, gi, g,
+                                                                                    log);
+    }
     EMBER_CUDA_LAUNCH_CHECK("softmax_backward");
   });
 }

@@ -32,12 +32,6 @@ struct RowOf {
   __device__ int64_t operator()(int64_t flat) const { return flat / L; }
 };
 
-template <typename T, typename A>
-struct ToAcc {
-  const T* x;
-  __device__ A operator()(int64_t i) const { return static_cast<A>(static_cast<opmath_t<T>>(x[i])); }
-};
-
 template <typename T>
 __global__ void gather_sorted(const T* x, const int64_t* flat, T* values, int64_t* indices,
                               int64_t n, int64_t L) {
@@ -49,14 +43,50 @@ __global__ void gather_sorted(const T* x, const int64_t* flat, T* values, int64_
   }
 }
 
-template <typename A, typename O>
-__global__ void store(const A* acc, O* out, int64_t n) {
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    out[i] = static_cast<O>(acc[i]);
+int blocks_for(int64_t n) { return static_cast<int>(std::min<int64_t>((n + 255) / 256, 65535)); }
+
+// The flat indices of x's elements (n, in rows of L) in sorted order, each row on its own.
+// Instantiated per key type A, not per dtype (see scan_rows).
+template <typename A>
+Tensor sorted_order(const Tensor& x, int64_t L, bool descending, cudaStream_t stream) {
+  const int64_t n = x.numel();
+  Tensor keys = empty(x.sizes(), TensorOptions(dtype_of<A>).with_device(x.device()));
+  copy_cuda(TensorIter(keys, {x}));
+  Tensor flat = empty({n}, TensorOptions(kInt64).with_device(x.device()));
+  Tensor rows = empty({n}, TensorOptions(kInt64).with_device(x.device()));
+  A* k = keys.data_ptr<A>();
+  int64_t* f = flat.data_ptr<int64_t>();
+  int64_t* r = rows.data_ptr<int64_t>();
+  auto policy = thrust::cuda::par.on(stream);
+  thrust::sequence(policy, f, f + n);
+  thrust::stable_sort_by_key(policy, k, k + n, f, Before<A>{descending});
+  thrust::transform(policy, f, f + n, r, RowOf{L});
+  thrust::stable_sort_by_key(policy, r, r + n, f);
+  return flat;
 }
 
-int blocks_for(int64_t n) { return static_cast<int>(std::min<int64_t>((n + 255) / 256, 65535)); }
+// A running sum or product of every row of x (n elements, rows of L) in A, the output's accumulator
+// type. Instantiated per accumulator, not per (input, output) pair: x is first converted to A, as
+// the CPU's loop converts each element, which keeps the file's compile time (the critical path of a
+// GPU build) in check.
+template <typename A>
+Tensor scan_rows(ScanOp op, const Tensor& x, int64_t L, cudaStream_t stream) {
+  const int64_t n = x.numel();
+  Tensor values = empty(x.sizes(), TensorOptions(dtype_of<A>).with_device(x.device()));
+  copy_cuda(TensorIter(values, {x}));
+  Tensor acc = empty(x.sizes(), values.options());
+  const A* v = values.data_ptr<A>();
+  A* a = acc.data_ptr<A>();
+  auto policy = thrust::cuda::par.on(stream);
+  auto row = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0), RowOf{L});
+  if (op == ScanOp::Sum)
+    thrust::inclusive_scan_by_key(policy, row, row + n, v, a, thrust::equal_to<int64_t>(),
+                                  thrust::plus<A>());
+  else
+    thrust::inclusive_scan_by_key(policy, row, row + n, v, a, thrust::equal_to<int64_t>(),
+                                  thrust::multiplies<A>());
+  return acc;
+}
 
 }  // namespace
 
@@ -65,24 +95,13 @@ void sort_cuda(const Tensor& x, bool descending, const Tensor& values, const Ten
   if (n == 0) return;
   const int64_t L = x.dim() == 0 ? 1 : x.size(-1);
   cuda::LaunchScope scope(x.device().index());
-  auto policy = thrust::cuda::par.on(scope.stream);
   dispatch_all(x.dtype(), "sort", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    using A = std::conditional_t<std::is_same_v<T, bool>, int, opmath_t<T>>;
-    Tensor keys = empty({n}, TensorOptions(dtype_of<A>).with_device(x.device()));
-    Tensor flat = empty({n}, TensorOptions(kInt64).with_device(x.device()));
-    Tensor rows = empty({n}, TensorOptions(kInt64).with_device(x.device()));
-    A* k = keys.data_ptr<A>();
-    int64_t* f = flat.data_ptr<int64_t>();
-    int64_t* r = rows.data_ptr<int64_t>();
-    thrust::counting_iterator<int64_t> first(0);
-    thrust::transform(policy, first, first + n, k, ToAcc<T, A>{x.data_ptr<T>()});
-    thrust::sequence(policy, f, f + n);
-    thrust::stable_sort_by_key(policy, k, k + n, f, Before<A>{descending});
-    thrust::transform(policy, f, f + n, r, RowOf{L});
-    thrust::stable_sort_by_key(policy, r, r + n, f);
-    gather_sorted<<<blocks_for(n), 256, 0, scope.stream>>>(x.data_ptr<T>(), f, values.data_ptr<T>(),
-                                                           indices.data_ptr<int64_t>(), n, L);
+    using A = std::conditional_t<std::is_same_v<T, bool>, uint8_t, opmath_t<T>>;
+    Tensor flat = sorted_order<A>(x, L, descending, scope.stream);
+    gather_sorted<<<blocks_for(n), 256, 0, scope.stream>>>(
+        x.data_ptr<T>(), flat.data_ptr<int64_t>(), values.data_ptr<T>(),
+        indices.data_ptr<int64_t>(), n, L);
     EMBER_CUDA_LAUNCH_CHECK("gather_sorted");
   });
 }
@@ -92,26 +111,10 @@ void scan_cuda(ScanOp op, const Tensor& x, const Tensor& out) {
   if (n == 0) return;
   const int64_t L = x.dim() == 0 ? 1 : x.size(-1);
   cuda::LaunchScope scope(x.device().index());
-  auto policy = thrust::cuda::par.on(scope.stream);
   dispatch_all(out.dtype(), "cumsum", [&](auto out_tag) {
     using O = EMBER_TYPE(out_tag);
     using A = std::conditional_t<std::is_same_v<O, bool>, int64_t, opmath_t<O>>;
-    dispatch_all(x.dtype(), "cumsum", [&](auto in_tag) {
-      using T = EMBER_TYPE(in_tag);
-      Tensor acc = empty({n}, TensorOptions(dtype_of<A>).with_device(x.device()));
-      A* a = acc.data_ptr<A>();
-      thrust::counting_iterator<int64_t> first(0);
-      auto row = thrust::make_transform_iterator(first, RowOf{L});
-      auto value = thrust::make_transform_iterator(first, ToAcc<T, A>{x.data_ptr<T>()});
-      if (op == ScanOp::Sum)
-        thrust::inclusive_scan_by_key(policy, row, row + n, value, a, thrust::equal_to<int64_t>(),
-                                      thrust::plus<A>());
-      else
-        thrust::inclusive_scan_by_key(policy, row, row + n, value, a, thrust::equal_to<int64_t>(),
-                                      thrust::multiplies<A>());
-      store<<<blocks_for(n), 256, 0, scope.stream>>>(a, out.data_ptr<O>(), n);
-      EMBER_CUDA_LAUNCH_CHECK("scan store");
-    });
+    copy_cuda(TensorIter(out, {scan_rows<A>(op, x, L, scope.stream)}));
   });
 }
 

@@ -1,5 +1,6 @@
-// Built where cuDNN is not (no CUDA backend, or a CUDA toolkit without cuDNN): recurrent layers
-// run ember's own kernels, and reaching a cuDNN entry point is a bug in the caller.
+// Built where cuDNN is not (no CUDA backend, or a CUDA toolkit without cuDNN): convolutions and
+// recurrent layers run ember's own kernels, and reaching a cuDNN entry point is a bug in the
+// caller.
 #include "ember/backend/cudnn.h"
 
 #include "ember/core/error.h"
@@ -13,6 +14,17 @@ namespace {
 
 bool built() { return false; }
 int64_t version() { return 0; }
+
+bool use_for_conv(const Tensor&, const Tensor&, const Tensor&) { return false; }
+void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  not_built("conv_forward");
+}
+void conv_backward_data(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  not_built("conv_backward_data");
+}
+void conv_backward_filter(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  not_built("conv_backward_filter");
+}
 
 const RnnLayout& rnn_layout(const RnnShape&, DType, int) { not_built("rnn_layout"); }
 int64_t rnn_reserve_bytes(const RnnShape&, const Tensor&, const Tensor&) {

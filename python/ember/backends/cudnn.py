@@ -1,18 +1,17 @@
 """ember.backends.cudnn: torch.backends.cudnn's switches.
 
-`enabled` (on by default) sends recurrent layers (RNN, LSTM, GRU) on CUDA through cuDNN's RNN
-API; off, they run ember's own CUDA kernels. `allow_tf32` (on by default, as in PyTorch) lets
-float32 recurrent layers use TF32 tensor cores. ember's GPU convolutions are its own and pick no
-algorithm by timing, so `benchmark` and `deterministic` are kept for programs that set them and
-change nothing."""
+`enabled` (on by default) sends convolutions and recurrent layers (RNN, LSTM, GRU) on CUDA
+through cuDNN; off, they run ember's own CUDA kernels. `allow_tf32` (on by default, as in PyTorch)
+lets float32 convolutions and recurrent layers use TF32 tensor cores. `benchmark` (off) picks each
+convolution shape's algorithm by timing every candidate once instead of by cuDNN's heuristics;
+`deterministic` (off) keeps convolutions to algorithms that give the same bits on every run.
+`benchmark_limit` is kept for programs that set it: ember times every candidate."""
 import sys
 import types
 
 from .. import _C
 from .._missing import missing
 
-benchmark = False
-deterministic = False
 benchmark_limit = 10
 
 
@@ -42,6 +41,22 @@ class _Module(types.ModuleType):
     @allow_tf32.setter
     def allow_tf32(self, on):
         _C._cuda.set_cudnn_allow_tf32(bool(on))
+
+    @property
+    def benchmark(self):
+        return _C._cuda.cudnn_benchmark()
+
+    @benchmark.setter
+    def benchmark(self, on):
+        _C._cuda.set_cudnn_benchmark(bool(on))
+
+    @property
+    def deterministic(self):
+        return _C._cuda.cudnn_deterministic()
+
+    @deterministic.setter
+    def deterministic(self, on):
+        _C._cuda.set_cudnn_deterministic(bool(on))
 
 
 __getattr__ = missing(__name__)
