@@ -24,4 +24,13 @@ inline ConvLayout conv_layout(const Tensor& x, const Tensor& w, const Tensor& ou
   return g;
 }
 
+/// Whether the output is the size the forward convolution gives. A transposed convolution's output
+/// padding can make its output (this layout's "input"'s gradient) larger: oneDNN's and cuDNN's
+/// primitives take no such pair of shapes, ember's own kernels do (PyTorch's
+/// is_output_padding_big likewise keeps it from cuDNN).
+inline bool output_is_forward_size(const ConvLayout& g) {
+  return g.oH == (g.H + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1 &&
+         g.oW == (g.W + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
+}
+
 }  // namespace ember

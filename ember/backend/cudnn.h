@@ -45,16 +45,18 @@ bool benchmark();
 void set_deterministic(bool on);
 bool deterministic();
 
-/// Whether a convolution of x (N, C, H, W) with w into y goes through cuDNN: built, enabled, and
-/// every tensor non-empty and within cuDNN's int element counts.
-bool use_for_conv(const Tensor& x, const Tensor& w, const Tensor& y);
+/// Whether a convolution of x (N, C, H, W) with w into y goes through cuDNN: built, enabled, every
+/// tensor non-empty and within cuDNN's int element counts, and y the size conv2d(x, w) gives.
+bool use_for_conv(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p);
 /// y = conv2d(x, w) (no bias); x, w and y contiguous NCHW, of one floating dtype, on one CUDA
 /// device. The backward passes take the same three shapes: conv_backward_data writes grad_x from w
-/// and grad_y, conv_backward_filter grad_w from x and grad_y.
-void conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p);
-void conv_backward_data(const Tensor& grad_x, const Tensor& w, const Tensor& grad_y,
+/// and grad_y, conv_backward_filter grad_w from x and grad_y. Each returns false, writing nothing,
+/// when cuDNN has no algorithm for the call (none deterministic under cudnn.deterministic, or none
+/// whose workspace fits in memory): the caller then runs its own kernels.
+bool conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p);
+bool conv_backward_data(const Tensor& grad_x, const Tensor& w, const Tensor& grad_y,
                         const Conv2dParams& p);
-void conv_backward_filter(const Tensor& x, const Tensor& grad_w, const Tensor& grad_y,
+bool conv_backward_filter(const Tensor& x, const Tensor& grad_w, const Tensor& grad_y,
                           const Conv2dParams& p);
 
 enum class RnnMode { RnnTanh, RnnRelu, Lstm, Gru };

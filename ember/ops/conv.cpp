@@ -132,11 +132,14 @@ Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias,
              const Tensor& x = sx.get();
              const Tensor& w = sw.get();
              Tensor gc = g.contiguous(), gx, gw, gb;
-             // The input's gradient is the forward convolution of the output's; the weight's is
-             // conv2d's weight gradient with the roles of input and output exchanged.
+             // The input's gradient is the forward convolution of the output's (past the input's
+             // size where an output padding past the stride added rows no input feeds); the
+             // weight's is conv2d's weight gradient with the roles of input and output exchanged.
              if (n.needs_input_grad(0))
                gx = conv2d(gc, w, Tensor(), {p.stride[0], p.stride[1]},
-                           {p.padding[0], p.padding[1]}, {p.dilation[0], p.dilation[1]}, p.groups);
+                           {p.padding[0], p.padding[1]}, {p.dilation[0], p.dilation[1]}, p.groups)
+                        .narrow(2, 0, x.size(2))
+                        .narrow(3, 0, x.size(3));
              if (n.needs_input_grad(1)) {
                gw = empty(w.sizes(), w.options());
                EMBER_DISPATCH_DEVICE(x.device(), conv2d_backward, gc, w, x, Tensor(), gw,

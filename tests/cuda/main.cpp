@@ -2,7 +2,7 @@
 // with the spawn start method, the only one CUDA allows) run their entry point instead of the
 // tests. cuDNN's TF32 is off for the suite, as cuBLAS's is by default: TF32 rounds float32
 // products to 10 bits, and the tests compare with the CPU's float32 (PyTorch's tests turn it off
-// likewise); CudaConv.Tf32IsOnByDefaultAndWithinItsPrecision covers it.
+// likewise); CudaConv.Tf32StaysWithinItsPrecision covers TF32.
 #include <gtest/gtest.h>
 
 #include "ember/backend/cudnn.h"

@@ -96,7 +96,8 @@ TEST(CudaOps, Reductions) {
             << "rows " << dt << s;
         EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].min(1)); }, {x}, 0))
             << dt << s;
-        EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].transpose(0, 1).sum({0}); }, {x}, t * 100))
+        EXPECT_TRUE(
+            same_on_cuda([](auto& v) { return v[0].transpose(0, 1).sum({0}); }, {x}, t * 100))
             << "strided " << dt << s;
       }
       if (is_floating_point(dt) && dt != kFloat16) {
@@ -108,23 +109,34 @@ TEST(CudaOps, Reductions) {
   EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].prod(); }, {tensor({1.5, 2.0, -3.0})}, 1e-6));
 }
 
-// Long rows are split over many blocks and read in 16-byte vectors between a scalar head and
-// tail: starts at every misalignment, lengths that leave tails, ties (the first index wins) and
-// NaN (which wins max and argmax).
-TEST(CudaOps, LongRowsSplitOverBlocksAtAnyAlignment) {
+// Long rows are split over many blocks (a few rows) or not (many), and read in 16-byte vectors
+// between a scalar head and tail: rows starting at every misalignment (views narrowed on the GPU),
+// lengths that leave tails, ties (the first index wins) and NaN (which wins max and argmax).
+// Small integer values keep every sum exact, so any element missed or read twice shows.
+TEST(CudaOps, LongRowsAtAnyAlignment) {
   EMBER_REQUIRE_CUDA();
-  for (DType dt : {kFloat32, kFloat16, kFloat64, kInt32, kUInt8}) {
-    Tensor base = uniform({3, 300011}, kFloat32, -3, 3).to(dt);
-    for (int64_t offset : {0, 1, 2, 3, 5}) {
-      SCOPED_TRACE(::testing::Message() << dt << ", offset " << offset);
-      Tensor x = base.narrow(1, offset, 300000 - offset);
-      double t = dt == kFloat16 ? 0.5 : 1e-2;
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].sum({1}); }, {x}, t));
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].amax({1}); }, {x}, 0));
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmax(1); }, {x}, 0));
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return v[0].argmin(); }, {x}, 0));
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return all(v[0] > 0, 1); }, {x}, 0));
-      EXPECT_TRUE(same_on_cuda([](auto& v) { return std::get<1>(v[0].max(1)); }, {x}, 0));
+  for (Shape shape : {Shape{3, 300011}, Shape{70, 5011}}) {
+    int64_t n = shape[1] - 11;
+    for (DType dt : {kFloat32, kFloat16, kFloat64, kInt32, kUInt8}) {
+      Tensor base = randint(dt == kUInt8 ? 0 : -3, 4, shape).to(dt);
+      Tensor marks = zeros(shape, kBool);
+      for (int64_t offset : {0, 1, 2, 3, 5}) {
+        SCOPED_TRACE(::testing::Message() << shape << " " << dt << ", offset " << offset);
+        auto row = [offset, n](const Tensor& t) { return t.narrow(1, offset, n); };
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return row(v[0]).sum({1}); }, {base}, 0));
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return row(v[0]).amax({1}); }, {base}, 0));
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return row(v[0]).argmax(1); }, {base}, 0));
+        EXPECT_TRUE(
+            same_on_cuda([&](auto& v) { return std::get<1>(row(v[0]).min(1)); }, {base}, 0));
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return row(v[0]).argmin(); }, {base}, 0));
+        // One mark per row, at its first, its last or a middle element of the view.
+        Tensor m = marks.clone();
+        m.select(0, 0).narrow(0, offset, 1).fill_(true);
+        m.select(0, 1).narrow(0, offset + n - 1, 1).fill_(true);
+        m.select(0, 2).narrow(0, offset + n / 2, 1).fill_(true);
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return any(row(v[0]), 1); }, {m}, 0));
+        EXPECT_TRUE(same_on_cuda([&](auto& v) { return all(logical_not(row(v[0])), 1); }, {m}, 0));
+      }
     }
   }
   Tensor y = uniform({1, 1 << 20});

@@ -264,3 +264,26 @@ def test_cudnn_convolution_switches():
     finally:
         cudnn.enabled, cudnn.benchmark, cudnn.deterministic, cudnn.allow_tf32 = \
             True, False, False, True
+
+
+@pytest.mark.parametrize("stride,dilation,output_padding,groups", [
+    (1, 2, 1, 1), (2, 3, 2, 2), ((1, 2), (2, 1), (1, 1), 1), (2, 1, 1, 2)])
+def test_conv_transpose2d_output_padding_past_the_stride(stride, dilation, output_padding, groups):
+    # PyTorch allows an output padding up to the dilation: the output is then larger than the
+    # forward convolution of its size would give, which oneDNN (and cuDNN) do not take; ember's
+    # own kernels run it. Outputs and the gradients of input, weight and bias against PyTorch 1.13.
+    torch.manual_seed(9)
+    x = torch.randn(2, 4, 7, 6, requires_grad=True)
+    w = torch.randn(4, 3, 3, 3, requires_grad=True)
+    b = torch.randn(3 * groups, requires_grad=True)
+    args = (stride, 0, output_padding, groups, dilation)
+    ty = torch.nn.functional.conv_transpose2d(x, w, b, *args)
+    g = torch.randn(ty.shape)
+    (ty * g).sum().backward()
+    ex, ew, eb = (E(t.detach()).requires_grad_() for t in (x, w, b))
+    ey = F.conv_transpose2d(ex, ew, eb, *args)
+    assert tuple(ey.shape) == tuple(ty.shape)
+    (ey * E(g)).sum().backward()
+    for got, want in ((ey, ty), (ex.grad, x.grad), (ew.grad, w.grad), (eb.grad, b.grad)):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-4,
+                                   atol=1e-4)

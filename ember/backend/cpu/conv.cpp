@@ -227,7 +227,8 @@ void conv2d_cpu(const Tensor& x, const Tensor& w, const Tensor& bias, const Tens
 void conv2d_backward_cpu(const Tensor& x, const Tensor& w, const Tensor& grad_out,
                          const Tensor& grad_x, const Tensor& grad_w, const Tensor& grad_b,
                          const Conv2dParams& p) {
-  if (dnnl_takes(x.dtype()) && x.numel() > 0)
+  if (dnnl_takes(x.dtype()) && x.numel() > 0 &&
+      output_is_forward_size(conv_layout(x, w, grad_out, p)))
     return cpu::dnnl_conv2d_backward(x, w, grad_out, grad_x, grad_w, grad_b, p);
   if (x.dtype() == kFloat64)
     return conv_backward<double>(x, w, grad_out, grad_x, grad_w, grad_b, p);

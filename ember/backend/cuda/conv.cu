@@ -1,7 +1,8 @@
-// CUDA 2-D convolution as im2col + cuBLAS: per chunk of samples, columns (K x P per sample) are
-// built by a kernel and multiplied by the weights in one strided-batched GEMM; backward uses the
-// transposed products and a gather-style col2im (each input element sums what it fed, no atomics).
-// K = C/groups * kH * kW, P = oH * oW.
+// CUDA 2-D convolution: through cuDNN where ember has it and it is enabled (backend/cudnn.h); else,
+// and where cuDNN has no algorithm, as im2col + cuBLAS: per chunk of samples, columns (K x P per
+// sample) are built by a kernel and multiplied by the weights in one strided-batched GEMM;
+// backward uses the transposed products and a gather-style col2im (each input element sums what
+// it fed, no atomics). K = C/groups * kH * kW, P = oH * oW.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -95,46 +96,12 @@ void im2col_forward(const Tensor& x, const Tensor& w, const Tensor& out, const C
   });
 }
 
-}  // namespace
-
-void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
-                 const Conv2dParams& p) {
-  if (out.numel() == 0) return;
-  ConvLayout g = conv_layout(x, w, out, p);
-  int device = x.device().index();
-  cuda::LaunchScope launch(device);
-  cudaStream_t stream = launch.stream;
-  if (cudnn::use_for_conv(x, w, out))
-    cudnn::conv_forward(x, w, out, p);
-  else
-    im2col_forward(x, w, out, g, stream);
-  if (bias.defined()) {
-    Tensor b =
-        Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
-                                            bias.storage_offset(), bias.dtype(), bias.device()));
-    TensorIter it(out, {out, b});
-    binary_cuda(BinaryOp::Add, it, {});
-  }
-}
-
-void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
-                          const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
-  ConvLayout g = conv_layout(x, w, gout, p);
-  int device = x.device().index();
-  cuda::LaunchScope launch(device);
-  cudaStream_t stream = launch.stream;
-  if (gb.defined()) {
-    Tensor view =
-        Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
-                                            gb.storage_offset(), gb.dtype(), gb.device()));
-    reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
-  }
+// The gradients of x and w (whichever are defined) without cuDNN: the transposed products per
+// chunk of samples, and a gather-style col2im.
+void im2col_backward(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
+                     const Tensor& gw, const ConvLayout& g, cudaStream_t stream) {
   if (!gx.defined() && !gw.defined()) return;
-  if (cudnn::use_for_conv(x, w, gout)) {
-    if (gx.defined()) cudnn::conv_backward_data(gx, w, gout, p);
-    if (gw.defined()) cudnn::conv_backward_filter(x, gw, gout, p);
-    return;
-  }
+  int device = x.device().index();
   int64_t nb = chunk(g, x.element_size());
   Tensor cols = empty({nb, g.K, g.P}, x.options());
   Tensor partial = gw.defined() ? empty({nb, g.Og, g.K}, x.options()) : Tensor();
@@ -181,6 +148,47 @@ void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, 
       }
     }
   });
+}
+
+}  // namespace
+
+void conv2d_cuda(const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& out,
+                 const Conv2dParams& p) {
+  if (out.numel() == 0) return;
+  ConvLayout g = conv_layout(x, w, out, p);
+  int device = x.device().index();
+  cuda::LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
+  if (!cudnn::use_for_conv(x, w, out, p) || !cudnn::conv_forward(x, w, out, p))
+    im2col_forward(x, w, out, g, stream);
+  if (bias.defined()) {
+    Tensor b =
+        Tensor(std::make_shared<TensorImpl>(bias.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                            bias.storage_offset(), bias.dtype(), bias.device()));
+    TensorIter it(out, {out, b});
+    binary_cuda(BinaryOp::Add, it, {});
+  }
+}
+
+void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, const Tensor& gx,
+                          const Tensor& gw, const Tensor& gb, const Conv2dParams& p) {
+  ConvLayout g = conv_layout(x, w, gout, p);
+  int device = x.device().index();
+  cuda::LaunchScope launch(device);
+  cudaStream_t stream = launch.stream;
+  if (gb.defined()) {
+    Tensor view =
+        Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
+                                            gb.storage_offset(), gb.dtype(), gb.device()));
+    reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
+  }
+  // Whichever gradient cuDNN has no algorithm for runs below, on ember's kernels.
+  Tensor gx_left = gx, gw_left = gw;
+  if (cudnn::use_for_conv(x, w, gout, p)) {
+    if (gx.defined() && cudnn::conv_backward_data(gx, w, gout, p)) gx_left = Tensor();
+    if (gw.defined() && cudnn::conv_backward_filter(x, gw, gout, p)) gw_left = Tensor();
+  }
+  im2col_backward(x, w, gout, gx_left, gw_left, g, stream);
 }
 
 }  // namespace ember

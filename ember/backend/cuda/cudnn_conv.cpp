@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "ember/backend/conv_layout.h"
 #include "ember/backend/cuda/cudnn_util.h"
 #include "ember/backend/cuda/runtime.h"
 #include "ember/backend/cudnn.h"
@@ -79,7 +80,7 @@ struct Convolution {
 // the algorithm runs: with another, cuDNN would run a slower kernel (PyTorch's Note [behavior of
 // cudnnFind and cudnnGet]).
 
-// What is kept per shape and pass: the algorithm, its math type and its workspace.
+// A candidate kept per shape and pass: the algorithm, its math type and its workspace.
 struct Choice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -188,8 +189,10 @@ struct BackwardFilter {
 // the cache), or none when even that cannot be had.
 constexpr size_t kMaxSearchWorkspace = size_t{1} << 30;
 
+// The candidates for a shape, best first: those that ran, deterministic if asked, and for float32
+// with TF32 off never a tensor-core one (Note [cuDNN math types]). Empty when none qualifies.
 template <typename Pass>
-Choice search(const Convolution& c, int device) {
+std::vector<Choice> search(const Convolution& c, int device, bool fma_only) {
   int n = std::max(Pass::count(c), 1), got = 0;
   std::vector<typename Pass::Perf> perf(static_cast<size_t>(n));
   Pass::heuristics(c, n, &got, perf.data());
@@ -207,83 +210,113 @@ Choice search(const Convolution& c, int device) {
     // The timed runs write the pass's output buffer, which the real run overwrites.
     Pass::find(c, n, &got, perf.data(), ws.get(), bytes);
   }
-  // Both lists come best first: the first that ran (and, if asked, is deterministic) wins.
+  std::vector<Choice> ranked;
   for (int i = 0; i < got; ++i) {
     const auto& p = perf[static_cast<size_t>(i)];
     if (p.status != CUDNN_STATUS_SUCCESS) continue;
     if (deterministic() && p.determinism != CUDNN_DETERMINISTIC) continue;
-    c.set_math(p.mathType);
-    return Choice{static_cast<int>(p.algo), p.mathType, Pass::workspace(c, p.algo)};
+    if (fma_only && p.mathType != CUDNN_FMA_MATH && p.mathType != CUDNN_DEFAULT_MATH) continue;
+    cudnnMathType_t math = fma_only ? CUDNN_FMA_MATH : p.mathType;
+    c.set_math(math);
+    ranked.push_back(Choice{static_cast<int>(p.algo), math, Pass::workspace(c, p.algo)});
   }
-  EMBER_FAIL(
-      "[cudnn] no convolution ", Pass::name, " algorithm for this shape",
-      deterministic() ? " is deterministic (torch.backends.cudnn.deterministic is set)" : " ran");
+  return ranked;
 }
 
-// The choice for a shape is kept: the search costs far more than the convolution.
-using Key = std::array<int64_t, 21>;
-Key key_of(int pass, const Tensor& x, const Tensor& w, const Conv2dParams& p) {
-  return {pass,          x.device().index(), static_cast<int64_t>(x.dtype()),
-          x.size(0),     x.size(1),          x.size(2),
-          x.size(3),     w.size(0),          w.size(1),
-          w.size(2),     w.size(3),          p.stride[0],
-          p.stride[1],   p.padding[0],       p.padding[1],
-          p.dilation[0], p.dilation[1],      p.groups,
-          allow_tf32(),  deterministic(),    benchmark()};
+// The choice for a shape is kept: the search costs far more than the convolution. y's size is in
+// the key: a transposed convolution's output padding makes it more than x, w and p say.
+using Key = std::array<int64_t, 23>;
+Key key_of(int pass, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
+  return {pass,
+          x.device().index(),
+          static_cast<int64_t>(x.dtype()),
+          x.size(0),
+          x.size(1),
+          x.size(2),
+          x.size(3),
+          w.size(0),
+          w.size(1),
+          w.size(2),
+          w.size(3),
+          y.size(2),
+          y.size(3),
+          p.stride[0],
+          p.stride[1],
+          p.padding[0],
+          p.padding[1],
+          p.dilation[0],
+          p.dilation[1],
+          p.groups,
+          allow_tf32(),
+          deterministic(),
+          benchmark()};
 }
 
+// Runs the pass with the best candidate whose workspace can be had (PyTorch's try_all: a heuristic
+// favourite may want gigabytes); false when no candidate qualifies or none fits in memory, and
+// the caller runs ember's own kernels.
 template <typename Pass>
-void convolve(int pass, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
+bool convolve(int pass, const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
   Convolution c(x, w, y, p);
   int device = x.device().index();
   static std::mutex mutex;
-  static auto* choices = new std::map<Key, Choice>();
-  Key key = key_of(pass, x, w, p);
-  Choice choice;
+  static auto* choices = new std::map<Key, std::vector<Choice>>();
+  Key key = key_of(pass, x, w, y, p);
+  std::vector<Choice> ranked;
   bool known = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = choices->find(key);
-    if (it != choices->end()) choice = it->second, known = true;
+    if (it != choices->end()) ranked = it->second, known = true;
   }
   if (!known) {
     // Searched outside the lock (a benchmark search runs kernels); two threads searching the same
     // shape at once both store an equally good answer.
-    choice = search<Pass>(c, device);
+    ranked = search<Pass>(c, device, x.dtype() == kFloat32 && !allow_tf32());
     std::lock_guard<std::mutex> lock(mutex);
-    choices->emplace(key, choice);
+    choices->emplace(key, ranked);
   }
-  c.set_math(choice.math);
-  DataPtr ws = device_backend(kCUDA).allocator(device).allocate(choice.workspace);
   double one64 = 1, zero64 = 0;
   float one32 = 1, zero32 = 0;
   const void* one = c.is_double ? static_cast<const void*>(&one64) : &one32;
   const void* zero = c.is_double ? static_cast<const void*>(&zero64) : &zero32;
-  Pass::run(c, static_cast<typename Pass::Algo>(choice.algo), ws.get(), choice.workspace, one,
-            zero);
+  for (const Choice& choice : ranked) {
+    DataPtr ws;
+    try {
+      ws = device_backend(kCUDA).allocator(device).allocate(choice.workspace);
+    } catch (const OutOfMemoryError&) {
+      continue;
+    }
+    c.set_math(choice.math);
+    Pass::run(c, static_cast<typename Pass::Algo>(choice.algo), ws.get(), choice.workspace, one,
+              zero);
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
 
-bool use_for_conv(const Tensor& x, const Tensor& w, const Tensor& y) {
-  // cuDNN's descriptors count elements in int and take no empty dims: such tensors run ember's
-  // own kernels.
+bool use_for_conv(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
+  // cuDNN's descriptors count elements in int and take no empty dims, nor an output larger than
+  // the forward convolution's: those run ember's own kernels.
   auto fits = [](const Tensor& t) { return t.numel() > 0 && t.numel() <= INT32_MAX; };
-  return enabled() && fits(x) && fits(w) && fits(y);
+  return enabled() && fits(x) && fits(w) && fits(y) &&
+         output_is_forward_size(conv_layout(x, w, y, p));
 }
 
-void conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
-  convolve<Forward>(0, x, w, y, p);
+bool conv_forward(const Tensor& x, const Tensor& w, const Tensor& y, const Conv2dParams& p) {
+  return convolve<Forward>(0, x, w, y, p);
 }
 
-void conv_backward_data(const Tensor& grad_x, const Tensor& w, const Tensor& grad_y,
+bool conv_backward_data(const Tensor& grad_x, const Tensor& w, const Tensor& grad_y,
                         const Conv2dParams& p) {
-  convolve<BackwardData>(1, grad_x, w, grad_y, p);
+  return convolve<BackwardData>(1, grad_x, w, grad_y, p);
 }
 
-void conv_backward_filter(const Tensor& x, const Tensor& grad_w, const Tensor& grad_y,
+bool conv_backward_filter(const Tensor& x, const Tensor& grad_w, const Tensor& grad_y,
                           const Conv2dParams& p) {
-  convolve<BackwardFilter>(2, x, grad_w, grad_y, p);
+  return convolve<BackwardFilter>(2, x, grad_w, grad_y, p);
 }
 
 }  // namespace ember::cudnn

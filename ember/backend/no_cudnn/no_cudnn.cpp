@@ -15,14 +15,16 @@ namespace {
 bool built() { return false; }
 int64_t version() { return 0; }
 
-bool use_for_conv(const Tensor&, const Tensor&, const Tensor&) { return false; }
-void conv_forward(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+bool use_for_conv(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+  return false;
+}
+bool conv_forward(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
   not_built("conv_forward");
 }
-void conv_backward_data(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+bool conv_backward_data(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
   not_built("conv_backward_data");
 }
-void conv_backward_filter(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
+bool conv_backward_filter(const Tensor&, const Tensor&, const Tensor&, const Conv2dParams&) {
   not_built("conv_backward_filter");
 }
 
