@@ -1,7 +1,10 @@
 // ember on one GPU, timed with CUDA events: the workloads of bench/pytorch_gpu.py, which times
 // PyTorch on the same GPU. scripts/gpu-check merges both into ember-vs-libtorch's JSON format.
 // Prints one JSON object per line: {"name", "ember", "unit"} (unit: ms, or us per op).
+//   ember-gpu-bench [FILTER]
+//   ember-gpu-bench --dry-run [FILTER]   # each workload once, small, on the CPU (a CTest test)
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -14,8 +17,19 @@ namespace {
 
 using namespace ember;
 
+// --dry-run: checks that every workload runs, once and small, on the CPU; its times mean nothing.
+bool g_dry_run = false;
+// A size: `full` on the GPU, `small` in a dry run.
+int64_t sized(int64_t full, int64_t small) { return g_dry_run ? small : full; }
+
 // Median over `repeats` of the mean time of `iters` calls, in ms, measured with CUDA events.
 double time_ms(const std::function<void()>& f, int iters, int repeats = 7) {
+  if (g_dry_run) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
   for (int i = 0; i < 3; ++i) f();
   cuda::synchronize();
   std::vector<double> t;
@@ -51,13 +65,15 @@ double train_step_ms(std::shared_ptr<nn::Module> model, int64_t batch, int64_t s
   Tensor x = randn({batch, 1, size, size}, TensorOptions(kFloat32).with_device(gpu));
   Tensor y = randint(0, 10, {batch}).to(gpu);
   bool amp = !precision.empty();
-  DType low = precision == "_amp_bf16" ? kBFloat16 : kFloat16;
-  amp::GradScaler scaler(amp::GradScalerOptions().with_enabled(precision == "_amp_fp16"));
+  // The dry run's CPU autocast takes bfloat16, and no scaler (as bench/pytorch_gpu.py's).
+  DType low = precision == "_amp_bf16" || g_dry_run ? kBFloat16 : kFloat16;
+  amp::GradScaler scaler(
+      amp::GradScalerOptions().with_enabled(precision == "_amp_fp16" && !g_dry_run));
   return time_ms(
       [&] {
         Tensor loss;
         {
-          amp::autocast region(kCUDA, low, amp);
+          amp::autocast region(gpu.type(), low, amp);
           loss = nn::functional::cross_entropy(model->forward(x), y);
         }
         opt.zero_grad();
@@ -71,18 +87,26 @@ double train_step_ms(std::shared_ptr<nn::Module> model, int64_t batch, int64_t s
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string filter = argc > 1 ? argv[1] : "";
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--dry-run")
+      g_dry_run = true;
+    else
+      filter = arg;
+  }
   auto want = [&](const std::string& n) {
     return filter.empty() || n.find(filter) != std::string::npos;
   };
-  if (!cuda::is_available()) {
-    std::fprintf(stderr, "ember-gpu-bench: no GPU: %s\n", cuda::unavailable_reason().c_str());
+  if (!g_dry_run && !cuda::is_available()) {
+    std::fprintf(stderr, "ember-gpu-bench: no GPU: %s (--dry-run runs on the CPU)\n",
+                 cuda::unavailable_reason().c_str());
     return 1;
   }
-  Device gpu("cuda:0");
+  Device gpu = g_dry_run ? Device("cpu") : Device("cuda:0");
   TensorOptions f32 = TensorOptions(kFloat32).with_device(gpu);
   NoGradGuard no_grad;
-  const int64_t N = int64_t{256} << 20;
+  const int64_t N = sized(int64_t{256} << 20, 1 << 10);
   if (want("copy_256M") || want("add_256M") || want("sum_256M")) {
     Tensor a = randn({N}, f32), b = randn({N}, f32), c = empty({N}, f32);
     double gb = 1e-9 * static_cast<double>(N) * 4;
@@ -102,7 +126,7 @@ int main(int argc, char** argv) {
     }
   }
   if (want("softmax")) {
-    Tensor x = randn({32768, 1024}, f32);
+    Tensor x = randn({sized(32768, 32), 1024}, f32);
     double ms = time_ms([&] { softmax(x, -1); }, 20);
     print("softmax_32768x1024", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
   }
@@ -132,33 +156,33 @@ int main(int argc, char** argv) {
       if (want(name + "_bwd")) backward_row(name + "_bwd", inputs, forward());
     };
     if (want("softmax_backward_32768x1024")) {
-      Tensor x = randn({32768, 1024}, f32).requires_grad_();
+      Tensor x = randn({sized(32768, 32), 1024}, f32).requires_grad_();
       backward_row("softmax_backward_32768x1024", {x}, softmax(x, -1));
     }
     // cuDNN's TF32 off from here on, for the convolutions, the LSTM and the training steps
     // (PyTorch's side sets it off for every workload).
     cudnn::set_allow_tf32(false);
     if (either("conv2d_lenet2")) {  // LeNet's second convolution at batch 256, with its bias
-      Tensor x = randn({256, 6, 12, 12}, f32).requires_grad_(),
+      Tensor x = randn({sized(256, 2), 6, 12, 12}, f32).requires_grad_(),
              w = randn({16, 6, 5, 5}, f32).requires_grad_(), b = randn({16}, f32).requires_grad_();
       forward_backward("conv2d_lenet2", {x, w, b}, [&] { return conv2d(x, w, b); });
     }
     if (either("conv2d_resnet3x3")) {  // a 3x3 convolution of ResNet-18's first stage, no bias
-      Tensor x = randn({32, 64, 56, 56}, f32).requires_grad_(),
+      Tensor x = randn({sized(32, 2), 64, 56, 56}, f32).requires_grad_(),
              w = randn({64, 64, 3, 3}, f32).requires_grad_();
       forward_backward("conv2d_resnet3x3", {x, w}, [&] {
         return conv2d(x, w, Tensor(), {1, 1}, {1, 1});
       });
     }
     if (either("max_pool2d_3x3s2")) {  // ResNet's stem pooling
-      Tensor x = randn({32, 64, 112, 112}, f32).requires_grad_();
+      Tensor x = randn({sized(32, 2), 64, 112, 112}, f32).requires_grad_();
       forward_backward("max_pool2d_3x3s2", {x}, [&] {
         return max_pool2d(x, {3, 3}, Pair{2, 2}, {1, 1});
       });
     }
     if (either("batch_norm_train")) {  // training-mode batch norm of ResNet's first stage, running
                                        // statistics updated
-      Tensor x = randn({32, 64, 56, 56}, f32).requires_grad_(),
+      Tensor x = randn({sized(32, 2), 64, 56, 56}, f32).requires_grad_(),
              w = ones({64}, f32).requires_grad_(), b = zeros({64}, f32).requires_grad_(),
              mean = zeros({64}, f32), var = ones({64}, f32);
       forward_backward("batch_norm_train", {x, w, b},
@@ -170,13 +194,14 @@ int main(int argc, char** argv) {
   for (int64_t L : {1024, 4096}) {
     std::string name = "sdpa_causal_f32_L" + std::to_string(L);
     if (!want(name)) continue;
-    Tensor q = randn({8, 8, L, 64}, f32), k = randn({8, 8, L, 64}, f32),
-           v = randn({8, 8, L, 64}, f32);
+    int64_t n = sized(L, 64);
+    Tensor q = randn({8, 8, n, 64}, f32), k = randn({8, 8, n, 64}, f32),
+           v = randn({8, 8, n, 64}, f32);
     double ms = time_ms([&] { scaled_dot_product_attention(q, k, v, Tensor(), 0, true); }, 10);
-    print(name, ms, "ms", 2e-12 * 8 * 8 * 2 * L * L * 64 / 2 / (ms * 1e-3), "TFLOP/s");
+    print(name, ms, "ms", 2e-12 * 8 * 8 * 2 * n * n * 64 / 2 / (ms * 1e-3), "TFLOP/s");
   }
   if (want("layer_norm_8192x4096")) {
-    Tensor x = randn({8192, 4096}, f32), w = ones({4096}, f32), b = zeros({4096}, f32);
+    Tensor x = randn({sized(8192, 64), 4096}, f32), w = ones({4096}, f32), b = zeros({4096}, f32);
     double ms = time_ms([&] { layer_norm(x, 1, w, b, 1e-5); }, 20);
     print("layer_norm_8192x4096", ms, "ms", 2e-9 * x.numel() * 4 / (ms * 1e-3), "GB/s");
   }
@@ -186,9 +211,10 @@ int main(int argc, char** argv) {
       if (!want(name)) continue;
       DType dt = kind == "bf16" ? kBFloat16 : (kind == "f16" ? kFloat16 : kFloat32);
       cuda::set_allow_tf32(kind == "tf32");
-      Tensor a = randn({n, n}, f32).to(dt), b = randn({n, n}, f32).to(dt);
+      int64_t m = sized(n, 64);
+      Tensor a = randn({m, m}, f32).to(dt), b = randn({m, m}, f32).to(dt);
       double ms = time_ms([&] { mm(a, b); }, n == 8192 ? 5 : 20);
-      print(name, ms, "ms", 2e-12 * static_cast<double>(n) * n * n / (ms * 1e-3), "TFLOP/s");
+      print(name, ms, "ms", 2e-12 * static_cast<double>(m) * m * m / (ms * 1e-3), "TFLOP/s");
     }
   }
   cuda::set_allow_tf32(false);
@@ -205,24 +231,26 @@ int main(int argc, char** argv) {
   {
     AutoGradMode grad(true);
     if (want("sdpa_causal_f32_L4096_train")) {
-      Tensor q = randn({8, 8, 4096, 64}, f32).requires_grad_(),
-             k = randn({8, 8, 4096, 64}, f32).requires_grad_(),
-             v = randn({8, 8, 4096, 64}, f32).requires_grad_();
+      int64_t L = sized(4096, 64);
+      Tensor q = randn({8, 8, L, 64}, f32).requires_grad_(),
+             k = randn({8, 8, L, 64}, f32).requires_grad_(),
+             v = randn({8, 8, L, 64}, f32).requires_grad_();
       double ms = time_ms(
           [&] { scaled_dot_product_attention(q, k, v, Tensor(), 0, true).sum().backward(); }, 5);
       print("sdpa_causal_f32_L4096_train", ms, "ms");
     }
     if (want("lstm_2x512_train")) {
-      auto lstm = nn::make<nn::LSTM>(nn::RNNOptions(512, 512).with_num_layers(2));
+      int64_t width = sized(512, 16);
+      auto lstm = nn::make<nn::LSTM>(nn::RNNOptions(width, width).with_num_layers(2));
       lstm->to(gpu);
-      Tensor x = randn({35, 64, 512}, f32).requires_grad_();
+      Tensor x = randn({35, sized(64, 2), width}, f32).requires_grad_();
       print("lstm_2x512_train", time_ms([&] { lstm->forward(x).sum().backward(); }, 10), "ms");
     }
   }
   for (std::string precision : {"", "_amp_fp16", "_amp_bf16"}) {
     if (want("lenet_train_step_256" + precision))
       print("lenet_train_step_256" + precision,
-            train_step_ms(nn::make<models::LeNet>(), 256, 28, gpu, 20, precision), "ms");
+            train_step_ms(nn::make<models::LeNet>(), sized(256, 2), 28, gpu, 20, precision), "ms");
     // ResNet-18 on one channel (models::resnet18_fashion_mnist): d2l's small stem at 28x28 (batch
     // 32 as on the CPU, and d2l's multi-GPU batch 256), torchvision's stem at 96x96.
     for (auto [batch, size] : {std::pair<int64_t, int64_t>{32, 28}, {256, 28}, {32, 96}}) {
@@ -230,7 +258,8 @@ int main(int argc, char** argv) {
           "resnet18_train_step_" + std::to_string(batch) + "_" + std::to_string(size) + precision;
       if (want(name))
         print(name,
-              train_step_ms(models::resnet18_fashion_mnist(size), batch, size, gpu, 10, precision),
+              train_step_ms(models::resnet18_fashion_mnist(size), sized(batch, 2), size, gpu, 10,
+                            precision),
               "ms");
     }
   }
