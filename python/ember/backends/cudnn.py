@@ -25,38 +25,16 @@ def version():
     return _C._cuda.cudnn_version() if _C._cuda.cudnn_built() else None
 
 
+def _switch(get, set_):
+    """A module attribute read from and written to ember's core."""
+    return property(lambda self: get(), lambda self, on: set_(bool(on)))
+
+
 class _Module(types.ModuleType):
-    @property
-    def enabled(self):
-        return _C._cuda.cudnn_enabled()
-
-    @enabled.setter
-    def enabled(self, on):
-        _C._cuda.set_cudnn_enabled(bool(on))
-
-    @property
-    def allow_tf32(self):
-        return _C._cuda.cudnn_allow_tf32()
-
-    @allow_tf32.setter
-    def allow_tf32(self, on):
-        _C._cuda.set_cudnn_allow_tf32(bool(on))
-
-    @property
-    def benchmark(self):
-        return _C._cuda.cudnn_benchmark()
-
-    @benchmark.setter
-    def benchmark(self, on):
-        _C._cuda.set_cudnn_benchmark(bool(on))
-
-    @property
-    def deterministic(self):
-        return _C._cuda.cudnn_deterministic()
-
-    @deterministic.setter
-    def deterministic(self, on):
-        _C._cuda.set_cudnn_deterministic(bool(on))
+    enabled = _switch(_C._cuda.cudnn_enabled, _C._cuda.set_cudnn_enabled)
+    allow_tf32 = _switch(_C._cuda.cudnn_allow_tf32, _C._cuda.set_cudnn_allow_tf32)
+    benchmark = _switch(_C._cuda.cudnn_benchmark, _C._cuda.set_cudnn_benchmark)
+    deterministic = _switch(_C._cuda.cudnn_deterministic, _C._cuda.set_cudnn_deterministic)
 
 
 __getattr__ = missing(__name__)
