@@ -129,7 +129,8 @@ void print_text(const json& j) {
   std::cout << "  CUDA_VISIBLE_DEVICES=" << (visible.empty() ? "(unset)" : visible) << "\n";
   if (g.contains("cudnn_version"))
     std::cout << "  cuDNN " << g["cudnn_version"].get<std::string>()
-              << " (recurrent layers; off with torch.backends.cudnn.enabled = False)\n";
+              << " (convolutions and recurrent layers; off with torch.backends.cudnn.enabled = "
+                 "False)\n";
   for (const json& d : g["devices"]) {
     std::cout << "  " << d["device"].get<std::string>() << ": " << d["name"].get<std::string>()
               << ", compute capability " << d["compute_capability"].get<std::string>() << ", "

@@ -9,8 +9,10 @@
 
 #include "ember/backend/conv_layout.h"
 #include "ember/backend/cuda/blas.h"
+#include "ember/backend/cuda/block_reduce.cuh"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/cudnn.h"
+#include "ember/backend/functors/reduce.h"
 #include "ember/backend/kernels.h"
 
 namespace ember {
@@ -60,6 +62,21 @@ __global__ void col2im_kernel(const T* dcols, T* gx, ConvLayout g, int64_t n0, i
       }
     }
     gx[(((n0 + s) * g.C + group * g.Cg + c) * g.H + ih) * g.W + iw] = static_cast<T>(acc);
+  }
+}
+
+// gb[o] = the sum of gout (N, O, P) over samples and positions, a block per channel: each warp
+// reads consecutive positions, where a reduction over dims (0, 2, 3) would first copy gout into
+// rows.
+template <typename T>
+__global__ void bias_grad_kernel(const T* gout, T* gb, int64_t N, int64_t O, int64_t P) {
+  using A = opmath_t<T>;
+  for (int64_t o = blockIdx.x; o < O; o += gridDim.x) {
+    A acc = 0;
+    for (int64_t j = threadIdx.x; j < N * P; j += blockDim.x)
+      acc += static_cast<A>(gout[(j / P * O + o) * P + j % P]);
+    acc = cuda::block_reduce<A>(acc, SumReducer<A>());
+    if (threadIdx.x == 0) gb[o] = static_cast<T>(acc);
   }
 }
 
@@ -177,10 +194,12 @@ void conv2d_backward_cuda(const Tensor& x, const Tensor& w, const Tensor& gout, 
   cuda::LaunchScope launch(device);
   cudaStream_t stream = launch.stream;
   if (gb.defined()) {
-    Tensor view =
-        Tensor(std::make_shared<TensorImpl>(gb.storage(), Shape{1, g.O, 1, 1}, Shape{0, 1, 0, 0},
-                                            gb.storage_offset(), gb.dtype(), gb.device()));
-    reduce_cuda(ReduceOp::Sum, gout, {0, 2, 3}, view, Tensor());
+    dispatch_floating(gb.dtype(), "conv2d_backward", [&](auto tag) {
+      using T = EMBER_TYPE(tag);
+      bias_grad_kernel<T><<<cuda::grid_for(g.O, 1), cuda::kThreads, 0, stream>>>(
+          static_cast<const T*>(gout.data_ptr()), static_cast<T*>(gb.data_ptr()), g.N, g.O, g.P);
+      EMBER_CUDA_LAUNCH_CHECK("conv2d bias gradient");
+    });
   }
   // Whichever gradient cuDNN has no algorithm for runs below, on ember's kernels.
   Tensor gx_left = gx, gw_left = gw;
