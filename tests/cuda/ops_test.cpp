@@ -1,5 +1,7 @@
 // Every op on CUDA against the same op on the CPU: random shapes, non-contiguous, empty and large
 // inputs, every dtype the op takes, within the dtype's tolerance.
+#include <limits>
+
 #include "tests/cuda/cuda_test_util.h"
 #include "tests/util/reference.h"
 
@@ -261,6 +263,31 @@ TEST(CudaOps, NeuralNetworkOps) {
         return cat({v[0], v[1]}, 1);
       },
       {uniform({3, 2}), uniform({3, 5})}, 0));
+}
+
+// Softmax over the last dim takes a warp per row up to 1024 elements (in registers, K of them a
+// lane) and a block per longer row: every K's boundary, forward and backward, softmax and
+// log_softmax, and rows of -inf (all: NaN, as PyTorch), NaN and +inf.
+TEST(CudaOps, SoftmaxRowsOfEveryWidth) {
+  EMBER_REQUIRE_CUDA();
+  for (int64_t D : {1, 5, 32, 33, 64, 65, 128, 129, 256, 257, 512, 513, 1000, 1024, 1025, 3000}) {
+    SCOPED_TRACE(::testing::Message() << "D " << D);
+    Tensor x = uniform({37, D}, kFloat32, -4, 4);
+    EXPECT_TRUE(same_with_gradients([](auto& v) { return softmax(v[0], 1); }, {x}, 1e-5));
+    EXPECT_TRUE(same_with_gradients([](auto& v) { return log_softmax(v[0], -1); }, {x}, 1e-5));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return softmax(v[0], 1); }, {x.to(kFloat64)}, 1e-12));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return softmax(v[0], 1); }, {x.to(kFloat16)}, 2e-3));
+    EXPECT_TRUE(
+        same_with_gradients([](auto& v) { return log_softmax(v[0], 1); }, {x.to(kFloat64)}, 1e-12));
+    Tensor odd = x.clone();
+    double inf = std::numeric_limits<double>::infinity();
+    odd.select(0, 0).fill_(-inf);
+    odd.select(0, 1).narrow(0, 0, (D + 1) / 2).fill_(-inf);
+    odd.select(0, 2).narrow(0, D - 1, 1).fill_(std::nan(""));
+    odd.select(0, 3).narrow(0, D / 2, 1).fill_(inf);
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return softmax(v[0], 1); }, {odd}, 1e-5));
+    EXPECT_TRUE(same_on_cuda([](auto& v) { return log_softmax(v[0], 1); }, {odd}, 1e-5));
+  }
 }
 
 TEST(CudaOps, GradientsMatchTheCpu) {
