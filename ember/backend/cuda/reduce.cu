@@ -60,6 +60,8 @@ __global__ void row_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
     A acc = R::identity();
     for (int64_t i = lo + threadIdx.x; i < body; i += blockDim.x) acc = r(acc, value(x[i]));
     const Vec* xv = reinterpret_cast<const Vec*>(x + body);
+    // Unrolled so that several loads are in flight before their sums (which must stay in order).
+#pragma unroll 4
     for (int64_t k = threadIdx.x; k < vectors; k += blockDim.x) {
       Vec v = xv[k];
 #pragma unroll
@@ -97,13 +99,24 @@ __global__ void arg_kernel(const T* in, RowGeometry kept, int64_t M, int64_t N, 
     const T* x = in + kept.offset(row);
     A bv = 0;
     int64_t bi = -1;
-    for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-      A v = static_cast<A>(x[i]);
+    auto consider = [&](A v, int64_t i) {
       if (bi < 0 || arg_better(v, i, bv, bi, is_max)) {
         bv = v;
         bi = i;
       }
+    };
+    // Four loads in flight before their comparisons, which keep the thread's indices in order.
+    const int64_t step = blockDim.x;
+    int64_t i = lo + threadIdx.x;
+    for (; i + 3 * step < hi; i += 4 * step) {
+      A v0 = static_cast<A>(x[i]), v1 = static_cast<A>(x[i + step]);
+      A v2 = static_cast<A>(x[i + 2 * step]), v3 = static_cast<A>(x[i + 3 * step]);
+      consider(v0, i);
+      consider(v1, i + step);
+      consider(v2, i + 2 * step);
+      consider(v3, i + 3 * step);
     }
+    for (; i < hi; i += step) consider(static_cast<A>(x[i]), i);
     best_v[threadIdx.x] = bv;
     best_i[threadIdx.x] = bi;
     __syncthreads();
