@@ -88,8 +88,12 @@ void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
                     const Pool2dParams& p);
 void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices,
                      const Pool2dParams& p);
-void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
-void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x);
+// The backward adds each output's gradient into its maximum's place in grad_x (N, C, H, W); p (the
+// forward's) lets a backend gather per input element, from the outputs whose windows can hold it.
+void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x,
+                             const Pool2dParams& p);
+void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x,
+                              const Pool2dParams& p);
 void avg_pool2d_cpu(const Tensor& x, const Tensor& out, const Pool2dParams& p);
 void avg_pool2d_cuda(const Tensor& x, const Tensor& out, const Pool2dParams& p);
 void avg_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& grad_x, const Pool2dParams& p);

@@ -68,9 +68,10 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x_in, Pair k,
   if (any_requires_grad({&x})) {
     record(
         "MaxPool2DWithIndicesBackward0", {&out}, {&x},
-        [si = SavedTensor(idx), xs = x.sizes(), xo = x.options()](const Tensor& g) -> TensorList {
+        [si = SavedTensor(idx), xs = x.sizes(), xo = x.options(),
+         p](const Tensor& g) -> TensorList {
           Tensor gx = empty(xs, xo);
-          EMBER_DISPATCH_DEVICE(g.device(), max_pool2d_backward, g.contiguous(), si.get(), gx);
+          EMBER_DISPATCH_DEVICE(g.device(), max_pool2d_backward, g.contiguous(), si.get(), gx, p);
           return {gx};
         });
   }

@@ -290,6 +290,39 @@ TEST(CudaOps, SoftmaxRowsOfEveryWidth) {
   }
 }
 
+// max_pool2d's backward gathers per input element from the windows that can hold it: overlapping
+// windows (an element the maximum of several), padding, dilation, ceil mode, ties, NaN; the same
+// bits on every run.
+TEST(CudaOps, MaxPoolBackwardGathersFromOverlappingWindows) {
+  EMBER_REQUIRE_CUDA();
+  struct Case {
+    Pair kernel, stride, padding, dilation;
+    bool ceil;
+  };
+  for (Case c :
+       {Case{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, Case{{3, 2}, {1, 1}, {1, 0}, {1, 1}, false},
+        Case{{3, 3}, {2, 1}, {1, 1}, {2, 2}, true}, Case{{2, 2}, {2, 2}, {0, 0}, {1, 1}, true},
+        Case{{4, 3}, {3, 2}, {2, 1}, {1, 2}, true}}) {
+    SCOPED_TRACE(::testing::Message() << "kernel " << c.kernel[0] << "x" << c.kernel[1]
+                                      << ", stride " << c.stride[0] << "x" << c.stride[1]);
+    // Few distinct values: many ties, and elements that are the maximum of several windows.
+    Tensor x = randint(0, 3, {2, 3, 13, 11}).to(kFloat32);
+    x.select(1, 2).select(1, 5).narrow(1, 4, 1).fill_(std::nan(""));
+    auto pool = [c](auto& v) {
+      return max_pool2d(v[0], c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+    };
+    EXPECT_TRUE(same_with_gradients(pool, {x}, 1e-6));
+    EXPECT_TRUE(same_with_gradients(pool, {x.to(kFloat64)}, 1e-12));
+    auto grad_on_gpu = [&] {
+      Tensor xg = x.to(gpu()).requires_grad_();
+      Tensor y = max_pool2d(xg, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+      (y * cos(arange(y.numel()).to(kFloat32).reshape(y.sizes()).to(gpu()))).sum().backward();
+      return xg.grad().cpu();
+    };
+    EXPECT_TRUE(equal(grad_on_gpu(), grad_on_gpu()));
+  }
+}
+
 TEST(CudaOps, GradientsMatchTheCpu) {
   EMBER_REQUIRE_CUDA();
   auto grads = [](Device device) {

@@ -120,7 +120,9 @@ void max_pool2d_cpu(const Tensor& x, const Tensor& out, const Tensor& indices,
   });
 }
 
-void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x) {
+// A scatter per plane: one thread owns a plane, so its sums come in a fixed order.
+void max_pool2d_backward_cpu(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x,
+                             const Pool2dParams&) {
   int64_t HW = grad_x.size(2) * grad_x.size(3), oHW = grad_out.size(2) * grad_out.size(3);
   dispatch_floating(grad_x.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);

@@ -1,11 +1,10 @@
 // CUDA max, average and adaptive average pooling over (N, C, H, W): a thread per output element
-// forward; backward a thread per output (max: atomically adds into the input gradient, windows may
-// overlap) or per input element (averages: gathers from the windows that cover it, deterministic).
+// forward; backward a thread per input element, gathering from the windows that cover it (no
+// atomics: the sums come in a fixed order).
 #include <cuda_runtime.h>
 
 #include <limits>
 
-#include "ember/backend/cuda/atomics.cuh"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/functors/math.h"
 #include "ember/backend/kernels.h"
@@ -49,13 +48,38 @@ __global__ void max_pool_kernel(const T* x, T* out, int64_t* indices, PoolGeom g
   }
 }
 
+// A thread per input element gathers the gradients of the outputs whose windows can hold it (rows
+// first_window(h).. last; their index says whether it was their maximum): no atomics, so the sums
+// come in a fixed order (PyTorch's max_pool_backward_nchw).
+__device__ int64_t first_window(int64_t h, int64_t pad, int64_t kernel, int64_t dilation,
+                                int64_t stride) {
+  int64_t span = (kernel - 1) * dilation + 1;
+  return h + pad < span ? 0 : (h + pad - span) / stride + 1;
+}
+__device__ int64_t past_last_window(int64_t h, int64_t pad, int64_t stride, int64_t pooled) {
+  return min((h + pad) / stride + 1, pooled);
+}
+
 template <typename T>
 __global__ void max_pool_backward_kernel(const T* grad_out, const int64_t* indices, T* grad_x,
-                                         int64_t planes, int64_t HW, int64_t oHW) {
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < planes * oHW;
+                                         PoolGeom g) {
+  using A = opmath_t<T>;
+  int64_t total = g.planes * g.H * g.W;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    int64_t i = indices[k];
-    if (i >= 0) cuda::atomic_add(grad_x + (k / oHW) * HW + i, grad_out[k]);
+    int64_t w = k % g.W, h = k / g.W % g.H, pl = k / (g.W * g.H), here = h * g.W + w;
+    int64_t out0 = pl * g.oH * g.oW;
+    int64_t ph0 = first_window(h, g.p.padding[0], g.p.kernel[0], g.p.dilation[0], g.p.stride[0]);
+    int64_t ph1 = past_last_window(h, g.p.padding[0], g.p.stride[0], g.oH);
+    int64_t pw0 = first_window(w, g.p.padding[1], g.p.kernel[1], g.p.dilation[1], g.p.stride[1]);
+    int64_t pw1 = past_last_window(w, g.p.padding[1], g.p.stride[1], g.oW);
+    A acc = 0;
+    for (int64_t ph = ph0; ph < ph1; ++ph)
+      for (int64_t pw = pw0; pw < pw1; ++pw) {
+        int64_t o = out0 + ph * g.oW + pw;
+        if (indices[o] == here) acc += static_cast<A>(grad_out[o]);
+      }
+    grad_x[k] = static_cast<T>(acc);
   }
 }
 
@@ -182,17 +206,17 @@ void max_pool2d_cuda(const Tensor& x, const Tensor& out, const Tensor& indices,
   });
 }
 
-void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x) {
+void max_pool2d_backward_cuda(const Tensor& grad_out, const Tensor& indices, const Tensor& grad_x,
+                              const Pool2dParams& p) {
+  if (grad_x.numel() == 0) return;
+  PoolGeom g = geom(grad_x, grad_out, p);
   cuda::LaunchScope launch(grad_x.device().index());
-  cudaStream_t stream = launch.stream;
-  EMBER_CUDA_CHECK(cudaMemsetAsync(grad_x.data_ptr(), 0, grad_x.nbytes(), stream));
-  if (grad_out.numel() == 0) return;
   dispatch_floating(grad_x.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = EMBER_TYPE(tag);
-    max_pool_backward_kernel<T><<<cuda::grid_for(grad_out.numel(), kBlock), kBlock, 0, stream>>>(
-        static_cast<const T*>(grad_out.data_ptr()), static_cast<const int64_t*>(indices.data_ptr()),
-        static_cast<T*>(grad_x.data_ptr()), grad_x.size(0) * grad_x.size(1),
-        grad_x.size(2) * grad_x.size(3), grad_out.size(2) * grad_out.size(3));
+    max_pool_backward_kernel<T>
+        <<<cuda::grid_for(grad_x.numel(), kBlock), kBlock, 0, launch.stream>>>(
+            static_cast<const T*>(grad_out.data_ptr()),
+            static_cast<const int64_t*>(indices.data_ptr()), static_cast<T*>(grad_x.data_ptr()), g);
     EMBER_CUDA_LAUNCH_CHECK("max_pool2d_backward");
   });
 }

@@ -123,7 +123,8 @@ EMBER_NO_CUDA(conv2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Te
 EMBER_NO_CUDA(conv2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
               const Tensor&, const Tensor&, const Conv2dParams&)
 EMBER_NO_CUDA(max_pool2d_cuda, const Tensor&, const Tensor&, const Tensor&, const Pool2dParams&)
-EMBER_NO_CUDA(max_pool2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(max_pool2d_backward_cuda, const Tensor&, const Tensor&, const Tensor&,
+              const Pool2dParams&)
 EMBER_NO_CUDA(avg_pool2d_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
 EMBER_NO_CUDA(avg_pool2d_backward_cuda, const Tensor&, const Tensor&, const Pool2dParams&)
 EMBER_NO_CUDA(adaptive_avg_pool2d_cuda, const Tensor&, const Tensor&)
