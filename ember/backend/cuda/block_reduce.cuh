@@ -1,5 +1,5 @@
-// A block-wide reduction for CUDA kernels (warp shuffles, then shared memory), shared by the
-// reductions and the batch-norm statistics.
+// Warp- and block-wide reductions for CUDA kernels (warp shuffles, then shared memory), shared by
+// the reductions, softmax, the batch-norm statistics and the conv bias gradient.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,6 +14,14 @@ __device__ A shfl_down(A v, int offset) {
     return __shfl_down_sync(0xffffffffu, static_cast<int>(v), offset) != 0;
   else
     return __shfl_down_sync(0xffffffffu, v, offset);
+}
+
+/// Reduces one value per lane across the warp with r; every lane gets the result. Every lane of
+/// the warp must call it.
+template <typename A, typename R>
+__device__ A warp_all_reduce(A v, R r) {
+  for (int o = 16; o > 0; o /= 2) v = r(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
 }
 
 /// Reduces one value per thread across the block (at most 1024 threads, a multiple of 32) with

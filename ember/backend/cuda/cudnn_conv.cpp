@@ -262,25 +262,26 @@ bool convolve(int pass, const Tensor& x, const Tensor& w, const Tensor& y, const
   static std::mutex mutex;
   static auto* choices = new std::map<Key, std::vector<Choice>>();
   Key key = key_of(pass, x, w, y, p);
-  std::vector<Choice> ranked;
-  bool known = false;
+  // Entries are never erased, and std::map keeps its nodes in place: the list can be read after
+  // the lock is released, without a copy on every call.
+  const std::vector<Choice>* ranked = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = choices->find(key);
-    if (it != choices->end()) ranked = it->second, known = true;
+    if (it != choices->end()) ranked = &it->second;
   }
-  if (!known) {
+  if (!ranked) {
     // Searched outside the lock (a benchmark search runs kernels); two threads searching the same
-    // shape at once both store an equally good answer.
-    ranked = search<Pass>(c, device, x.dtype() == kFloat32 && !allow_tf32());
+    // shape at once keep the first answer.
+    std::vector<Choice> found = search<Pass>(c, device, x.dtype() == kFloat32 && !allow_tf32());
     std::lock_guard<std::mutex> lock(mutex);
-    choices->emplace(key, ranked);
+    ranked = &choices->emplace(key, std::move(found)).first->second;
   }
   double one64 = 1, zero64 = 0;
   float one32 = 1, zero32 = 0;
   const void* one = c.is_double ? static_cast<const void*>(&one64) : &one32;
   const void* zero = c.is_double ? static_cast<const void*>(&zero64) : &zero32;
-  for (const Choice& choice : ranked) {
+  for (const Choice& choice : *ranked) {
     DataPtr ws;
     try {
       ws = device_backend(kCUDA).allocator(device).allocate(choice.workspace);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ember/backend/cuda/block_reduce.cuh"
 #include "ember/backend/cuda/loops.cuh"
 #include "ember/backend/functors/math.h"
 #include "ember/backend/functors/reduce.h"
@@ -18,20 +19,14 @@ namespace {
 
 constexpr int kBlock = 256;
 
+// cuda::block_reduce's result, given to every thread through `shared`.
 template <typename A, typename R>
 __device__ A block_all_reduce(A v, R r, A* shared) {
-  for (int o = 16; o > 0; o /= 2) v = r(v, __shfl_down_sync(0xffffffffu, v, o));
-  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (lane == 0) shared[warp] = v;
+  A total = cuda::block_reduce<A>(v, r);  // ends with a barrier
+  if (threadIdx.x == 0) *shared = total;
   __syncthreads();
-  if (threadIdx.x == 0) {
-    A acc = shared[0];
-    for (int w = 1; w < static_cast<int>(blockDim.x / 32); ++w) acc = r(acc, shared[w]);
-    shared[0] = acc;
-  }
-  __syncthreads();
-  A result = shared[0];
-  __syncthreads();
+  A result = *shared;
+  __syncthreads();  // before `shared` is written again
   return result;
 }
 
@@ -39,12 +34,6 @@ __device__ A block_all_reduce(A v, R r, A* shared) {
 // elements in registers, so that a row is read once and no block-wide barrier is needed (as
 // PyTorch's softmax_warp_forward and _backward).
 constexpr int kWarpBlock = 128;
-
-template <typename A, typename R>
-__device__ A warp_all_reduce(A v, R r) {
-  for (int o = 16; o > 0; o /= 2) v = r(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
 
 template <typename T, int K>
 __global__ void softmax_warp_rows(const T* x, T* y, int64_t rows, int64_t D, bool log) {
@@ -65,7 +54,7 @@ __global__ void softmax_warp_rows(const T* x, T* y, int64_t rows, int64_t D, boo
       v[k] = i < D ? static_cast<A>(xr[i]) : neg_inf;  // past the row: exp gives 0
       m = math::max(m, v[k]);
     }
-    m = warp_all_reduce(m, MaxReducer<A>{});
+    m = cuda::warp_all_reduce(m, MaxReducer<A>{});
     if (m == neg_inf) {  // all -inf: NaN like PyTorch
 #pragma unroll
       for (int k = 0; k < K; ++k)
@@ -76,7 +65,7 @@ __global__ void softmax_warp_rows(const T* x, T* y, int64_t rows, int64_t D, boo
     A s = 0;
 #pragma unroll
     for (int k = 0; k < K; ++k) s += math::exp(v[k] - m);
-    s = warp_all_reduce(s, SumReducer<A>{});
+    s = cuda::warp_all_reduce(s, SumReducer<A>{});
     A lse = math::log(s), inv = A(1) / s;
 #pragma unroll
     for (int k = 0; k < K; ++k) {
@@ -106,7 +95,7 @@ __global__ void softmax_backward_warp_rows(const T* grad, const T* y, T* gi, int
       yv[k] = i < D ? static_cast<A>(yr[i]) : A(0);
       s += log ? gv[k] : gv[k] * yv[k];
     }
-    s = warp_all_reduce(s, SumReducer<A>{});
+    s = cuda::warp_all_reduce(s, SumReducer<A>{});
 #pragma unroll
     for (int k = 0; k < K; ++k) {
       int64_t i = lane + 32 * k;
@@ -136,13 +125,13 @@ void with_elements_per_lane(int64_t D, F&& f) {
 template <typename T>
 __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log) {
   using A = opmath_t<T>;
-  __shared__ A shared[kBlock / 32];
+  __shared__ A shared;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* xr = x + row * D;
     T* yr = y + row * D;
     A m = -std::numeric_limits<A>::infinity();
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x) m = math::max(m, static_cast<A>(xr[i]));
-    m = block_all_reduce(m, MaxReducer<A>{}, shared);
+    m = block_all_reduce(m, MaxReducer<A>{}, &shared);
     if (m == -std::numeric_limits<A>::infinity()) {  // all -inf: NaN like PyTorch
       for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
         yr[i] = static_cast<T>(std::numeric_limits<A>::quiet_NaN());
@@ -150,7 +139,7 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t D, bool log
     }
     A s = 0;
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x) s += math::exp(static_cast<A>(xr[i]) - m);
-    s = block_all_reduce(s, SumReducer<A>{}, shared);
+    s = block_all_reduce(s, SumReducer<A>{}, &shared);
     if (log) {
       A lse = math::log(s);  // (x - m) - log(s): see softmax_row in backend/cpu/softmax.cpp
       for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
@@ -189,7 +178,7 @@ template <typename T>
 __global__ void softmax_backward_rows(const T* grad, const T* y, T* gi, int64_t rows, int64_t D,
                                       bool log) {
   using A = opmath_t<T>;
-  __shared__ A shared[kBlock / 32];
+  __shared__ A shared;
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const T* gr = grad + row * D;
     const T* yr = y + row * D;
@@ -197,7 +186,7 @@ __global__ void softmax_backward_rows(const T* grad, const T* y, T* gi, int64_t 
     A s = 0;
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x)
       s += log ? static_cast<A>(gr[i]) : static_cast<A>(gr[i]) * static_cast<A>(yr[i]);
-    s = block_all_reduce(s, SumReducer<A>{}, shared);
+    s = block_all_reduce(s, SumReducer<A>{}, &shared);
     for (int64_t i = threadIdx.x; i < D; i += blockDim.x) {
       A gv = static_cast<A>(gr[i]), yv = static_cast<A>(yr[i]);
       out[i] = static_cast<T>(log ? gv - math::exp(yv) * s : yv * (gv - s));
