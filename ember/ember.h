@@ -49,6 +49,7 @@
 #include "ember/ops/shape.h"
 #include "ember/ops/softmax.h"
 #include "ember/ops/sort.h"
+#include "ember/ops/special.h"
 #include "ember/ops/views.h"
 #include "ember/optim/optim.h"
 #include "ember/parallel/data_parallel.h"

@@ -164,22 +164,26 @@ class GraphTask {
   void mark_needed() {
     std::unordered_set<Node*> targets;
     for (const Capture& c : captures_) targets.insert(c.node);
+    // One root at a time: a node met again is then always finished (the graph has no cycles),
+    // never a root still waiting its turn (roots [y, y.exp()] lost exp's gradient that way).
     std::vector<std::pair<Node*, size_t>> path;  // (node, next edge to visit)
-    for (auto& r : roots_)
-      if (needed_.emplace(r.get(), false).second) path.emplace_back(r.get(), 0);
-    while (!path.empty()) {
-      auto& [n, i] = path.back();
-      if (i < n->next_edges.size()) {
-        const Edge& e = n->next_edges[i++];
-        if (e.valid() && needed_.emplace(e.node.get(), false).second)
-          path.emplace_back(e.node.get(), 0);
-        continue;
+    for (auto& r : roots_) {
+      if (!needed_.emplace(r.get(), false).second) continue;
+      path.emplace_back(r.get(), 0);
+      while (!path.empty()) {
+        auto& [n, i] = path.back();
+        if (i < n->next_edges.size()) {
+          const Edge& e = n->next_edges[i++];
+          if (e.valid() && needed_.emplace(e.node.get(), false).second)
+            path.emplace_back(e.node.get(), 0);
+          continue;
+        }
+        bool leads = false;
+        for (const Edge& e : n->next_edges)
+          if (e.valid()) leads |= targets.count(e.node.get()) > 0 || needed_[e.node.get()];
+        needed_[n] = leads;
+        path.pop_back();
       }
-      bool leads = false;
-      for (const Edge& e : n->next_edges)
-        if (e.valid()) leads |= targets.count(e.node.get()) > 0 || needed_[e.node.get()];
-      needed_[n] = leads;
-      path.pop_back();
     }
   }
 

@@ -63,8 +63,10 @@ DLManagedTensor* to_dlpack(const Tensor& t) {
   auto* e = new Exported{
       t, {t.sizes().begin(), t.sizes().end()}, {t.strides().begin(), t.strides().end()}, {}};
   DLTensor& dl = e->managed.dl_tensor;
-  dl.data = t.storage()->data.get();
-  dl.byte_offset = static_cast<uint64_t>(t.storage_offset()) * t.element_size();
+  // The first element itself, byte_offset 0, as PyTorch and NumPy export: consumers that ignore
+  // byte_offset (PyTorch 1.13's from_dlpack) would otherwise read a view from its base's start.
+  dl.data = t.data_ptr();
+  dl.byte_offset = 0;
   auto [type, id] = dlpack_device(t);
   dl.device = {static_cast<DLDeviceType>(type), id};
   dl.ndim = static_cast<int32_t>(t.dim());

@@ -92,18 +92,22 @@ Tensor leaky_relu(const Tensor& x, double slope) {
                     });
 }
 
-Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
+Tensor hardtanh(const Tensor& x, Scalar min_val, Scalar max_val) {
   EMBER_OP(hardtanh, x, min_val, max_val);
+  // Integer inputs stay integers (PyTorch's int Scalars: relu6 of ints is ints).
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = clamp(x, Scalar(min_val), Scalar(max_val));
+    out = x.is_floating_point() ? clamp(x, min_val, max_val)
+                                : clamp(x, Scalar(min_val.to<int64_t>()),
+                                        Scalar(max_val.to<int64_t>()));
   }
   if (any_requires_grad({&x}))
     record("HardtanhBackward0", {&out}, {&x},
-           [sx = SavedTensor(x), min_val, max_val](const Tensor& g) {
+           [sx = SavedTensor(x), lo = min_val.to_double(), hi = max_val.to_double()](
+               const Tensor& g) {
              const Tensor& x = sx.get();
-             return TensorList{where(logical_and(gt(x, min_val), lt(x, max_val)), g, zero_like(g))};
+             return TensorList{where(logical_and(gt(x, lo), lt(x, hi)), g, zero_like(g))};
            });
   return out;
 }

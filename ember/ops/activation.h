@@ -18,7 +18,7 @@ Tensor elu(const Tensor& x, double alpha = 1, double scale = 1);
 Tensor selu(const Tensor& x);
 Tensor celu(const Tensor& x, double alpha = 1);
 Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
-Tensor hardtanh(const Tensor& x, double min_val = -1, double max_val = 1);
+Tensor hardtanh(const Tensor& x, Scalar min_val = -1, Scalar max_val = 1);
 Tensor relu6(const Tensor& x);
 Tensor hardsigmoid(const Tensor& x);
 Tensor hardswish(const Tensor& x);

@@ -117,6 +117,13 @@ void refresh_view_history(const Tensor& view) {
   if (base.requires_grad() && GradMode::is_enabled()) record_view_of(view, base);
 }
 
+void check_inplace_result(const Tensor& self, const Tensor& result, const char* op) {
+  EMBER_CHECK(result.sizes() == self.sizes(), "[", op, "] output with shape ", self.sizes(),
+              " doesn't match the broadcast shape ", result.sizes());
+  EMBER_CHECK(can_cast(result.dtype(), self.dtype()), "[", op, "] result type ", result.dtype(),
+              " can't be cast to the desired output type ", self.dtype());
+}
+
 void check_inplace(const Tensor& self, const char* op) {
   if (!GradMode::is_enabled()) return;
   EMBER_CHECK(!(self.is_leaf() && self.requires_grad()), "[", op,

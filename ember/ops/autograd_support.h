@@ -152,18 +152,36 @@ void check_inplace(const Tensor& self, const char* op);
 /// view of the new base. PyTorch's CopySlices.
 void rebase_history(const Tensor& self);
 
+/// Checks that an in-place op's result (computed out of place) can be written into self: the
+/// same shape, and a dtype that casts to self's (PyTorch's errors for x.sqrt_() of ints).
+void check_inplace_result(const Tensor& self, const Tensor& result, const char* op);
+
 /// An in-place op under autograd: `compute` makes the result out of place from a clone (backward
 /// formulas may then use the old value); it is written back and `self` takes its history.
 template <typename F>
 Tensor& inplace_with_grad(Tensor& self, const char* op, F compute) {
   check_inplace(self, op);
   Tensor result = compute(self.clone());
+  check_inplace_result(self, result, op);
   {
     NoGradGuard no_grad;
     self.copy_(result);
   }
   set_history(self, result.grad_fn(), autograd_meta(result).output_nr);
   rebase_history(self);
+  return self;
+}
+
+/// An in-place form made from its out-of-place op, for the forms without a kernel of their own:
+/// the result is written into self, and under autograd (`grad`: any_requires_grad of the
+/// inputs) it goes as inplace_with_grad, so that the tensor the op saved for its backward is
+/// never the one it overwrites (leaky_relu(x, inplace=True) saves x).
+template <typename F>
+Tensor& inplace_from(Tensor& self, const char* op, bool grad, F compute) {
+  if (grad) return inplace_with_grad(self, op, compute);
+  Tensor result = compute(self);
+  check_inplace_result(self, result, op);
+  self.copy_(result);
   return self;
 }
 

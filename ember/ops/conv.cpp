@@ -3,8 +3,35 @@
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/pad.h"
 
 namespace ember {
+
+StringPadding conv_string_padding(std::string_view padding, Pair kernel, Pair stride,
+                                  Pair dilation) {
+  StringPadding out;
+  if (padding == "valid") return out;
+  EMBER_CHECK_VALUE(padding == "same", "Invalid padding string '", padding,
+                    "', should be one of {'valid', 'same'}");
+  for (size_t i = 0; i < 2; ++i) {
+    EMBER_CHECK_VALUE(stride[i] == 1, "padding='same' is not supported for strided convolutions");
+    int64_t total = dilation[i] * (kernel[i] - 1);
+    out.before[i] = total / 2;
+    out.extra[i] = total % 2;
+  }
+  return out;
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Pair stride,
+              std::string_view padding, Pair dilation, int64_t groups) {
+  check_defined("conv2d", w, "weight");
+  EMBER_CHECK(w.dim() >= 2, "[conv2d] expected a weight of at least 2 dims, got shape ", w.sizes());
+  Pair kernel{w.dim() >= 4 ? w.size(-2) : 1, w.size(-1)};
+  StringPadding p = conv_string_padding(padding, kernel, stride, dilation);
+  if (p.extra == Pair{0, 0}) return conv2d(x, w, bias, stride, p.before, dilation, groups);
+  Tensor padded = pad(x, {0, p.extra[1], 0, p.extra[0]});
+  return conv2d(padded, w, bias, stride, p.before, dilation, groups);
+}
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {

@@ -134,7 +134,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         else
           kept.push_back(acc_l[d]);
       }
-      if (!sum_dims.empty()) acc = sum(acc, sum_dims);
+      if (!sum_dims.empty()) acc = sum(acc, sum_dims, false, acc.dtype());  // ints stay ints
       acc_l = kept;
       break;
     }
@@ -164,7 +164,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       }
       for (char c : own)
         if (later.count(c)) kept_own.push_back(c);
-      if (!dims.empty()) t = sum(t, dims);
+      if (!dims.empty()) t = sum(t, dims, false, t.dtype());
       l = kept;
       own = kept_own;
     };

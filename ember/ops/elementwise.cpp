@@ -485,7 +485,19 @@ namespace {
 Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2, double value) {
   const char* name = ternary_op_name(op);
   check_same_device(name, {&s, &t1, &t2});
-  DType t = floating_of(promote_types(promote_types(s.dtype(), t1.dtype()), t2.dtype()));
+  DType t = promote_types(promote_types(s.dtype(), t1.dtype()), t2.dtype());
+  // addcmul keeps integers (value cast to them, as PyTorch); addcdiv and lerp are for floats.
+  if (op == TernaryOp::Addcdiv)
+    EMBER_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
+                "[addcdiv] Integer division with addcdiv is no longer supported, and in a future "
+                "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                "historic addcdiv behavior can be implemented as (input + value * "
+                "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                "behavior is just the latter implementation: (input + value * tensor1 / "
+                "tensor2), for all dtypes.");
+  EMBER_CHECK(op != TernaryOp::Addcmul || t != kBool, "[addcmul] not implemented for 'Bool'");
+  if (op != TernaryOp::Addcmul) t = floating_of(t);
   Shape shape = broadcast_shapes(broadcast_shapes(s.sizes(), t1.sizes(), name), t2.sizes(), name);
   Tensor out = empty(shape, TensorOptions(t).with_device(s.device()));
   TensorIter it(out, {cast(s, t), cast(t1, t), cast(t2, t)});
@@ -661,8 +673,8 @@ Tensor& Tensor::pow_(Scalar e) {
 namespace {
 Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tensor& t2, double v,
                         const char* name) {
-  EMBER_CHECK(self.is_floating_point(), "[", name, "] expected a floating point tensor, got ",
-              self.dtype());
+  EMBER_CHECK(self.is_floating_point() || (op == TernaryOp::Addcmul && self.dtype() != kBool),
+              "[", name, "] expected a floating point tensor, got ", self.dtype());
   check_same_device(name, {&self, &t1, &t2});
   check_no_overlap(name, self, {&t1, &t2});
   Shape shape =

@@ -66,14 +66,21 @@ Tensor arange(Scalar start, Scalar end, Scalar step, const TensorOptions& option
 Tensor linspace(double start, double end, int64_t steps, const TensorOptions& options) {
   EMBER_OP(linspace, start, end, steps, options);
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got ", steps);
-  std::vector<double> values(static_cast<size_t>(steps));
-  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0;
-  // Symmetric like PyTorch: the second half counts back from `end`.
-  for (int64_t i = 0; i < steps; ++i)
-    values[static_cast<size_t>(i)] = i < steps / 2
-                                         ? start + step * static_cast<double>(i)
-                                         : end - step * static_cast<double>(steps - 1 - i);
-  return from_vector(values, {steps}, TensorOptions(kFloat64)).to(options);
+  // PyTorch's kernel: one element is `start`; else symmetric, the second half counting back
+  // from `end`, in float arithmetic for float32 outputs (so that the values are PyTorch's bits).
+  auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<double> values(static_cast<size_t>(steps));
+    T s = static_cast<T>(start), e = static_cast<T>(end);
+    T step = steps > 1 ? (e - s) / static_cast<T>(steps - 1) : T(0);
+    for (int64_t i = 0; i < steps; ++i)
+      values[static_cast<size_t>(i)] =
+          steps == 1     ? start
+          : i < steps / 2 ? static_cast<double>(s + step * static_cast<T>(i))
+                          : static_cast<double>(e - step * static_cast<T>(steps - 1 - i));
+    return from_vector(values, {steps}, TensorOptions(kFloat64)).to(options);
+  };
+  return options.dtype == kFloat32 ? fill(0.0f) : fill(0.0);
 }
 
 Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {

@@ -9,48 +9,31 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/unary_with_grad.h"
 
 namespace ember {
 namespace {
-
-// op(x) recording `grad` (a lambda body over g, x, out) for its backward.
-#define EMBER_POINTWISE(fname, Op, NodeName, ...)                                           \
-  Tensor fname(const Tensor& x_in) {                                                        \
-    Tensor out = detail::unary(UnaryOp::Op, x_in);                                          \
-    if (any_requires_grad({&x_in})) {                                                       \
-      record(NodeName, {&out}, {&x_in},                                                     \
-             [sx = SavedTensor(x_in), so = SavedTensor(out, true)](const Tensor& g) {       \
-               const Tensor& x = sx.get();                                                  \
-               const Tensor& out = so.get();                                                \
-               (void)x;                                                                     \
-               (void)out;                                                                   \
-               return TensorList{__VA_ARGS__};                                              \
-             });                                                                            \
-    }                                                                                       \
-    return out;                                                                             \
-  }
 
 constexpr double kTwoOverSqrtPi = 1.1283791670955126;
 constexpr double kLn2 = 0.6931471805599453, kLn10 = 2.302585092994046;
 
 }  // namespace
 
-EMBER_POINTWISE(erf, Erf, "ErfBackward0", g* exp(-x * x) * kTwoOverSqrtPi)
-EMBER_POINTWISE(erfc, Erfc, "ErfcBackward0", -g* exp(-x * x) * kTwoOverSqrtPi)
-EMBER_POINTWISE(log2, Log2, "Log2Backward0", g / (x * kLn2))
-EMBER_POINTWISE(log10, Log10, "Log10Backward0", g / (x * kLn10))
-EMBER_POINTWISE(exp2, Exp2, "Exp2Backward0", g* out* kLn2)
-EMBER_POINTWISE(tan, Tan, "TanBackward0", g*(out * out + 1.0))
-EMBER_POINTWISE(sinh, Sinh, "SinhBackward0", g* cosh(x))
-EMBER_POINTWISE(cosh, Cosh, "CoshBackward0", g* sinh(x))
-EMBER_POINTWISE(asin, Asin, "AsinBackward0", g* rsqrt(1.0 - x * x))
-EMBER_POINTWISE(acos, Acos, "AcosBackward0", -g* rsqrt(1.0 - x * x))
-EMBER_POINTWISE(atan, Atan, "AtanBackward0", g / (x * x + 1.0))
-EMBER_POINTWISE(asinh, Asinh, "AsinhBackward0", g* rsqrt(x * x + 1.0))
-EMBER_POINTWISE(acosh, Acosh, "AcoshBackward0", g* rsqrt(x * x - 1.0))
-EMBER_POINTWISE(atanh, Atanh, "AtanhBackward0", g / (1.0 - x * x))
-EMBER_POINTWISE(trunc, Trunc, "TruncBackward0", zeros_like(g))
-#undef EMBER_POINTWISE
+EMBER_UNARY_WITH_GRAD(erf, Erf, kNoCast, "ErfBackward0", true, g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_UNARY_WITH_GRAD(erfc, Erfc, kNoCast, "ErfcBackward0", true, -g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_UNARY_WITH_GRAD(log2, Log2, kFp32OnCuda, "Log2Backward0", true, g / (x * kLn2))
+EMBER_UNARY_WITH_GRAD(log10, Log10, kFp32OnCuda, "Log10Backward0", true, g / (x * kLn10))
+EMBER_UNARY_WITH_GRAD(exp2, Exp2, kNoCast, "Exp2Backward0", false, g* out* kLn2)
+EMBER_UNARY_WITH_GRAD(tan, Tan, kFp32OnCuda, "TanBackward0", false, g*(out * out + 1.0))
+EMBER_UNARY_WITH_GRAD(sinh, Sinh, kFp32OnCuda, "SinhBackward0", true, g* cosh(x))
+EMBER_UNARY_WITH_GRAD(cosh, Cosh, kFp32OnCuda, "CoshBackward0", true, g* sinh(x))
+EMBER_UNARY_WITH_GRAD(asin, Asin, kFp32OnCuda, "AsinBackward0", true, g* rsqrt(1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(acos, Acos, kFp32OnCuda, "AcosBackward0", true, -g* rsqrt(1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(atan, Atan, kNoCast, "AtanBackward0", true, g / (x * x + 1.0))
+EMBER_UNARY_WITH_GRAD(asinh, Asinh, kNoCast, "AsinhBackward0", true, g* rsqrt(x * x + 1.0))
+EMBER_UNARY_WITH_GRAD(acosh, Acosh, kNoCast, "AcoshBackward0", true, g* rsqrt(x * x - 1.0))
+EMBER_UNARY_WITH_GRAD(atanh, Atanh, kNoCast, "AtanhBackward0", true, g / (1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(trunc, Trunc, kNoCast, "TruncBackward0", true, zeros_like(g))
 
 Tensor frac(const Tensor& x) { return x - trunc(x); }
 

@@ -7,6 +7,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/unary_with_grad.h"
 
 namespace ember {
 namespace detail {
@@ -44,27 +45,6 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   self.bump_version();
   return self;
 }
-
-// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad;
-// `policy` is the op's autocast policy (ops/autocast.h).
-#define EMBER_UNARY_WITH_GRAD(fname, Op, policy, NodeName, saves_input, ...)                      \
-  Tensor fname(const Tensor& x) {                                                                 \
-    EMBER_OP_CAST(policy, fname, x);                                                              \
-    Tensor out = detail::unary(UnaryOp::Op, x);                                                   \
-    if (any_requires_grad({&x})) {                                                                \
-      record(                                                                                     \
-          NodeName, {&out}, {&x},                                                                 \
-          [sx = SavedTensor(saves_input ? x : Tensor()),                                          \
-           so = SavedTensor(saves_input ? Tensor() : out, true)](const Tensor& g) -> TensorList { \
-            const Tensor& x = sx.get();                                                           \
-            const Tensor& out = so.get();                                                         \
-            (void)x;                                                                              \
-            (void)out;                                                                            \
-            return {__VA_ARGS__};                                                                 \
-          });                                                                                     \
-    }                                                                                             \
-    return out;                                                                                   \
-  }
 
 }  // namespace
 

@@ -42,7 +42,8 @@ for _name in _TENSOR_FUNCTIONS:
 del _name
 
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
-               backends, models, accelerator, distributions)
+               backends, models, accelerator, distributions, special, masked,
+               linalg)
 from .amp import autocast, is_autocast_enabled  # noqa: E402
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402
@@ -50,7 +51,7 @@ from . import return_types  # noqa: E402
 # The Python-made objects the C++ binding hands out, registered once here (see python_object).
 _C._register("Size", Size)
 _C._register("Parameter", nn.Parameter)
-for _name in return_types._VALUES_INDICES:
+for _name in return_types._ALL:
     _C._register("return_types." + _name, getattr(return_types, _name))
 
 

@@ -97,7 +97,7 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
         device = "cuda" if cuda else ("cpu" if self.is_cuda else None)
         out = self.to(target, non_blocking=non_blocking)
         return out.to(device) if device else out
-    if isinstance(dtype, _LegacyType):
+    if isinstance(dtype, type) and issubclass(dtype, _LegacyType):  # x.type(torch.FloatTensor)
         out = self.to(dtype.dtype, non_blocking=non_blocking)
         return out.to("cuda") if dtype.cuda else (out.cpu() if out.is_cuda else out)
     return self.to(dtype, non_blocking=non_blocking)

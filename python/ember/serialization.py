@@ -7,21 +7,28 @@ under `data/<key>` and `version`), so `torch.load` reads what ember saved and em
 way. A path ending in `.safetensors` is written as safetensors instead (no pickle: the format the
 ecosystem shares for weights; a flat dict of tensors, or a checkpoint one level deep).
 
-As with torch.load, loading a pickle can run code the file names: load files you trust.
+Loading is restricted as PyTorch 2.6's (weights_only=True, the default): a file may name only
+tensors, containers and the globals marked safe, and nothing it names runs (_weights_only.py).
+weights_only=False (or TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1) reads any pickle, which can run code
+the file names: only for files you trust.
 """
+import _compat_pickle
 import collections
 import io
 import json
 import os
 import pickle
 import zipfile
+import zlib
 
 import numpy as np
 
-from . import _C
+from . import _C, _weights_only
 from ._C import Tensor
+from ._weights_only import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+           "safe_globals"]
 
 # --- how ember's dtypes are stored: PyTorch's storage class name and the bytes' NumPy type ---
 _STORAGES = {
@@ -51,8 +58,9 @@ def _from_bytes(data, dtype_name, offset, size, stride):
     """The tensor PyTorch's _rebuild_tensor_v2 describes: elements of `dtype_name` in `data`,
     viewed at offset with size and stride (in elements), copied into an ember tensor."""
     np_type = _STORAGES[dtype_name][1]
-    flat = np.frombuffer(data, dtype=np_type)
-    item = flat.itemsize
+    item = np.dtype(np_type).itemsize
+    _check_view(len(data), item, offset, size, stride)
+    flat = np.frombuffer(data, dtype=np_type, count=len(data) // item)
     if len(size) == 0 or all(s > 0 for s in size):
         view = np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
                                                strides=tuple(s * item for s in stride))
@@ -62,6 +70,32 @@ def _from_bytes(data, dtype_name, offset, size, stride):
         f32 = (view.astype(np.uint32) << 16).view(np.float32)
         return _C.from_numpy(np.ascontiguousarray(f32)).to(_C.bfloat16)
     return _C.from_numpy(np.array(view, copy=True))
+
+
+def _check_view(nbytes, item, offset, size, stride):
+    """That the view lies inside its storage (as_strided would read past it) and that copying it
+    out costs a bounded multiple of the file's bytes (stride 0 can describe any size)."""
+    ints = lambda v: isinstance(v, (tuple, list)) and all(isinstance(x, int) for x in v)
+    if not isinstance(offset, int) or not ints(size) or not ints(stride) or \
+            len(size) != len(stride):
+        raise pickle.UnpicklingError(f"a tensor's offset, size and stride are malformed: "
+                                     f"{offset!r}, {size!r}, {stride!r}")
+    if offset < 0 or any(x < 0 for x in size) or any(x < 0 for x in stride):
+        raise pickle.UnpicklingError(f"a tensor has a negative offset, size or stride: "
+                                     f"{offset}, {list(size)}, {list(stride)}")
+    numel = 1
+    for x in size:
+        numel *= x
+    if numel == 0:
+        return
+    last = offset + sum((n - 1) * st for n, st in zip(size, stride))
+    if (last + 1) * item > nbytes:
+        raise pickle.UnpicklingError(f"a tensor of size {list(size)} and stride {list(stride)} "
+                                     f"at offset {offset} reaches past its storage of "
+                                     f"{nbytes // item} elements")
+    if numel * item > 64 * max(nbytes, 1 << 20):
+        raise pickle.UnpicklingError(f"a tensor of size {list(size)} is {numel * item} bytes "
+                                     f"made from a storage of {nbytes}: refused")
 
 
 # --- writing PyTorch's pickle without PyTorch: the globals it names are written by name ---
@@ -174,6 +208,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
     records = {}
     buf = io.BytesIO()
     _Pickler(buf, pickle_protocol, records).dump(obj)
+    _weights_only.record_written(buf.getvalue())
     name = "archive"
     if isinstance(f, (str, os.PathLike)):
         name = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
@@ -220,20 +255,51 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return p
 
 
+_REBUILDS = {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_parameter": _rebuild_parameter,
+             "_rebuild_parameter_with_state": _rebuild_parameter_with_state}
+_allowed = None  # PyTorch's allow-list in ember's objects, made at the first weights_only load
+
+
+def _weights_only_global(module, name):
+    """A global of a weights_only file: from the allow-list only (_weights_only.py)."""
+    global _allowed
+    # Protocol 2 writes Python 2's names (__builtin__.set): read as Python 3's.
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+    elif module in _compat_pickle.IMPORT_MAPPING:
+        module = _compat_pickle.IMPORT_MAPPING[module]
+    if _allowed is None:
+        import ember
+        _allowed = _weights_only.default_globals(ember, _REBUILDS, _BY_STORAGE)
+    return _weights_only.allowed_global(module, name, _allowed)
+
+
+def _persistent(pid, records, map_location):
+    """A storage the pickle refers to: (its bytes, its dtype's name, where it goes)."""
+    if len(pid) < 5 or pid[0] != "storage":
+        raise pickle.UnpicklingError(f"unknown persistent id {pid[:1]!r}")
+    kind, storage_type, key, location, numel = pid[:5]
+    if not isinstance(key, str):
+        raise pickle.UnpicklingError(f"a storage key must be a string, got {key!r}")
+    # storage_type is the dtype name (from find_class) or, for PyTorch 2's untyped storages,
+    # a dtype object.
+    dtype_name = storage_type if isinstance(storage_type, str) else _dtype_name(storage_type)
+    if dtype_name not in _STORAGES:
+        raise pickle.UnpicklingError(f"a storage of unknown type {storage_type!r}")
+    return (records(key), dtype_name, _location(location, map_location))
+
+
 class _Unpickler(pickle.Unpickler):
-    """Reads torch.save's pickle: PyTorch's names are found in ember (torch.X -> ember.X)."""
+    """Reads any torch.save pickle (weights_only=False): PyTorch's names are found in ember
+    (torch.X -> ember.X)."""
 
     def __init__(self, file, records, map_location):
         super().__init__(file)
         self.records, self.map_location = records, map_location
 
     def find_class(self, module, name):
-        if module == "torch._utils":
-            found = {"_rebuild_tensor_v2": _rebuild_tensor_v2,
-                     "_rebuild_parameter": _rebuild_parameter,
-                     "_rebuild_parameter_with_state": _rebuild_parameter_with_state}.get(name)
-            if found:
-                return found
+        if module == "torch._utils" and name in _REBUILDS:
+            return _REBUILDS[name]
         if module == "torch" and name in _BY_STORAGE:
             return _BY_STORAGE[name]
         if module == "torch" or module.startswith("torch."):
@@ -243,13 +309,7 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
     def persistent_load(self, pid):
-        kind, storage_type, key, location, numel = pid[:5]
-        if kind != "storage":
-            raise pickle.UnpicklingError(f"unknown persistent id {kind!r}")
-        # storage_type is the dtype name (from find_class) or, for PyTorch 2's untyped storages,
-        # a dtype object.
-        dtype_name = storage_type if isinstance(storage_type, str) else _dtype_name(storage_type)
-        return (self.records(key), dtype_name, _location(location, self.map_location))
+        return _persistent(pid, self.records, self.map_location)
 
 
 def _location(saved, map_location):
@@ -274,35 +334,71 @@ def _place(t, location):
     return t.to(location)
 
 
-def load(f, map_location=None, pickle_module=pickle, *, weights_only=False, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
     """Reads what save (or torch.save, or a safetensors writer) wrote; tensors go to
-    map_location (a device, a string, a dict of locations, or a function) or where they were."""
+    map_location (a device, a string, a dict of locations, or a function) or where they were.
+    weights_only (PyTorch 2.6's default, True) refuses any global outside the allow-list."""
+    weights_only, defaulted = _weights_only.resolve(weights_only, pickle_module)
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as fh:
             head = fh.read(4)
         if head[:2] != b"PK":
             return _load_safetensors(f, map_location)
         with open(f, "rb") as fh:
-            return _load_zip(fh, map_location)
+            return _load_zip(fh, map_location, weights_only, defaulted)
     data = f.read()
     if data[:2] != b"PK":
         raise RuntimeError("ember.load: the file is not in torch.save's zip format (ember reads "
                            "safetensors from a path only)")
-    return _load_zip(io.BytesIO(data), map_location)
+    return _load_zip(io.BytesIO(data), map_location, weights_only, defaulted)
 
 
-def _load_zip(fh, map_location):
-    with zipfile.ZipFile(fh) as z:
-        names = z.namelist()
-        pkl = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
-        if not pkl:
-            raise RuntimeError("ember.load: the zip file holds no data.pkl (not a torch.save file)")
-        prefix = pkl[0][:-len("data.pkl")]
+def _load_zip(fh, map_location, weights_only, defaulted):
+    # Everything the zip reader can raise on a damaged file becomes one clear error.
+    try:
+        with zipfile.ZipFile(fh) as z:
+            names = z.namelist()
+            pkl = [n for n in names if n.endswith("/data.pkl") or n == "data.pkl"]
+            if not pkl:
+                raise RuntimeError("ember.load: the zip file holds no data.pkl (not a torch.save "
+                                   "file)")
+            prefix = pkl[0][:-len("data.pkl")]
+            pickled = z.read(pkl[0])
+            records = {n[len(prefix) + 5:]: n for n in names if n.startswith(prefix + "data/")}
 
-        def record(key):
-            return z.read(f"{prefix}data/{key}")
+            def record(key):
+                if key not in records:
+                    raise RuntimeError(f"ember.load: the file names a storage {key!r} that it "
+                                       "does not hold")
+                return z.read(records[key])
 
-        return _Unpickler(io.BytesIO(z.read(pkl[0])), record, map_location).load()
+            return _unpickle(pickled, record, map_location, weights_only, defaulted)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError,
+            NotImplementedError, zlib.error) as err:
+        raise RuntimeError(f"ember.load: not a readable torch.save file "
+                           f"({type(err).__name__}: {err})") from None
+
+
+def _unpickle(pickled, record, map_location, weights_only, defaulted):
+    if weights_only and defaulted and _weights_only.written_here(pickled):
+        weights_only = False  # Note [Files this process wrote]
+    if not weights_only:
+        return _Unpickler(io.BytesIO(pickled), record, map_location).load()
+    unpickler = _weights_only.Unpickler(
+        pickled, _weights_only_global, lambda pid: _persistent(pid, record, map_location),
+        lambda: _weights_only.allowed_build_types(_allowed or {}))
+    try:
+        return unpickler.load()
+    except pickle.UnpicklingError as err:
+        raise pickle.UnpicklingError(_weights_only.failure_message(err, defaulted)) from None
+    except RuntimeError:
+        raise  # ember's own errors (a missing storage record), already clear
+    except (Exception, MemoryError, RecursionError) as err:  # noqa: BLE001  (whatever a corrupt
+        # pickle makes the allowed constructors raise: IndexError, LookupError, TypeError, ...)
+        raise pickle.UnpicklingError(_weights_only.failure_message(
+            f"the pickle is corrupt or not one torch.save writes "
+            f"({type(err).__name__}: {err})", defaulted)) from None
 
 
 # --- safetensors: weights without pickle ---
@@ -367,36 +463,3 @@ def _load_safetensors(f, map_location):
             out[name] = t
     out.update(values)
     return out
-
-
-# torch.serialization's allow-list for weights_only loading. ember.load reads torch.save's zip
-# format with NumPy and its own unpickler of tensors, the same whether weights_only is set or
-# not; the list is kept so that programs that register their classes run.
-_safe_globals = []
-
-
-def add_safe_globals(safe_globals):
-    """Marks classes (or (class, name) pairs) as safe for weights_only loading."""
-    _safe_globals.extend(safe_globals)
-
-
-def get_safe_globals():
-    return list(_safe_globals)
-
-
-def clear_safe_globals():
-    _safe_globals.clear()
-
-
-class safe_globals:
-    """with ember.serialization.safe_globals([...]): the classes count as safe inside the block."""
-
-    def __init__(self, safe_globals):
-        self._added = list(safe_globals)
-
-    def __enter__(self):
-        _safe_globals.extend(self._added)
-
-    def __exit__(self, *exc):
-        for g in self._added:
-            _safe_globals.remove(g)

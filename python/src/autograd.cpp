@@ -41,10 +41,28 @@ void bind_autograd(py::module_& m) {
       },
       "tensors"_a, "grad_tensors"_a = py::none(), "retain_graph"_a = py::none(),
       "create_graph"_a = false);
+  // PyTorch's grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+  // only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+  // only_inputs is 1.13's deprecated no-op, materialize_grads (2.1) gives zeros for unused inputs.
   a.def(
       "grad",
       [](py::handle outputs, py::handle inputs, py::handle grad_outputs, py::handle retain_graph,
-         bool create_graph, bool allow_unused) {
+         bool create_graph, bool only_inputs, py::handle allow_unused_arg, bool is_grads_batched,
+         bool materialize_grads) {
+        if (!only_inputs)
+          PyErr_WarnEx(PyExc_UserWarning,
+                       "only_inputs argument is deprecated and is ignored now (defaults to True). "
+                       "To accumulate gradient for other parts of the graph, please use "
+                       "torch.autograd.backward.",
+                       1);
+        EMBER_CHECK_VALUE(!is_grads_batched,
+                          "[autograd.grad] is_grads_batched=True (vmap over the grad outputs) is "
+                          "not supported by ember: loop over the batch of grad_outputs instead");
+        bool allow_unused =
+            allow_unused_arg.is_none() ? materialize_grads : allow_unused_arg.cast<bool>();
+        EMBER_CHECK_VALUE(!(materialize_grads && !allow_unused),
+                          "Expected allow_unused to be True or not passed when "
+                          "materialize_grads=True, but got: allow_unused=False.");
         std::vector<Tensor> outs = tensors_or_one(outputs), ins = tensors_or_one(inputs),
                             grads = tensors_or_one(grad_outputs);
         bool retain = retain_graph.is_none() ? create_graph : retain_graph.cast<bool>();
@@ -52,13 +70,17 @@ void bind_autograd(py::module_& m) {
         {
           ReleaseGil no_gil;
           r = autograd::grad(outs, ins, grads, retain, create_graph, allow_unused);
+          if (materialize_grads)
+            for (size_t i = 0; i < r.size(); ++i)
+              if (!r[i].defined()) r[i] = zeros_like(ins[i]);
         }
         py::tuple out(r.size());
         for (size_t i = 0; i < r.size(); ++i) out[i] = r[i].defined() ? py::cast(r[i]) : py::none();
         return out;
       },
       "outputs"_a, "inputs"_a, "grad_outputs"_a = py::none(), "retain_graph"_a = py::none(),
-      "create_graph"_a = false, "allow_unused"_a = false);
+      "create_graph"_a = false, "only_inputs"_a = true, "allow_unused"_a = py::none(),
+      "is_grads_batched"_a = false, "materialize_grads"_a = false);
   // A Python autograd.Function's node: `backward(*grads)` returns one gradient per input (None
   // for none), called with the GIL on the thread backward runs on.
   a.def(

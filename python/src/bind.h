@@ -53,6 +53,10 @@ void def_nn_ops(OpTable& t);
 /// The functions of ember._C._F bound directly (too many parameters for a signature).
 void def_nn_functions(py::module_& functional);
 void def_shape_ops(OpTable& t);
+void def_special_top_level(OpTable& t);
+void def_special_ops(OpTable& t);
+void def_linalg_top_level(OpTable& t);
+void def_linalg_ops(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---

@@ -117,22 +117,15 @@ void place(nn::Module& m, py::handle device, py::handle dtype) {
   if (!dtype.is_none()) m.to(to_dtype(dtype));
 }
 
-// Conv2d's padding: ints, 'valid' (none) or 'same' (the size kept; stride 1 and odd spans).
+// Conv2d's padding: ints, 'valid' or 'same' (conv_string_padding's rules; a module keeps
+// symmetric padding, so an even span under 'same' is refused here).
 Pair conv_padding(py::handle padding, Pair kernel, Pair dilation, Pair stride) {
   if (!py::isinstance<py::str>(padding)) return to_pair(padding, "padding");
-  std::string s = py::str(padding);
-  if (s == "valid") return {0, 0};
-  EMBER_CHECK_VALUE(s == "same", "Invalid padding string '", s,
-                    "', should be one of {'valid', 'same'}");
-  Pair out;
-  for (int i = 0; i < 2; ++i) {
-    EMBER_CHECK_VALUE(stride[i] == 1, "padding='same' is not supported for strided convolutions");
-    int64_t total = dilation[i] * (kernel[i] - 1);
-    EMBER_CHECK_VALUE(total % 2 == 0, "padding='same' with an even kernel needs asymmetric "
-                      "padding, which ember does not have yet");
-    out[i] = total / 2;
-  }
-  return out;
+  StringPadding p = conv_string_padding(std::string(py::str(padding)), kernel, stride, dilation);
+  EMBER_CHECK_VALUE(p.extra == (Pair{0, 0}), "Conv2d: padding='same' with an even kernel span "
+                    "needs asymmetric padding, which ember's Conv2d module does not keep (call "
+                    "F.conv2d(x, weight, bias, padding='same'), which does)");
+  return p.before;
 }
 
 template <typename M>

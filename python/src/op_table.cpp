@@ -717,7 +717,19 @@ void bind_ops(py::module_& m) {
   def_math_ops(t);
   def_factory_ops(t);
   def_shape_ops(t);
+  def_special_top_level(t);
+  def_linalg_top_level(t);
   t.finish();
+  // torch.linalg's names, as functions of ember._C._linalg (ember.linalg).
+  py::module_ linalg = m.def_submodule("_linalg", "ember.linalg, declared by signature");
+  OpTable l(linalg, m.attr("Tensor"));
+  def_linalg_ops(l);
+  l.finish();
+  // torch.special's names, as functions of ember._C._special (ember.special).
+  py::module_ special = m.def_submodule("_special", "ember.special, declared by signature");
+  OpTable s(special, m.attr("Tensor"));
+  def_special_ops(s);
+  s.finish();
   // torch.nn.functional's names, as functions of ember._C._F (ember.nn.functional).
   py::module_ functional = m.def_submodule("_F", "ember.nn.functional, declared by signature");
   OpTable f(functional, m.attr("Tensor"));

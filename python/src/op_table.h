@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bind.h"
+#include "ember/ops/autograd_support.h"
 
 namespace ember::python {
 
@@ -158,6 +159,17 @@ struct NamedResult {
 
 /// What an in-place op returns: the call then returns self itself (x.add_(y) is x), as PyTorch's.
 struct InPlace {};
+
+/// self.name_(...) from the out-of-place op `fn(self)` (ember's inplace_from): `inputs` are the
+/// op's other tensors, for whether autograd records it.
+template <typename Fn>
+InPlace inplace_op(const Tensor& self, const char* name,
+                   std::initializer_list<const Tensor*> inputs, Fn fn) {
+  Tensor x = self;
+  bool grad = any_requires_grad({&self}) || any_requires_grad(inputs);
+  inplace_from(x, name, grad, fn);
+  return InPlace{};
+}
 
 namespace detail {
 py::object to_python(const NamedResult& r);

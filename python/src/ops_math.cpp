@@ -16,10 +16,8 @@ void unary(OpTable& t, const std::string& name, UnaryFn fn, const char* doc = nu
         kFunctionAndMethod, doc);
   t.def(
       name + "_(Tensor input)",
-      [fn](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(fn(x));
-        return InPlace{};
+      [fn, op = name + "_"](const Args& a) {
+        return inplace_op(a.tensor(0), op.c_str(), {}, fn);
       },
       kFunctionAndMethod);
 }
@@ -34,18 +32,18 @@ void binary(OpTable& t, const std::string& name, TT tensor_fn, TS scalar_fn,
         [scalar_fn](const Args& a) { return scalar_fn(a.tensor(0), a.scalar(1)); });
   t.def(
       name + "_(Tensor input, Tensor " + other + ")",
-      [tensor_fn](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(tensor_fn(x, a.tensor(1)));
-        return InPlace{};
+      [tensor_fn, op = name + "_"](const Args& a) {
+        const Tensor& other = a.tensor(1);
+        return inplace_op(a.tensor(0), op.c_str(), {&other},
+                          [&](const Tensor& x) { return tensor_fn(x, other); });
       },
       kMethod);
   t.def(
       name + "_(Tensor input, Scalar " + other + ")",
-      [scalar_fn](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(scalar_fn(x, a.scalar(1)));
-        return InPlace{};
+      [scalar_fn, op = name + "_"](const Args& a) {
+        Scalar other = a.scalar(1);
+        return inplace_op(a.tensor(0), op.c_str(), {},
+                          [&](const Tensor& x) { return scalar_fn(x, other); });
       },
       kMethod);
 }
@@ -126,10 +124,11 @@ void def_math_ops(OpTable& t) {
   t.def(
       "round_(Tensor input, *, int decimals=0)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        double scale = std::pow(10.0, static_cast<double>(a.int64(1)));
-        x.copy_(a.int64(1) == 0 ? round(x) : round(x * scale) / scale);
-        return InPlace{};
+        int64_t d = a.int64(1);
+        double scale = std::pow(10.0, static_cast<double>(d));
+        return inplace_op(a.tensor(0), "round_", {}, [&](const Tensor& x) {
+          return d == 0 ? round(x) : round(x * scale) / scale;
+        });
       },
       kMethod);
 
@@ -189,22 +188,24 @@ void def_math_ops(OpTable& t) {
     t.def(
         n + "_(Tensor input, Tensor other, *, str? rounding_mode=None)",
         [](const Args& a) {
-          Tensor x = a.tensor(0);
+          const Tensor& other = a.tensor(1);
           if (a.has(2))
-            x.copy_(div(x, a.tensor(1), a.str(2)));
-          else
-            x.div_(a.tensor(1));
+            return inplace_op(a.tensor(0), "div_", {&other},
+                              [&](const Tensor& x) { return div(x, other, a.str(2)); });
+          Tensor x = a.tensor(0);
+          x.div_(other);
           return InPlace{};
         },
         kMethod);
     t.def(
         n + "_(Tensor input, Scalar other, *, str? rounding_mode=None)",
         [](const Args& a) {
-          Tensor x = a.tensor(0);
           if (a.has(2))
-            x.copy_(div(x, scalar_tensor(a.scalar(1), x.options()), a.str(2)));
-          else
-            x.div_(a.scalar(1));
+            return inplace_op(a.tensor(0), "div_", {}, [&](const Tensor& x) {
+              return div(x, scalar_tensor(a.scalar(1), x.options()), a.str(2));
+            });
+          Tensor x = a.tensor(0);
+          x.div_(a.scalar(1));
           return InPlace{};
         },
         kMethod);
@@ -305,9 +306,9 @@ void def_math_ops(OpTable& t) {
   t.def(
       "nan_to_num_(Tensor input, float? nan=0.0, float? posinf=None, float? neginf=None)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(nan_to_num(x, a.opt_real(1), a.opt_real(2), a.opt_real(3)));
-        return InPlace{};
+        return inplace_op(a.tensor(0), "nan_to_num_", {}, [&](const Tensor& x) {
+          return nan_to_num(x, a.opt_real(1), a.opt_real(2), a.opt_real(3));
+        });
       },
       kMethod);
 
@@ -329,9 +330,11 @@ void def_math_ops(OpTable& t) {
     t.def(
         n + "_(Tensor input, Tensor? min=None, Tensor? max=None)",
         [](const Args& a) {
-          Tensor x = a.tensor(0);
-          x.copy_(clamp_tensor(x, a.opt_tensor(1), a.opt_tensor(2)));
-          return InPlace{};
+          const Tensor* lo = a.opt_tensor(1);
+          const Tensor* hi = a.opt_tensor(2);
+          Tensor none;
+          return inplace_op(a.tensor(0), "clamp_", {lo ? lo : &none, hi ? hi : &none},
+                            [&](const Tensor& x) { return clamp_tensor(x, lo, hi); });
         },
         kFunctionAndMethod);
   }
@@ -396,7 +399,7 @@ void def_math_ops(OpTable& t) {
       },
       kMethod);
   for (const char* name : {"addcmul", "addcdiv"}) {
-    bool mul_op = name[3] == 'm';
+    bool mul_op = std::string(name) == "addcmul";
     std::string n = name;
     t.def(n + "(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, "
               "Tensor? out=None)",

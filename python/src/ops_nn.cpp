@@ -43,18 +43,17 @@ F::Reduction reduction(const Args& a, size_t size_average, size_t reduce, size_t
   return F::reduction_from(a.str(reduction));
 }
 
-// An activation that takes inplace=: computed out of place, then written into the input when
-// asked (as PyTorch, which the values match).
+// An activation that takes inplace=: with inplace, the result is written into the input as the
+// op's in-place form (inplace_from: under autograd the op's saved input is a clone, never the
+// tensor it overwrites).
 template <typename Fn>
-py::object maybe_inplace(const Args& a, size_t inplace, Fn fn) {
+py::object maybe_inplace(const Args& a, size_t inplace, const char* name, Fn fn) {
   const Tensor& x = a.tensor(0);
-  bool in_place = a.flag(inplace);
-  Tensor y = nogil([&] { return fn(x); });
-  if (!in_place) return py::cast(y);
+  if (!a.flag(inplace)) return py::cast(nogil([&] { return fn(x); }));
   {
     ReleaseGil no_gil;
     Tensor target = x;
-    target.copy_(y);
+    inplace_from(target, name, any_requires_grad({&x}), fn);
   }
   return py::reinterpret_borrow<py::object>(a.object(0));
 }
@@ -67,25 +66,9 @@ std::string loss(const char* name, const char* params) {
   return std::string(name) + "(" + params + ", " + kLegacyReduction + ")";
 }
 
-// conv's padding: ints, or 'valid' (none) / 'same' (as much as keeps the size, stride 1).
-Pair conv_padding(const Args& a, size_t i, const Tensor& w, Pair dilation, int spatial) {
-  py::handle p = a.object(i);
-  if (py::isinstance<py::str>(p)) {
-    std::string s = py::str(p);
-    if (s == "valid") return {0, 0};
-    EMBER_CHECK_VALUE(s == "same", "Invalid padding string '", s, "', should be one of {'valid', "
-                      "'same'}");
-    Pair out{0, 0};
-    for (int k = 0; k < spatial; ++k) {
-      int64_t kernel = w.size(w.dim() - spatial + k);
-      int64_t total = dilation[2 - spatial + k] * (kernel - 1);
-      EMBER_CHECK_VALUE(total % 2 == 0, "padding='same' with an even kernel needs asymmetric "
-                        "padding, which ember does not have yet");
-      out[static_cast<size_t>(2 - spatial + k)] = total / 2;
-    }
-    return out;
-  }
-  Shape v = to_shape(p, "padding");
+// conv's padding=: ints (one for conv1d, one or two for conv2d); strings are conv2d's own.
+Pair conv_padding(const Args& a, size_t i, int spatial) {
+  Shape v = to_shape(a.object(i), "padding");
   EMBER_CHECK_VALUE(!v.empty(), "padding: expected an int or a tuple of ints");
   if (spatial == 1) return {0, v[0]};
   return {v[0], v.size() > 1 ? v[1] : v[0]};
@@ -183,47 +166,47 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, Pair out) {
 void def_nn_ops(OpTable& t) {
   // --- activations ---
   t.def("relu(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return relu(x); });
+    return maybe_inplace(a, 1, "relu_", [](const Tensor& x) { return relu(x); });
   });
   t.def("relu6(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return relu6(x); });
+    return maybe_inplace(a, 1, "relu6_", [](const Tensor& x) { return relu6(x); });
   });
   t.def("elu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
     double alpha = a.real(1);
-    return maybe_inplace(a, 2, [alpha](const Tensor& x) { return elu(x, alpha); });
+    return maybe_inplace(a, 2, "elu_", [alpha](const Tensor& x) { return elu(x, alpha); });
   });
   t.def("selu(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return selu(x); });
+    return maybe_inplace(a, 1, "selu_", [](const Tensor& x) { return selu(x); });
   });
   t.def("celu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
     double alpha = a.real(1);
-    return maybe_inplace(a, 2, [alpha](const Tensor& x) { return celu(x, alpha); });
+    return maybe_inplace(a, 2, "celu_", [alpha](const Tensor& x) { return celu(x, alpha); });
   });
   t.def("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False)",
         [](const Args& a) {
           double s = a.real(1);
-          return maybe_inplace(a, 2, [s](const Tensor& x) { return leaky_relu(x, s); });
+          return maybe_inplace(a, 2, "leaky_relu_", [s](const Tensor& x) { return leaky_relu(x, s); });
         });
   t.def("gelu(Tensor input, *, str approximate='none')",
         [](const Args& a) { return gelu(a.tensor(0), a.str(1)); });
   t.def("silu(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return silu(x); });
+    return maybe_inplace(a, 1, "silu_", [](const Tensor& x) { return silu(x); });
   });
   t.def("mish(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return mish(x); });
+    return maybe_inplace(a, 1, "mish_", [](const Tensor& x) { return mish(x); });
   });
   t.def("softplus(Tensor input, float beta=1, float threshold=20)",
         [](const Args& a) { return softplus(a.tensor(0), a.real(1), a.real(2)); });
-  t.def("hardtanh(Tensor input, float min_val=-1.0, float max_val=1.0, bool inplace=False)",
+  t.def("hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, bool inplace=False)",
         [](const Args& a) {
-          double lo = a.real(1), hi = a.real(2);
-          return maybe_inplace(a, 3, [lo, hi](const Tensor& x) { return hardtanh(x, lo, hi); });
+          Scalar lo = a.scalar(1), hi = a.scalar(2);
+          return maybe_inplace(a, 3, "hardtanh_", [lo, hi](const Tensor& x) { return hardtanh(x, lo, hi); });
         });
   t.def("hardswish(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return hardswish(x); });
+    return maybe_inplace(a, 1, "hardswish_", [](const Tensor& x) { return hardswish(x); });
   });
   t.def("hardsigmoid(Tensor input, bool inplace=False)", [](const Args& a) {
-    return maybe_inplace(a, 1, [](const Tensor& x) { return hardsigmoid(x); });
+    return maybe_inplace(a, 1, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
   });
   t.def("logsigmoid(Tensor input)", [](const Args& a) { return logsigmoid(a.tensor(0)); });
   t.def("softsign(Tensor input)", [](const Args& a) { return softsign(a.tensor(0)); });
@@ -231,7 +214,7 @@ void def_nn_ops(OpTable& t) {
   t.def("threshold(Tensor input, float threshold, float value, bool inplace=False)",
         [](const Args& a) {
           double th = a.real(1), v = a.real(2);
-          return maybe_inplace(a, 3, [th, v](const Tensor& x) { return threshold(x, th, v); });
+          return maybe_inplace(a, 3, "threshold_", [th, v](const Tensor& x) { return threshold(x, th, v); });
         });
   t.def("prelu(Tensor input, Tensor weight)",
         [](const Args& a) { return prelu(a.tensor(0), a.tensor(1)); });
@@ -276,25 +259,31 @@ void def_nn_ops(OpTable& t) {
   t.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
         "PyObject padding=0, int[] dilation=1, int groups=1)",
         [](const Args& a) -> py::object {
-          const Tensor& w = a.tensor(1);
-          Pair d = pair(a, 5), pad = conv_padding(a, 4, w, d, 2);
-          Pair s = pair(a, 3);
+          const Tensor &x = a.tensor(0), &w = a.tensor(1);
+          Pair d = pair(a, 5), s = pair(a, 3);
           Tensor b = a.tensor_or_undefined(2);
-          const Tensor& x = a.tensor(0);
           int64_t g = a.int64(6);
+          if (py::isinstance<py::str>(a.object(4))) {
+            std::string pad = py::str(a.object(4));
+            return py::cast(nogil([&] { return conv2d(x, w, b, s, pad, d, g); }));
+          }
+          Pair pad = conv_padding(a, 4, 2);
           return py::cast(nogil([&] { return conv2d(x, w, b, s, pad, d, g); }));
         });
   t.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
         "PyObject padding=0, int[] dilation=1, int groups=1)",
         [](const Args& a) -> py::object {
-          const Tensor& w = a.tensor(1);
-          Pair d = pair1(a, 5), pad = conv_padding(a, 4, w, d, 1), s = pair1(a, 3);
+          const Tensor &x = a.tensor(0), &w = a.tensor(1);
+          Pair d = pair1(a, 5), s = pair1(a, 3);
           Tensor b = a.tensor_or_undefined(2);
-          const Tensor& x = a.tensor(0);
           int64_t g = a.int64(6);
+          bool named = py::isinstance<py::str>(a.object(4));
+          std::string name = named ? std::string(py::str(a.object(4))) : "";
+          Pair pad = named ? Pair{0, 0} : conv_padding(a, 4, 1);
           return py::cast(nogil([&] {
             // (N, C, L) as (N, C, 1, L).
-            Tensor y = conv2d(x.unsqueeze(-2), w.unsqueeze(-2), b, s, pad, d, g);
+            Tensor xs = x.unsqueeze(-2), ws = w.unsqueeze(-2);
+            Tensor y = named ? conv2d(xs, ws, b, s, name, d, g) : conv2d(xs, ws, b, s, pad, d, g);
             return y.squeeze(-2);
           }));
         });
@@ -387,7 +376,7 @@ void def_nn_ops(OpTable& t) {
         [](const Args& a) {
           double p = a.real(1);
           bool training = a.flag(2);
-          return maybe_inplace(a, 3, [p, training](const Tensor& x) {
+          return maybe_inplace(a, 3, "dropout_", [p, training](const Tensor& x) {
             return F::dropout(x, p, training);
           });
         });
@@ -423,7 +412,7 @@ void def_nn_ops(OpTable& t) {
             } else if (dims == 2 && rank == 3) {
               spatial = 1;  // (N, C, L), as 1.13 reads it
             }
-            return maybe_inplace(a, 3, [p, training, spatial](const Tensor& x) {
+            return maybe_inplace(a, 3, "feature_dropout_", [p, training, spatial](const Tensor& x) {
               return F::feature_dropout(x, p, training, spatial);
             });
           });
@@ -432,7 +421,7 @@ void def_nn_ops(OpTable& t) {
         [](const Args& a) {
           double p = a.real(1);
           bool training = a.flag(2);
-          return maybe_inplace(a, 3, [p, training](const Tensor& x) {
+          return maybe_inplace(a, 3, "alpha_dropout_", [p, training](const Tensor& x) {
             return F::alpha_dropout(x, p, training);
           });
         });

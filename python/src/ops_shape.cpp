@@ -246,17 +246,15 @@ void def_shape_ops(OpTable& t) {
   t.def(
       "tril_(Tensor input, int diagonal=0)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(tril(x, a.int64(1)));
-        return InPlace{};
+        return inplace_op(a.tensor(0), "tril_", {},
+                          [&](const Tensor& x) { return tril(x, a.int64(1)); });
       },
       kMethod);
   t.def(
       "triu_(Tensor input, int diagonal=0)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(triu(x, a.int64(1)));
-        return InPlace{};
+        return inplace_op(a.tensor(0), "triu_", {},
+                          [&](const Tensor& x) { return triu(x, a.int64(1)); });
       },
       kMethod);
   t.def("diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
@@ -303,9 +301,8 @@ void def_shape_ops(OpTable& t) {
   t.def(
       "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(cumsum(x, a.int64(1), a.dtype(2)));
-        return InPlace{};
+        return inplace_op(a.tensor(0), "cumsum_", {},
+                          [&](const Tensor& x) { return cumsum(x, a.int64(1), a.dtype(2)); });
       },
       kMethod);
   t.def("unique(Tensor input, bool sorted=True, bool return_inverse=False, "
@@ -443,9 +440,10 @@ void def_shape_ops(OpTable& t) {
   t.def(
       "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.copy_(index_add(x, a.int64(1), a.tensor(2), a.tensor(3), a.scalar(4)));
-        return InPlace{};
+        const Tensor& source = a.tensor(3);
+        return inplace_op(a.tensor(0), "index_add_", {&source}, [&](const Tensor& x) {
+          return index_add(x, a.int64(1), a.tensor(2), source, a.scalar(4));
+        });
       },
       kMethod);
   t.def(

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/util/test_util.h"
 
 namespace ember {
@@ -25,6 +27,23 @@ TEST(Autograd, SharedSubexpressionsSumTheirGradients) {
   Tensor z = y + y * x;  // z = x^2 + x^3, dz/dx = 2x + 3x^2 = 33
   z.backward();
   EXPECT_EQ(x.grad().item<double>(), 33);
+}
+
+// A root that the other roots lead to (y and exp(y)): autograd::grad must run both; with the
+// earlier root first it used to skip exp's node, whose gradient was lost.
+TEST(Autograd, GradOfRootsThatLeadToEachOther) {
+  Tensor x = tensor({0.0, 1.0}).requires_grad_();
+  Tensor y = x * 2;
+  Tensor z = exp(y);
+  for (bool y_first : {true, false}) {
+    std::vector<Tensor> roots = y_first ? std::vector<Tensor>{y, z} : std::vector<Tensor>{z, y};
+    Tensor g = autograd::grad(roots, {x}, {ones({2}), ones({2})}, /*retain_graph=*/true)[0];
+    // d/dx (2x + e^(2x)) = 2 + 2 e^(2x)
+    EXPECT_TRUE(all_close(g, tensor({4.0, 2 + 2 * std::exp(2.0)}))) << "y first: " << y_first;
+  }
+  auto [a, b] = std::make_pair(x.narrow(0, 0, 1), x.narrow(0, 1, 1));
+  Tensor g = autograd::grad({a, b * 3}, {x}, {ones({1}), ones({1})})[0];
+  EXPECT_EQ(values(g), (std::vector<double>{1, 3}));
 }
 
 TEST(Autograd, GradientOfANonScalarNeedsAGradient) {

@@ -11,9 +11,6 @@
 
 namespace ember {
 
-struct BinaryParams {
-  double alpha = 1;  // add and sub: a + alpha * b
-};
 
 #define EMBER_BINARY_FUNCTOR(Name, R, expr)                         \
   template <typename T>                                             \
@@ -91,7 +88,8 @@ EMBER_BINARY_FUNCTOR(SiluBackwardFn, T,
   _(SigmoidBackward, SigmoidBackwardFn, Floating) \
   _(TanhBackward, TanhBackwardFn, Floating)       \
   _(GeluBackward, GeluBackwardFn, Floating)       \
-  _(SiluBackward, SiluBackwardFn, Floating)
+  _(SiluBackward, SiluBackwardFn, Floating)       \
+  EMBER_SPECIAL_BINARY_OPS(_)
 
 enum class BinaryOp {
 #define EMBER_ENUM_ENTRY(name, fn, kind) name,
@@ -147,7 +145,7 @@ struct WhereFn {
 };
 
 #define EMBER_TERNARY_OPS(_)      \
-  _(Addcmul, AddcmulFn, Floating) \
+  _(Addcmul, AddcmulFn, Numeric)  \
   _(Addcdiv, AddcdivFn, Floating) \
   _(Lerp, LerpFn, Floating)
 

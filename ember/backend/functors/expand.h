@@ -38,9 +38,9 @@ struct Expand {
       L::template run<binary_result_t<F, T>, T>(it, BindRight<F, M>{F(p), b.to<M>()});
     });
   }
-  template <template <typename> class Fn>
+  template <template <typename> class Fn, OpKind kind>
   static void ternary(const TensorIter& it, const TernaryParams& p, const char* name) {
-    dispatch_floating(it.dtypes[1], name, [&](auto tag) {
+    dispatch_kind<kind>(it.dtypes[1], name, [&](auto tag) {
       using T = EMBER_TYPE(tag);
       L::template run<T, T, T, T>(it, Fn<opmath_t<T>>(p));
     });
@@ -85,7 +85,7 @@ void expand_ternary(TernaryOp op, const TensorIter& it, const TernaryParams& p) 
   switch (op) {
 #define EMBER_CASE(name, fn, kind) \
   case TernaryOp::name:            \
-    return Expand<L>::template ternary<fn>(it, p, #name);
+    return Expand<L>::template ternary<fn, OpKind::kind>(it, p, #name);
     EMBER_TERNARY_OPS(EMBER_CASE)
 #undef EMBER_CASE
   }

@@ -4,18 +4,11 @@
 #pragma once
 
 #include "ember/backend/functors/math.h"
+#include "ember/backend/functors/params.h"
+#include "ember/backend/functors/special.h"
 
 namespace ember {
 
-/// Parameters of the parameterised unary ops (clamp bounds, a power).
-struct UnaryParams {
-  double a = 0;
-  double b = 0;
-};
-
-// Which dtypes an op accepts: Floating ops see integer inputs promoted to float by ops/;
-// Numeric ops run on every dtype but bool; Bool ops run on bool only.
-enum class OpKind { Floating, Numeric, Bool, Compare };
 
 #define EMBER_UNARY_FUNCTOR(Name, expr)                        \
   template <typename T>                                        \
@@ -193,7 +186,8 @@ struct FillFn {
   _(Logsigmoid, LogsigmoidFn, Floating) \
   _(Softplus, SoftplusFn, Floating)     \
   _(Elu, EluFn, Floating)               \
-  _(LeakyRelu, LeakyReluFn, Floating)
+  _(LeakyRelu, LeakyReluFn, Floating)   \
+  EMBER_SPECIAL_UNARY_OPS(_)
 
 enum class UnaryOp {
 #define EMBER_ENUM_ENTRY(name, fn, kind) name,

@@ -175,85 +175,6 @@ def bitwise_not(input, *, out=None):
     return _out(255 - input if kind == "uint8" else -input - 1, out)
 
 
-# Special functions, computed in float64 and returned in the input's floating dtype. Their
-# gradients come from autograd through the same formulas.
-_LANCZOS = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012,
-            9.9843695780195716e-6, 1.5056327351493116e-7]
-
-
-def _lgamma64(x):
-    # Lanczos (g = 7) for x >= 0.5, the reflection formula below it.
-    reflect = x < 0.5
-    z = _E.where(reflect, 1 - x, x) - 1
-    acc = _E.full_like(z, _LANCZOS[0])
-    for k, c in enumerate(_LANCZOS[1:], 1):
-        acc = acc + c / (z + k)
-    t = z + 7.5
-    lg = 0.5 * math.log(2 * math.pi) + (z + 0.5) * _E.log(t) - t + _E.log(acc)
-    sin = _E.sin(math.pi * _E.where(reflect, x, _E.full_like(x, 0.5))).abs()
-    return _E.where(reflect, math.log(math.pi) - _E.log(sin) - lg, lg)
-
-
-@_both
-def lgamma(input, *, out=None):
-    """log|Gamma(x)| (inf at 0 and the negative integers)."""
-    x = _floating(input)
-    r = _lgamma64(x.to(_E.float64))
-    pole = (x <= 0) & (x == _E.floor(x))
-    r = _E.where(pole, _E.full_like(r, math.inf), r)
-    return _out(r.to(x.dtype), out)
-
-
-def _digamma64(x):
-    reflect = x < 0.5
-    y = _E.where(reflect, 1 - x, x)
-    shift = _E.zeros_like(y)
-    for k in range(6):
-        shift = shift + 1 / (y + k)
-    z = y + 6
-    iz2 = 1 / (z * z)
-    series = iz2 * (1 / 12 - iz2 * (1 / 120 - iz2 * (1 / 252 - iz2 * (1 / 240 - iz2 / 132))))
-    psi = _E.log(z) - 0.5 / z - series - shift
-    tan = _E.tan(math.pi * _E.where(reflect, x, _E.full_like(x, 0.25)))
-    return _E.where(reflect, psi - math.pi / tan, psi)
-
-
-@_both
-def digamma(input, *, out=None):
-    """d/dx log Gamma(x) (-inf at 0, NaN at the negative integers)."""
-    x = _floating(input)
-    r = _digamma64(x.to(_E.float64))
-    r = _E.where((x < 0) & (x == _E.floor(x)), _E.full_like(r, math.nan), r)
-    r = _E.where(x == 0, _E.full_like(r, -math.inf), r)
-    return _out(r.to(x.dtype), out)
-
-
-@_both
-def erfinv(input, *, out=None):
-    """The inverse of erf on (-1, 1): +-inf at +-1, NaN outside."""
-    y = _floating(input)
-    y64 = y.to(_E.float64)
-    inside = y64.abs() < 1
-    ys = _E.where(inside, y64, _E.zeros_like(y64))
-    # Giles' single-precision approximation, then two Newton steps on erf(x) = y.
-    w = -_E.log((1 - ys.detach()) * (1 + ys.detach()))
-    wc, wt = w - 2.5, _E.sqrt(w) - 3
-    pc = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-          -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
-    pt = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-          -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]
-    a, b = _E.full_like(w, pc[0]), _E.full_like(w, pt[0])
-    for c, t in zip(pc[1:], pt[1:]):
-        a, b = a * wc + c, b * wt + t
-    x = (_E.where(w < 5, a, b) * ys).detach()
-    for _ in range(2):
-        x = x - (_E.erf(x) - ys) / (2 / math.sqrt(math.pi) * _E.exp(-x * x))
-    y_const = y64.detach()
-    edge = _E.where(y_const.abs() == 1, y_const * math.inf, _E.full_like(y_const, math.nan))
-    return _out(_E.where(inside, x, edge).to(y.dtype), out)
-
-
 @_torch
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of a 1-D x: columns x**(N-1), ..., x**0 (reversed if increasing)."""
@@ -276,7 +197,7 @@ def vander(x, N=None, increasing=False):
 def mvlgamma(input, p):
     """The multivariate log-gamma of dimension p: sum of lgamma(x - i/2), i < p, plus a constant."""
     x = _floating(input)
-    out = lgamma(x.unsqueeze(-1) - _E.arange(p, dtype=x.dtype, device=x.device) / 2).sum(-1)
+    out = _E.lgamma(x.unsqueeze(-1) - _E.arange(p, dtype=x.dtype, device=x.device) / 2).sum(-1)
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 

@@ -1,4 +1,4 @@
-"""Linear algebra made of matmuls: kron, tensordot, matrix_power, cdist, pdist. Part of
+"""Linear algebra made of matmuls: kron, tensordot, cdist, pdist. Part of
 ember._compat (see its __init__)."""
 import builtins
 import functools
@@ -61,30 +61,6 @@ def tensordot(a, b, dims=2, out=None):
 def vdot(input, other):
     """The dot product of two 1-D tensors (no conjugate: ember is real)."""
     return _E.dot(input, other)
-
-
-@_both
-def matrix_power(input, n):
-    """input (a square matrix or a batch of them) multiplied by itself n >= 0 times."""
-    if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
-        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they "
-                           f"are {input.shape[-2] if input.dim() > 1 else 1} by "
-                           f"{input.shape[-1] if input.dim() else 1} matrices")
-    if n < 0:
-        raise NotImplementedError("[matrix_power] n < 0 needs a matrix inverse, which ember does "
-                                  "not have yet")
-    result, base = None, input
-    while True:
-        if n & 1:
-            result = base if result is None else _E.matmul(result, base)
-        n >>= 1
-        if not n:
-            break
-        base = _E.matmul(base, base)
-    if result is None:
-        eye = _E.eye(input.shape[-1], dtype=input.dtype, device=input.device)
-        return eye.expand(input.shape).clone()
-    return result
 
 
 @_torch

@@ -40,14 +40,23 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        # Drawn as the pass goes, 32 indices (or one permutation) at a time, as PyTorch's: an
+        # "infinite" sampler (num_samples=int(1e10), makemore's and minGPT's) costs nothing up
+        # front.
         from ... import randperm, randint
         n = len(self.data_source)
         if self.replacement:
-            return iter(randint(0, n, (self.num_samples,), generator=self.generator).tolist())
-        order = []
-        while len(order) < self.num_samples:
-            order += randperm(n, generator=self.generator).tolist()
-        return iter(order[:self.num_samples])
+            for _ in range(self.num_samples // 32):
+                yield from randint(0, n, (32,), generator=self.generator).tolist()
+            rest = self.num_samples % 32
+            if rest:
+                yield from randint(0, n, (rest,), generator=self.generator).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from randperm(n, generator=self.generator).tolist()
+        rest = self.num_samples % n
+        if rest:
+            yield from randperm(n, generator=self.generator).tolist()[:rest]
 
     def __len__(self):
         return self.num_samples

@@ -1,0 +1,678 @@
+#include "ember/ops/solvers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "ember/backend/cpu/lapack.h"
+#include "ember/ops/autograd_support.h"
+#include "ember/ops/decompositions.h"
+#include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/join.h"
+#include "ember/ops/lapack_batch.h"
+#include "ember/ops/linalg.h"
+#include "ember/ops/op_entry.h"
+#include "ember/ops/pad.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/reduce.h"
+#include "ember/ops/shape.h"
+#include "ember/ops/sort.h"
+#include "ember/ops/views.h"
+
+namespace ember::linalg {
+namespace {
+
+using detail::batch_count;
+using detail::column_major;
+using detail::from_column_major;
+
+Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+
+Shape batch_of(const Tensor& t, int64_t tail) {
+  return Shape(t.sizes().begin(), t.sizes().end() - tail);
+}
+Shape concat(Shape s, std::initializer_list<int64_t> tail) {
+  for (int64_t t : tail) s.push_back(t);
+  return s;
+}
+
+// B is a batch of vectors (not matrices) for A: PyTorch's rule.
+bool vector_case(const Tensor& a, const Tensor& b) {
+  if (b.dim() == 1) return true;
+  return b.dim() == a.dim() - 1 && b.sizes() == Shape(a.sizes().begin(), a.sizes().end() - 1);
+}
+
+// A X = B for A (..., n, n), B (..., n, k) with the same batch (no autograd): LAPACK's getrf
+// and getrs per matrix; the infos say which matrices were singular.
+std::tuple<Tensor, std::vector<int>> solve_raw(const char* op, const Tensor& a, const Tensor& b) {
+  Tensor abuf = column_major(a), bbuf = column_major(b);
+  int64_t n = a.size(-1), k = b.size(-1), batch = batch_count(a);
+  std::vector<int> infos(static_cast<size_t>(batch), 0);
+  if (n > 0 && k > 0)
+    detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      T* ap = static_cast<T*>(abuf.data_ptr());
+      T* bp = static_cast<T*>(bbuf.data_ptr());
+      std::vector<int> piv(static_cast<size_t>(n));
+      int ni = static_cast<int>(n);
+      for (int64_t i = 0; i < batch; ++i) {
+        int info = lapack::getrf<T>(ni, ni, ap + i * n * n, ni, piv.data());
+        infos[static_cast<size_t>(i)] = info;
+        if (info == 0)
+          lapack::getrs<T>('N', ni, static_cast<int>(k), ap + i * n * n, ni, piv.data(),
+                           bp + i * n * k, ni);
+      }
+    });
+  return {from_column_major(bbuf), infos};
+}
+
+std::string singular_message(const char* what, int i) {
+  return "The diagonal element " + std::to_string(i) + " is zero, the " + what +
+         " could not be completed because the input matrix is singular.";
+}
+
+// Expands A (..., n, n) and B (..., n, k) to one batch shape.
+std::tuple<Tensor, Tensor> broadcast_batches(const char* op, const Tensor& a, const Tensor& b) {
+  Shape batch = broadcast_shapes(batch_of(a, 2), batch_of(b, 2), op);
+  return {a.expand(concat(batch, {a.size(-2), a.size(-1)})),
+          b.expand(concat(batch, {b.size(-2), b.size(-1)}))};
+}
+
+}  // namespace
+
+// --- solve -----------------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left,
+                                    bool check_errors) {
+  EMBER_OP(solve_ex, a, b, left, check_errors);
+  const char* op = "linalg.solve";
+  detail::check_linalg_input(op, a, true);
+  EMBER_CHECK(b.dtype() == a.dtype(), op, ": Expected A and B to have the same dtype, but found "
+              "A of type ", a.dtype(), " and B of type ", b.dtype(), " instead");
+  bool vec = vector_case(a, b);
+  Tensor bm = vec ? b.unsqueeze(-1) : b;
+  EMBER_CHECK(bm.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
+  int64_t n = a.size(-1);
+  EMBER_CHECK(bm.size(left ? -2 : -1) == n, op, ": Incompatible shapes of A and B for the "
+              "equation ", left ? "AX = B" : "XA = B", " (", a.size(-2), "x", a.size(-1), " and ",
+              bm.size(-2), "x", bm.size(-1), ")");
+  Tensor x;
+  std::vector<int> infos;
+  {
+    NoGradGuard no_grad;
+    // X A = B is A^T X^T = B^T.
+    auto [ab, bb] = left ? broadcast_batches(op, a, bm) : broadcast_batches(op, mT(a), mT(bm));
+    std::tie(x, infos) = solve_raw(op, ab, bb);
+    if (!left) x = mT(x);
+    x = x.contiguous();
+    if (vec) x = x.squeeze(-1);
+  }
+  if (check_errors)
+    detail::check_infos(op, infos, a.dim() > 2,
+                        [](int i) { return singular_message("solve", i); });
+  if (any_requires_grad({&a, &b}))
+    record("LinalgSolveExBackward0", {&x}, {&a, &b},
+           [sa = SavedTensor(a), sx = SavedTensor(x, true), left, vec](const Tensor& g,
+                                                                     const Node& node) {
+             const Tensor &A = sa.get(), &X = sx.get();
+             Tensor gm = vec ? g.unsqueeze(-1) : g, xm = vec ? X.unsqueeze(-1) : X;
+             // left: gB = A^-T gX, gA = -gB X^T; right: gB = gX A^-T, gA = -X^T gB.
+             Tensor gb = solve(mT(A), gm, left);
+             Tensor ga;
+             if (node.needs_input_grad(0))
+               ga = sum_to(left ? -matmul(gb, mT(xm)) : -matmul(mT(xm), gb), A.sizes());
+             Tensor gbo = vec ? gb.squeeze(-1) : gb;
+             return TensorList{ga, node.needs_input_grad(1) ? gbo : Tensor()};
+           });
+  return {x, detail::infos_tensor(infos, a)};
+}
+
+Tensor solve(const Tensor& a, const Tensor& b, bool left) {
+  EMBER_OP(solve, a, b, left);
+  return std::get<0>(solve_ex(a, b, left, /*check_errors=*/true));
+}
+
+Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
+                        bool unitriangular) {
+  EMBER_OP(solve_triangular, a, b, upper, left, unitriangular);
+  const char* op = "linalg.solve_triangular";
+  detail::check_linalg_input(op, a, true);
+  EMBER_CHECK(b.dim() >= 2, op, ": The input tensor B must have at least 2 dimensions.");
+  EMBER_CHECK(b.dtype() == a.dtype(), op, ": Expected A and B to have the same dtype, but found "
+              "A of type ", a.dtype(), " and B of type ", b.dtype(), " instead");
+  int64_t n = a.size(-1);
+  EMBER_CHECK(b.size(left ? -2 : -1) == n, op, ": Incompatible shapes of A and B for the "
+              "equation ", left ? "AX = B" : "XA = B", " (", a.size(-2), "x", a.size(-1), " and ",
+              b.size(-2), "x", b.size(-1), ")");
+  Tensor x;
+  {
+    NoGradGuard no_grad;
+    // X A = B is A^T X^T = B^T (A^T triangular the other way).
+    auto [ab, bb] = left ? broadcast_batches(op, a, b) : broadcast_batches(op, mT(a), mT(b));
+    bool up = left ? upper : !upper;
+    Tensor abuf = column_major(ab), bbuf = column_major(bb);
+    int64_t k = bb.size(-1), batch = batch_count(ab);
+    if (n > 0 && k > 0)
+      detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
+        using T = decltype(zero);
+        const T* ap = static_cast<const T*>(abuf.data_ptr());
+        T* bp = static_cast<T*>(bbuf.data_ptr());
+        int ni = static_cast<int>(n);
+        for (int64_t i = 0; i < batch; ++i)
+          // A zero on the diagonal gives inf/NaN, as PyTorch's trsm; trtrs would refuse.
+          lapack::trtrs<T>(up ? 'U' : 'L', 'N', unitriangular ? 'U' : 'N', ni,
+                           static_cast<int>(k), ap + i * n * n, ni, bp + i * n * k, ni);
+      });
+    x = from_column_major(bbuf);
+    if (!left) x = mT(x);
+    x = x.contiguous();
+  }
+  if (any_requires_grad({&a, &b}))
+    record("LinalgSolveTriangularBackward0", {&x}, {&a, &b},
+           [sa = SavedTensor(a), sx = SavedTensor(x, true), upper, left, unitriangular](
+               const Tensor& g, const Node& node) {
+             const Tensor &A = sa.get(), &X = sx.get();
+             Tensor gb = solve_triangular(mT(A), g, !upper, left, unitriangular);
+             Tensor ga;
+             if (node.needs_input_grad(0)) {
+               ga = left ? -matmul(gb, mT(X)) : -matmul(mT(X), gb);
+               ga = upper ? triu(ga, unitriangular ? 1 : 0) : tril(ga, unitriangular ? -1 : 0);
+               ga = sum_to(ga, A.sizes());
+             }
+             return TensorList{ga, node.needs_input_grad(1) ? gb : Tensor()};
+           });
+  return x;
+}
+
+namespace {
+// P^T B for the permutation of lu_factor's pivots.
+Tensor permute_rows(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool inverse) {
+  auto [P, L, U] = lu_unpack(lu, pivots, /*unpack_data=*/false, /*unpack_pivots=*/true);
+  return matmul(inverse ? mT(P) : P, b);
+}
+}  // namespace
+
+Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool left, bool adjoint) {
+  EMBER_OP(lu_solve, lu, pivots, b, left, adjoint);
+  detail::check_linalg_input("linalg.lu_solve", lu, true, "LU");
+  EMBER_CHECK(b.dim() >= 2, "linalg.lu_solve: The input tensor B must have at least 2 "
+              "dimensions.");
+  // A = P L U, with L and U taken from LU differentiably (lu_unpack's pieces are narrowings).
+  int64_t n = lu.size(-1);
+  Tensor L = tril(lu, -1) + eye(n, n, lu.options()), U = triu(lu);
+  if (left && !adjoint) {  // X = U^-1 L^-1 P^T B
+    Tensor y = permute_rows(lu, pivots, b, /*inverse=*/true);
+    y = solve_triangular(L, y, false, true, true);
+    return solve_triangular(U, y, true, true);
+  }
+  if (left) {  // A^T X = B: U^T L^T P^T X = B -> X = P L^-T U^-T B
+    Tensor y = solve_triangular(mT(U), b, false, true);
+    y = solve_triangular(mT(L), y, true, true, true);
+    return permute_rows(lu, pivots, y, /*inverse=*/false);
+  }
+  if (!adjoint) {  // X A = B: X P L U = B -> X = B U^-1 L^-1 P^T
+    Tensor y = solve_triangular(U, b, true, false);
+    y = solve_triangular(L, y, false, false, true);
+    return mT(permute_rows(lu, pivots, mT(y), /*inverse=*/false));
+  }
+  // X A^T = B: X U^T L^T P^T = B -> X = B P L^-T U^-T
+  Tensor y = mT(permute_rows(lu, pivots, mT(b), /*inverse=*/true));
+  y = solve_triangular(mT(L), y, true, false, true);
+  return solve_triangular(mT(U), y, false, false);
+}
+
+Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
+  EMBER_OP(cholesky_solve, b, l, upper);
+  detail::check_linalg_input("cholesky_solve", l, true, "input2");
+  // A = L L^T (or U^T U): X = L^-T L^-1 B.
+  Tensor lower = upper ? mT(l) : l;
+  Tensor y = solve_triangular(lower, b, false, true);
+  return solve_triangular(mT(lower), y, true, true);
+}
+
+Tensor cholesky_inverse(const Tensor& l, bool upper) {
+  EMBER_OP(cholesky_inverse, l, upper);
+  detail::check_linalg_input("cholesky_inverse", l, true, "input");
+  int64_t n = l.size(-1);
+  return cholesky_solve(eye(n, n, l.options()).expand(l.sizes()), l, upper);
+}
+
+Tensor ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
+  EMBER_OP(ldl_solve, ld, pivots, b, hermitian);
+  const char* op = "torch.linalg.ldl_solve";
+  detail::check_linalg_input(op, ld, true, "LD");
+  EMBER_CHECK(b.dim() >= 2, op, ": B must have at least 2 dimensions");
+  auto [ab, bb] = broadcast_batches(op, ld, b);
+  Tensor abuf = column_major(ab), bbuf = column_major(bb);
+  Tensor piv = pivots.expand(Shape(ab.sizes().begin(), ab.sizes().end() - 1)).contiguous();
+  int64_t n = ld.size(-1), k = bb.size(-1), batch = batch_count(ab);
+  if (n > 0 && k > 0)
+    detail::dispatch_lapack(ld.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      const T* ap = static_cast<const T*>(abuf.data_ptr());
+      T* bp = static_cast<T*>(bbuf.data_ptr());
+      const int32_t* ip = static_cast<const int32_t*>(piv.data_ptr());
+      int ni = static_cast<int>(n);
+      for (int64_t i = 0; i < batch; ++i)
+        lapack::sytrs<T>('L', ni, static_cast<int>(k), ap + i * n * n, ni, ip + i * n,
+                         bp + i * n * k, ni);
+    });
+  return from_column_major(bbuf).contiguous();
+}
+
+// --- inverse and determinants ----------------------------------------------------------------
+
+std::tuple<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
+  EMBER_OP(inv_ex, a, check_errors);
+  detail::check_linalg_input("linalg.inv", a, true);
+  int64_t n = a.size(-1);
+  Tensor x;
+  std::vector<int> infos;
+  {
+    NoGradGuard no_grad;
+    std::tie(x, infos) = solve_raw("linalg.inv", a, eye(n, n, a.options()).expand(a.sizes()));
+    x = x.contiguous();
+  }
+  if (check_errors)
+    detail::check_infos("linalg.inv", infos, a.dim() > 2,
+                        [](int i) { return singular_message("inversion", i); });
+  if (any_requires_grad({&a}))
+    record("LinalgInvExBackward0", {&x}, {&a}, [sx = SavedTensor(x, true)](const Tensor& g) {
+      const Tensor& X = sx.get();  // gA = -X^T gX X^T
+      return TensorList{-matmul(mT(X), matmul(g, mT(X)))};
+    });
+  return {x, detail::infos_tensor(infos, a)};
+}
+
+Tensor inv(const Tensor& a) {
+  EMBER_OP(inv, a);
+  return std::get<0>(inv_ex(a, /*check_errors=*/true));
+}
+
+namespace {
+
+// (sign, log |det|) of each matrix from its LU factors (no autograd).
+std::tuple<Tensor, Tensor> slogdet_raw(const char* op, const Tensor& a) {
+  detail::check_linalg_input(op, a, true);
+  auto [lu_data, piv, info] = lu_factor_ex(a.detach());
+  int64_t n = a.size(-1);
+  Tensor diag = diagonal(lu_data, 0, -2, -1);
+  Tensor swaps = ne(piv, arange(1, n + 1, 1, TensorOptions(kInt32)))
+                     .to(kInt64)
+                     .sum(Dims{-1});
+  Tensor perm_sign = 1.0 - remainder(swaps, 2).to(a.dtype()) * 2.0;
+  Tensor sign = mul(prod(ember::sign(diag), -1), perm_sign);
+  Tensor logabs = sum(log(abs(diag)), Dims{-1});
+  return {sign, logabs};
+}
+
+}  // namespace
+
+Tensor det(const Tensor& a) {
+  EMBER_OP(det, a);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    detail::check_linalg_input("linalg.det", a, true);
+    auto [lu_data, piv, info] = lu_factor_ex(a);
+    int64_t n = a.size(-1);
+    Tensor swaps = ne(piv, arange(1, n + 1, 1, TensorOptions(kInt32))).to(kInt64).sum(Dims{-1});
+    Tensor perm_sign = 1.0 - remainder(swaps, 2).to(a.dtype()) * 2.0;
+    out = prod(diagonal(lu_data, 0, -2, -1), -1) * perm_sign;
+  }
+  if (any_requires_grad({&a}))
+    // The cofactor matrix, from the SVD so that it is right for singular A as well:
+    // cof(A) = det(U) det(V) U diag(prod_{j != i} s_j) V^T.
+    record("LinalgDetBackward0", {&out}, {&a}, [sa = SavedTensor(a)](const Tensor& g) {
+      const Tensor& A = sa.get();
+      if (A.numel() == 0) return TensorList{zeros_like(A)};
+      auto [U, S, Vh] = svd(A, /*full_matrices=*/false);
+      int64_t n = S.size(-1);
+      // prod over j != i by prefix and suffix products.
+      Tensor ones_col = ones_like(S.narrow(-1, 0, 1));
+      Tensor prefix = cat({ones_col, cumprod(S, -1).narrow(-1, 0, n - 1)}, -1);
+      Tensor suffix = cat({flip(cumprod(flip(S, {-1}), -1), {-1}).narrow(-1, 1, n - 1), ones_col},
+                          -1);
+      Tensor others = prefix * suffix;
+      Tensor sign = det(U) * det(Vh);
+      Tensor cof = matmul(U * (others * sign.unsqueeze(-1)).unsqueeze(-2), Vh);
+      return TensorList{g.unsqueeze(-1).unsqueeze(-1) * cof};
+    });
+  return out;
+}
+
+std::tuple<Tensor, Tensor> slogdet(const Tensor& a) {
+  EMBER_OP(slogdet, a);
+  Tensor sign, logabs;
+  {
+    NoGradGuard no_grad;
+    std::tie(sign, logabs) = slogdet_raw("linalg.slogdet", a);
+  }
+  if (any_requires_grad({&a}))
+    // The sign is an output of the node too (its gradient is 0 for real A), as PyTorch's.
+    record("LinalgSlogdetBackward0", {&sign, &logabs}, {&a},
+           [sa = SavedTensor(a)](const TensorList& g, const Node&) {
+             // d log|det A| = tr(A^-1 dA): gA = g A^-T.
+             if (!g[1].defined()) return TensorList{zeros_like(sa.get())};
+             return TensorList{g[1].unsqueeze(-1).unsqueeze(-1) * mT(inv(sa.get()))};
+           });
+  return {sign, logabs};
+}
+
+Tensor logdet(const Tensor& a) {
+  EMBER_OP(logdet, a);
+  auto [sign, logabs] = slogdet(a);
+  return where(lt(sign, 0), scalar_tensor(std::numeric_limits<double>::quiet_NaN(), logabs.options()),
+               logabs);
+}
+
+// --- least squares, pseudo-inverse, rank -----------------------------------------------------
+
+namespace {
+
+double default_rtol(const Tensor& a) {
+  double eps = a.dtype() == kFloat32 ? std::numeric_limits<float>::epsilon()
+                                     : std::numeric_limits<double>::epsilon();
+  return eps * static_cast<double>(std::max(a.size(-2), a.size(-1)));
+}
+
+// PyTorch's rule: rtol defaults to eps * max(m, n) when atol is not given either, else to 0.
+double resolve_rtol(const Tensor& a, std::optional<double> atol, std::optional<double> rtol) {
+  if (rtol) return *rtol;
+  return atol && *atol > 0 ? 0.0 : default_rtol(a);
+}
+
+// Golub and Pereyra's derivative of the pseudo-inverse P of A, as PyTorch's pinv_backward:
+// gA = -P^T gP P^T + (I - A P) gP^T P P^T + P^T P gP^T (I - P A).
+Tensor pinv_backward(const Tensor& gP, const Tensor& P, const Tensor& A) {
+  int64_t m = A.size(-2), n = A.size(-1);
+  Tensor first = -matmul(mT(P), matmul(gP, mT(P)));
+  Tensor im = eye(m, m, A.options()) - matmul(A, P);
+  Tensor in = eye(n, n, A.options()) - matmul(P, A);
+  return first + matmul(im, matmul(mT(gP), matmul(P, mT(P)))) +
+         matmul(matmul(mT(P), P), matmul(mT(gP), in));
+}
+
+}  // namespace
+
+Tensor pinv(const Tensor& a, std::optional<double> atol, std::optional<double> rtol,
+            bool hermitian) {
+  EMBER_OP(pinv, a, atol, rtol, hermitian);
+  detail::check_linalg_input("linalg.pinv", a, hermitian);
+  double rt = resolve_rtol(a, atol, rtol), at = atol.value_or(0.0);
+  Tensor p;
+  {
+    NoGradGuard no_grad;
+    if (a.numel() == 0) {
+      p = zeros(concat(batch_of(a, 2), {a.size(-1), a.size(-2)}), a.options());
+    } else if (hermitian) {
+      auto [w, v] = eigh(a);
+      Tensor absw = abs(w);
+      Tensor tol = maximum(scalar_tensor(at, w.options()), amax(absw, Dims{-1}, true) * rt);
+      Tensor inv_w = where(gt(absw, tol), 1.0 / w, scalar_tensor(0, w.options()));
+      p = matmul(v * inv_w.unsqueeze(-2), mT(v));
+    } else {
+      auto [U, S, Vh] = svd(a, /*full_matrices=*/false);
+      Tensor tol = maximum(scalar_tensor(at, S.options()), S.narrow(-1, 0, 1) * rt);
+      Tensor inv_s = where(gt(S, tol), 1.0 / S, scalar_tensor(0, S.options()));
+      p = matmul(mT(Vh) * inv_s.unsqueeze(-2), mT(U));
+    }
+  }
+  if (any_requires_grad({&a}))
+    record("LinalgPinvBackward0", {&p}, {&a},
+           [sa = SavedTensor(a), sp = SavedTensor(p, true)](const Tensor& g) {
+             return TensorList{pinv_backward(g, sp.get(), sa.get())};
+           });
+  return p;
+}
+
+Tensor matrix_rank(const Tensor& a, std::optional<double> atol, std::optional<double> rtol,
+                   bool hermitian) {
+  EMBER_OP(matrix_rank, a, atol, rtol, hermitian);
+  detail::check_linalg_input("torch.linalg.matrix_rank", a, hermitian);
+  NoGradGuard no_grad;
+  double rt = resolve_rtol(a, atol, rtol), at = atol.value_or(0.0);
+  if (a.size(-1) == 0 || a.size(-2) == 0) return zeros(batch_of(a, 2), TensorOptions(kInt64));
+  Tensor s = hermitian ? abs(eigvalsh(a)) : svdvals(a);
+  Tensor tol = maximum(scalar_tensor(at, s.options()), amax(s, Dims{-1}, true) * rt);
+  return gt(s, tol).to(kInt64).sum(Dims{-1});
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
+                                                 std::optional<double> rcond,
+                                                 const std::string& driver_in) {
+  EMBER_OP(lstsq, a, b, rcond, driver_in);
+  const char* op = "torch.linalg.lstsq";
+  detail::check_linalg_input(op, a, false);
+  EMBER_CHECK(b.dim() >= 1, op, ": input.dim() must be greater or equal to other.dim() and "
+              "(input.dim() - other.dim()) <= 1");
+  EMBER_CHECK(a.dtype() == b.dtype(), op, ": Expected input and other to have the same dtype, "
+              "but got input's dtype ", a.dtype(), " and other's dtype ", b.dtype());
+  std::string driver = driver_in.empty() ? "gelsy" : driver_in;
+  EMBER_CHECK_VALUE(driver == "gelsy" || driver == "gels" || driver == "gelsd" ||
+                        driver == "gelss",
+                    op, ": parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+  bool vec = b.dim() == a.dim() - 1;
+  Tensor bm = vec ? b.unsqueeze(-1) : b;
+  EMBER_CHECK(bm.dim() == a.dim(), op, ": input.dim() must be greater or equal to other.dim() "
+              "and (input.dim() - other.dim()) <= 1");
+  int64_t m = a.size(-2), n = a.size(-1), k = bm.size(-1);
+  EMBER_CHECK(bm.size(-2) == m, op, ": input.size(-2) should match other.size(-2)");
+  double rc = rcond.value_or(default_rtol(a));
+  Tensor x, residuals, rank, svals;
+  {
+    NoGradGuard no_grad;
+    auto [ab, bb] = broadcast_batches(op, a, bm);
+    int64_t rows = std::max(m, n), batch_n = batch_count(ab);
+    Tensor abuf = column_major(ab);
+    // B padded to max(m, n) rows, column-major: a (..., k, rows) buffer.
+    Tensor bpad = pad(bb, {0, 0, 0, rows - m});
+    Tensor bbuf = column_major(bpad);
+    Shape batch = batch_of(ab, 2);
+    int64_t batch_size = batch_n;
+    bool want_rank = driver != "gels", want_s = driver == "gelsd" || driver == "gelss";
+    std::vector<int64_t> ranks(static_cast<size_t>(batch_size), std::min(m, n));
+    svals = want_s ? empty(concat(batch, {std::min(m, n)}), a.options())
+                   : empty({0}, a.options());
+    std::vector<int> infos(static_cast<size_t>(batch_size), 0);
+    if (m > 0 && n > 0 && k > 0)
+      detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
+        using T = decltype(zero);
+        T* ap = static_cast<T*>(abuf.data_ptr());
+        T* bp = static_cast<T*>(bbuf.data_ptr());
+        T* sp = want_s ? static_cast<T*>(svals.data_ptr()) : nullptr;
+        int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+        int ldb = static_cast<int>(rows);
+        for (int64_t i = 0; i < batch_size; ++i) {
+          T* ai = ap + i * m * n;
+          T* bi = bp + i * rows * k;
+          int r = 0, info = 0;
+          if (driver == "gelsy")
+            info = lapack::gelsy<T>(mi, ni, ki, ai, mi, bi, ldb, static_cast<T>(rc), &r);
+          else if (driver == "gelsd")
+            info = lapack::gelsd<T>(mi, ni, ki, ai, mi, bi, ldb, sp + i * std::min(m, n),
+                                    static_cast<T>(rc), &r);
+          else if (driver == "gelss")
+            info = lapack::gelss<T>(mi, ni, ki, ai, mi, bi, ldb, sp + i * std::min(m, n),
+                                    static_cast<T>(rc), &r);
+          else
+            info = lapack::gels<T>(mi, ni, ki, ai, mi, bi, ldb);
+          infos[static_cast<size_t>(i)] = info;
+          if (want_rank) ranks[static_cast<size_t>(i)] = r;
+        }
+      });
+    detail::check_infos(op, infos, a.dim() > 2, [](int) {
+      return std::string("The least squares solution could not be computed because the input "
+                         "matrix does not have full rank (error code: 1).");
+    });
+    Tensor sol_full = from_column_major(bbuf);  // (..., rows, k)
+    x = sol_full.narrow(-2, 0, n).contiguous();
+    rank = want_rank ? from_vector(ranks, batch, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64));
+    if (!want_s && svals.numel() == 0 && driver != "gelsd" && driver != "gelss")
+      svals = empty({0}, a.options());
+    bool full_rank = std::all_of(ranks.begin(), ranks.end(), [&](int64_t r) { return r == n; });
+    if (m > n && (driver == "gels" || full_rank)) {
+      Tensor tail = sol_full.narrow(-2, n, m - n);
+      residuals = sum(tail * tail, Dims{-2});
+      if (vec) residuals = residuals.squeeze(-1);
+    } else {
+      residuals = empty({0}, a.options());
+    }
+    if (vec) x = x.squeeze(-1);
+  }
+  if (any_requires_grad({&a, &b}))
+    // The minimum-norm solution is pinv(A) B: its derivative.
+    record("LinalgLstsqBackward0", {&x}, {&a, &b},
+           [sa = SavedTensor(a), sb = SavedTensor(b), vec](const Tensor& g, const Node& node) {
+             const Tensor &A = sa.get(), &B = sb.get();
+             Tensor P = pinv(A.detach());
+             Tensor gm = vec ? g.unsqueeze(-1) : g, bm = vec ? B.unsqueeze(-1) : B;
+             Tensor ga, gb;
+             if (node.needs_input_grad(0))
+               ga = sum_to(pinv_backward(matmul(gm, mT(bm)), P, A.detach()), A.sizes());
+             if (node.needs_input_grad(1)) {
+               gb = matmul(mT(P), gm);
+               if (vec) gb = gb.squeeze(-1);
+               gb = sum_to(gb, B.sizes());
+             }
+             return TensorList{ga, gb};
+           });
+  return {x, residuals, rank, svals};
+}
+
+// --- matrix functions ------------------------------------------------------------------------
+
+Tensor matrix_exp(const Tensor& a) {
+  EMBER_OP(matrix_exp, a);
+  detail::check_linalg_input("linalg.matrix_exp", a, true);
+  int64_t n = a.size(-1);
+  if (a.numel() == 0) return a.clone();
+  if (n == 1) return exp(a);
+  // Scaling: 2^-s A with ||2^-s A||_1 <= theta_13, per matrix; then s squarings (masked where a
+  // matrix needs fewer).
+  constexpr double kTheta13 = 5.371920351148152;
+  Tensor norm1 = amax(sum(abs(a.detach()), Dims{-2}), Dims{-1});  // max column sum
+  Tensor s = clamp(ceil(log2(norm1 / kTheta13)), Scalar(0.0), std::nullopt);
+  s = where(isfinite(s), s, scalar_tensor(0, s.options()));
+  int64_t max_s = static_cast<int64_t>(amax(s.reshape({-1}), Dims{0}).item<double>());
+  Tensor scale = exp2(-s).unsqueeze(-1).unsqueeze(-1);
+  Tensor A = a * scale;
+  constexpr double b[14] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+                            1187353796428800.0,  129060195264000.0,   10559470521600.0,
+                            670442572800.0,      33522128640.0,       1323241920.0,
+                            40840800.0,          960960.0,            16380.0,
+                            182.0,               1.0};
+  Tensor I = eye(n, n, a.options());
+  Tensor A2 = matmul(A, A), A4 = matmul(A2, A2), A6 = matmul(A4, A2);
+  Tensor U = matmul(A, matmul(A6, A6 * b[13] + A4 * b[11] + A2 * b[9]) + A6 * b[7] +
+                           A4 * b[5] + A2 * b[3] + I * b[1]);
+  Tensor V = matmul(A6, A6 * b[12] + A4 * b[10] + A2 * b[8]) + A6 * b[6] + A4 * b[4] +
+             A2 * b[2] + I * b[0];
+  Tensor r = solve(V - U, V + U);
+  for (int64_t i = 0; i < max_s; ++i) {
+    Tensor squared = matmul(r, r);
+    r = where(gt(s, static_cast<double>(i)).unsqueeze(-1).unsqueeze(-1), squared, r);
+  }
+  return r;
+}
+
+Tensor matrix_power(const Tensor& a, int64_t n) {
+  EMBER_OP(matrix_power, a, n);
+  EMBER_CHECK(a.dim() >= 2 && a.size(-1) == a.size(-2), "linalg.matrix_power: A must be batches "
+              "of square matrices, but they are ", a.dim() >= 2 ? a.size(-2) : 0, " by ",
+              a.dim() >= 1 ? a.size(-1) : 0, " matrices");
+  if (n == 0) {
+    Tensor out = eye(a.size(-1), a.size(-1), a.options()).expand(a.sizes()).clone();
+    if (any_requires_grad({&a}))  // the identity, whose gradient is 0 (as PyTorch's)
+      record("LinalgMatrixPowerBackward0", {&out}, {&a},
+             [sizes = a.sizes(), opts = a.options()](const Tensor&) {
+               return TensorList{zeros(sizes, opts)};
+             });
+    return out;
+  }
+  Tensor base = n < 0 ? inv(a) : a;
+  uint64_t e = static_cast<uint64_t>(n < 0 ? -n : n);
+  Tensor result;
+  while (e) {
+    if (e & 1) result = result.defined() ? matmul(result, base) : base;
+    e >>= 1;
+    if (e) base = matmul(base, base);
+  }
+  return n == 1 ? result.clone() : result;
+}
+
+Tensor multi_dot(const std::vector<Tensor>& tensors) {
+  EMBER_OP(multi_dot, tensors);
+  EMBER_CHECK(tensors.size() >= 2, "multi_dot(): expected at least 2 tensors but got ",
+              tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    int64_t d = tensors[i].dim();
+    bool end = i == 0 || i + 1 == tensors.size();
+    EMBER_CHECK(d == 2 || (end && d == 1), "multi_dot(): the ",
+                i == 0 ? "first" : (i + 1 == tensors.size() ? "last" : "middle"),
+                " tensor argument must be ", end ? "1D or 2D" : "2D", " but got ", d, "D");
+  }
+  Tensor first = tensors.front().dim() == 1 ? tensors.front().unsqueeze(0) : tensors.front();
+  Tensor out = first;
+  for (size_t i = 1; i < tensors.size(); ++i) {
+    Tensor t = tensors[i].dim() == 1 ? tensors[i].unsqueeze(-1) : tensors[i];
+    out = matmul(out, t);
+  }
+  if (tensors.front().dim() == 1) out = out.squeeze(0);
+  if (tensors.back().dim() == 1) out = out.squeeze(-1);
+  return out;
+}
+
+Tensor tensorinv(const Tensor& a, int64_t ind) {
+  EMBER_OP(tensorinv, a, ind);
+  EMBER_CHECK(ind > 0, "Expected a strictly positive integer for 'ind', but got ", ind);
+  Shape left(a.sizes().begin(), a.sizes().begin() + std::min<int64_t>(ind, a.dim()));
+  Shape right(a.sizes().begin() + std::min<int64_t>(ind, a.dim()), a.sizes().end());
+  int64_t p = std::accumulate(left.begin(), left.end(), int64_t{1}, std::multiplies<>());
+  int64_t q = std::accumulate(right.begin(), right.end(), int64_t{1}, std::multiplies<>());
+  EMBER_CHECK(p == q, "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+              "prod(self.shape[:ind]), but got ", q, " != ", p);
+  Shape out = right;
+  for (int64_t d : left) out.push_back(d);
+  return inv(a.reshape({p, q})).reshape(out);
+}
+
+Tensor tensorsolve(const Tensor& a_in, const Tensor& b, std::optional<std::vector<int64_t>> dims) {
+  EMBER_OP(tensorsolve, a_in, b, dims);
+  Tensor a = a_in;
+  if (dims && !dims->empty()) {
+    std::vector<int64_t> order;
+    std::vector<bool> moved(static_cast<size_t>(a.dim()), false);
+    for (int64_t d : *dims) moved[static_cast<size_t>(d < 0 ? d + a.dim() : d)] = true;
+    for (int64_t d = 0; d < a.dim(); ++d)
+      if (!moved[static_cast<size_t>(d)]) order.push_back(d);
+    for (int64_t d : *dims) order.push_back(d < 0 ? d + a.dim() : d);
+    a = a.permute(order);
+  }
+  Shape result(a.sizes().begin() + b.dim(), a.sizes().end());
+  int64_t rows = b.numel();
+  int64_t cols = std::accumulate(result.begin(), result.end(), int64_t{1}, std::multiplies<>());
+  EMBER_CHECK(rows == cols, "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) "
+              "== prod(self.shape[:other.ndim]), but got ", cols, " != ", rows);
+  return solve(a.reshape({rows, cols}), b.reshape({rows})).reshape(result);
+}
+
+Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
+  EMBER_OP(vecdot, x, y, dim);
+  return sum(x * y, Dims{dim});
+}
+
+Tensor vander(const Tensor& x, std::optional<int64_t> n_in) {
+  EMBER_OP(vander, x, n_in);
+  int64_t n = n_in.value_or(x.size(-1));
+  EMBER_CHECK(n > 1, "N must be greater than 1.");
+  Shape shape = x.sizes();
+  shape.push_back(n - 1);
+  Tensor powers = cumprod(x.unsqueeze(-1).expand(shape), -1);
+  return cat({ones_like(x).unsqueeze(-1), powers}, -1);
+}
+
+}  // namespace ember::linalg
