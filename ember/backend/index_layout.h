@@ -3,7 +3,11 @@
 // element adds index * step bytes back, so the index decides the offset.
 #pragma once
 
+#include <type_traits>
+
+#include "ember/backend/kernels.h"
 #include "ember/backend/tensor_iter.h"
+#include "ember/core/macros.h"
 
 namespace ember {
 
@@ -42,6 +46,32 @@ inline IndexIteration scatter_iteration(const Tensor& out, int64_t dim, const Te
   return {TensorIter(detail::indexed_along(out, dim, index),
                      {index, detail::seen_as(src, index, src.strides())}),
           detail::step_along(out, dim), out.size(dim)};
+}
+
+/// What scatter leaves at a destination holding `dst` when `v` arrives (see ScatterReduce), in
+/// opmath (bool: Sum and Max are or, Prod and Min are and).
+template <typename T>
+EMBER_HOST_DEVICE inline T scatter_combine(ScatterReduce r, T dst, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (r == ScatterReduce::Sum || r == ScatterReduce::Max) return dst || v;
+    if (r == ScatterReduce::Prod || r == ScatterReduce::Min) return dst && v;
+    return v;
+  } else {
+    using A = opmath_t<T>;
+    A a = static_cast<A>(dst), b = static_cast<A>(v);
+    switch (r) {
+      case ScatterReduce::Sum:
+        return static_cast<T>(a + b);
+      case ScatterReduce::Prod:
+        return static_cast<T>(a * b);
+      case ScatterReduce::Max:
+        return a != a ? dst : (b != b || a < b) ? v : dst;  // NaN != NaN
+      case ScatterReduce::Min:
+        return a != a ? dst : (b != b || b < a) ? v : dst;
+      default:
+        return v;
+    }
+  }
 }
 
 }  // namespace ember

@@ -79,6 +79,7 @@ struct Pool2dParams {
   int64_t padding[2] = {0, 0};
   int64_t dilation[2] = {1, 1};
   bool count_include_pad = true;  // avg_pool2d
+  int64_t divisor_override = 0;   // avg_pool2d: every window divided by it when > 0
 };
 /// avg_pool2d's accumulator: integers sum in int64 and divide toward zero, as PyTorch's do.
 template <typename T>
@@ -138,21 +139,30 @@ void batch_norm_backward_elemt_cuda(const Tensor& grad_out, const Tensor& x, con
                                     const Tensor& sum_dy, const Tensor& sum_dy_xmu, double count,
                                     const Tensor& grad_in);
 
-// out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter writes src at
-// the indexed positions of out in place, adding it with `accumulate` (scatter_add). Indices out of
-// range are an error naming the index.
+// How scatter combines src with what the destination holds: Assign (of two writes to one place,
+// either wins), Sum, Prod, Max and Min (a NaN on either side wins, as PyTorch's amax and amin).
+enum class ScatterReduce { Assign, Sum, Prod, Max, Min };
+
+// out[..i..] = self[..index[..i..]..] along dim (out has index's shape); scatter combines src
+// into the indexed positions of out in place. Indices out of range are an error naming the index.
 void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
 void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out);
 void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
-                 bool accumulate);
+                 ScatterReduce reduce);
 void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
-                  bool accumulate);
+                  ScatterReduce reduce);
 
 // Sorting along the last dim of a contiguous (R, L) tensor `x` into contiguous values (x's dtype)
-// and indices (int64) of the same shape. NaN sorts above every number, as in PyTorch; `stable`
-// keeps equal elements in their order (the CPU sort is always stable).
-void sort_cpu(const Tensor& x, bool descending, const Tensor& values, const Tensor& indices);
-void sort_cuda(const Tensor& x, bool descending, const Tensor& values, const Tensor& indices);
+// and indices (int64) of the same shape. NaN sorts above every number, as in PyTorch. `stable`
+// keeps equal elements in their order; on the CPU an unstable sort is PyTorch's std::sort of
+// (value, index) pairs, so ties come out in the order PyTorch gives (the GPU's is always stable).
+void sort_cpu(const Tensor& x, bool descending, bool stable, const Tensor& values,
+              const Tensor& indices);
+void sort_cuda(const Tensor& x, bool descending, bool stable, const Tensor& values,
+               const Tensor& indices);
+// The k-th smallest of each row of a contiguous (R, L) x into values and indices (R): PyTorch's
+// quick select (median of three), so that among equal values the index is PyTorch's.
+void kthvalue_cpu(const Tensor& x, int64_t k, const Tensor& values, const Tensor& indices);
 // The k largest (or smallest) of each row of a contiguous (R, L) x into (R, k) values and
 // indices, sorted when `sorted`. (CUDA's top-k is its sort, narrowed by ops/.)
 void topk_cpu(const Tensor& x, int64_t k, bool largest, bool sorted, const Tensor& values,

@@ -176,6 +176,23 @@ decltype(auto) dispatch_floating(DType t, const char* op, F&& f) {
   }
 }
 
+/// The integer dtypes and bool (the bitwise ops).
+template <typename F>
+decltype(auto) dispatch_integral(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Bool:
+      return f(TypeTag<bool>{});
+    case DType::UInt8:
+      return f(TypeTag<uint8_t>{});
+    case DType::Int32:
+      return f(TypeTag<int32_t>{});
+    case DType::Int64:
+      return f(TypeTag<int64_t>{});
+    default:
+      throw_unsupported_dtype(op, t);
+  }
+}
+
 /// Numeric dtypes (all but bool).
 template <typename F>
 decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {

@@ -5,10 +5,10 @@
 #include <filesystem>
 
 #include "ember/core/grad_mode.h"
-#include "ember/nn/functional.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/interpolate.h"
 #include "ember/ops/reduce.h"
 
 namespace ember::data {
@@ -156,7 +156,7 @@ Tensor MNIST::prepare(const Tensor& raw) const {
   Tensor x = (raw.to(kFloat32) * scale + shift).unsqueeze(1);
   // Resizing after normalising gives the same images: bilinear weights sum to 1.
   if (options_.resize > 0)
-    x = nn::functional::interpolate(x, {options_.resize, options_.resize}, "bilinear");
+    x = interpolate(x, {options_.resize, options_.resize}, "bilinear");
   return x;
 }
 

@@ -21,50 +21,6 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   return x * keep * (1.0 / (1 - p));
 }
 
-namespace {
-// The (out, in) matrix that interpolates one axis: row o mixes the inputs output o reads.
-Tensor interpolation_matrix(int64_t in, int64_t out, bool bilinear, bool align_corners) {
-  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
-  auto at = [&](int64_t o, int64_t i) -> double& { return m[static_cast<size_t>(o * in + i)]; };
-  for (int64_t o = 0; o < out; ++o) {
-    if (!bilinear) {  // PyTorch's "nearest": floor(o * in / out)
-      at(o, std::min(in - 1, o * in / out)) = 1;
-      continue;
-    }
-    double src = align_corners ? (out > 1 ? static_cast<double>(o) * (in - 1) / (out - 1) : 0.0)
-                               : std::max(0.0, (o + 0.5) * in / out - 0.5);
-    auto i0 = std::min(in - 1, static_cast<int64_t>(src));
-    int64_t i1 = std::min(in - 1, i0 + 1);
-    double frac = src - static_cast<double>(i0);
-    at(o, i0) += 1 - frac;
-    at(o, i1) += frac;
-  }
-  return from_vector(m, {out, in});
-}
-}  // namespace
-
-Tensor interpolate(const Tensor& x, Pair size, const std::string& mode, bool align_corners) {
-  EMBER_OP(interpolate, x, size, mode, align_corners);
-  check_defined("interpolate", x);
-  EMBER_CHECK(x.dim() == 4, "[interpolate] expected a 4-D (N, C, H, W) input, got ", x.sizes());
-  EMBER_CHECK(mode == "bilinear" || mode == "nearest",
-              "[interpolate] expected mode 'bilinear' or 'nearest', got '", mode, "'");
-  EMBER_CHECK(mode == "bilinear" || !align_corners,
-              "[interpolate] align_corners option can only be set with the interpolating mode "
-              "bilinear");
-  EMBER_CHECK(size[0] > 0 && size[1] > 0, "[interpolate] expected a positive output size, got (",
-              size[0], ", ", size[1], ")");
-  EMBER_CHECK(x.is_floating_point(), "[interpolate] expected a floating point input, got ",
-              x.dtype());
-  int64_t H = x.size(2), W = x.size(3);
-  EMBER_CHECK(H > 0 && W > 0, "[interpolate] expected a non-empty image, got ", x.sizes());
-  bool bilinear = mode == "bilinear";
-  TensorOptions options = TensorOptions(x.dtype()).with_device(x.device());
-  Tensor rows = interpolation_matrix(H, size[0], bilinear, align_corners).to(options);
-  Tensor cols = interpolation_matrix(W, size[1], bilinear, align_corners).to(options);
-  return matmul(matmul(rows, x), cols.t());  // (oH, H) @ x @ (W, oW)
-}
-
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None:

@@ -9,6 +9,7 @@
 #include "ember/ops/conv.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/indexing.h"
+#include "ember/ops/interpolate.h"
 #include "ember/ops/linalg.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/softmax.h"
@@ -36,11 +37,8 @@ using ember::tanh;
 /// Zeroes each element with probability p in training and scales the rest by 1 / (1 - p).
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
-/// Resizes the spatial dims of x (N, C, H, W) to `size` (F.interpolate) with mode
-/// "bilinear" (align_corners false: PyTorch's half-pixel centres) or "nearest". Each axis is a
-/// product with an (out, in) interpolation matrix: it runs on any device and is differentiable.
-Tensor interpolate(const Tensor& x, Pair size, const std::string& mode = "nearest",
-                   bool align_corners = false);
+/// F.interpolate (ops/interpolate.h).
+using ember::interpolate;
 
 /// Negative log likelihood of class indices `target` (N) under log-probabilities `input` (N, C)
 /// or (C); entries equal to ignore_index count for nothing.

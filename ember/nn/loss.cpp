@@ -180,9 +180,12 @@ Tensor gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
   EMBER_OP(cosine_similarity, x1, x2, dim, eps);
   // PyTorch 1.13: sum(x1 x2) / sqrt(clamp_min(sum(x1^2) * sum(x2^2), eps^2)).
+  // dim counts in the broadcast shape: both are expanded to it first.
+  Shape shape = broadcast_shapes(x1.sizes(), x2.sizes(), "cosine_similarity");
+  Tensor a = x1.expand(shape), b = x2.expand(shape);
   Dims d{dim};
-  Tensor w12 = (x1 * x2).sum(d);
-  Tensor w1 = (x1 * x1).sum(d), w2 = (x2 * x2).sum(d);
+  Tensor w12 = (a * b).sum(d);
+  Tensor w1 = (a * a).sum(d), w2 = (b * b).sum(d);
   return w12 / sqrt(clamp(w1 * w2, Scalar(eps * eps), std::nullopt));
 }
 

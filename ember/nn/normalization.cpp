@@ -70,8 +70,10 @@ Tensor group_norm(const Tensor& x, int64_t num_groups, const Tensor& weight, con
   EMBER_CHECK(num_groups > 0 && C % num_groups == 0, "[group_norm] Expected number of channels in "
               "input to be divisible by num_groups, but got input of shape ", x.sizes(),
               " and num_groups=", num_groups);
-  // Each group as one row: the statistics of (N, G, rest).
-  Tensor g = x.reshape({N, num_groups, -1});
+  // Each group as one row: the statistics of (N, G, rest) (rest spelled out: N may be 0).
+  int64_t rest = C / num_groups;
+  for (int64_t d = 2; d < x.dim(); ++d) rest *= x.size(d);
+  Tensor g = x.reshape({N, num_groups, rest});
   Tensor m = mean(g, {2}, true);
   Tensor v = var(g, {2}, false, true);
   Tensor y = ((g - m) * rsqrt(v + eps)).reshape(x.sizes());

@@ -115,6 +115,14 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
   EMBER_OP(batch_norm, x_in, running_mean, running_var, weight, bias, training, momentum, eps);
+  if (x_in.defined() && x_in.numel() == 0) {
+    // Nothing to normalise (any shape, as PyTorch's): still a result autograd follows to input,
+    // weight and bias.
+    Tensor out = x_in.clone();
+    if (weight.defined() && weight.numel() > 0) out = out * weight.select(0, 0);
+    if (bias.defined() && bias.numel() > 0) out = out + bias.select(0, 0);
+    return out;
+  }
   check_input("batch_norm", x_in);
   check_per_channel("batch_norm", x_in, {&running_mean, &running_var, &weight, &bias});
   Tensor x = x_in.contiguous();

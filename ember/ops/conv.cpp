@@ -3,31 +3,19 @@
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/join.h"
 #include "ember/ops/pad.h"
 
 namespace ember {
-
-StringPadding conv_string_padding(std::string_view padding, Pair kernel, Pair stride,
-                                  Pair dilation) {
-  StringPadding out;
-  if (padding == "valid") return out;
-  EMBER_CHECK_VALUE(padding == "same", "Invalid padding string '", padding,
-                    "', should be one of {'valid', 'same'}");
-  for (size_t i = 0; i < 2; ++i) {
-    EMBER_CHECK_VALUE(stride[i] == 1, "padding='same' is not supported for strided convolutions");
-    int64_t total = dilation[i] * (kernel[i] - 1);
-    out.before[i] = total / 2;
-    out.extra[i] = total % 2;
-  }
-  return out;
-}
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Pair stride,
               std::string_view padding, Pair dilation, int64_t groups) {
   check_defined("conv2d", w, "weight");
   EMBER_CHECK(w.dim() >= 2, "[conv2d] expected a weight of at least 2 dims, got shape ", w.sizes());
   Pair kernel{w.dim() >= 4 ? w.size(-2) : 1, w.size(-1)};
-  StringPadding p = conv_string_padding(padding, kernel, stride, dilation);
+  StringPadding<2> p = conv_string_padding<2>(padding, kernel, stride, dilation);
   if (p.extra == Pair{0, 0}) return conv2d(x, w, bias, stride, p.before, dilation, groups);
   Tensor padded = pad(x, {0, p.extra[1], 0, p.extra[0]});
   return conv2d(padded, w, bias, stride, p.before, dilation, groups);
@@ -48,8 +36,15 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   EMBER_CHECK(groups > 0, "[conv2d] non-positive groups is not supported, got ", groups);
   EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv2d] input type (", x_in.dtype(),
               ") and weight type (", w.dtype(), ") should be the same");
-  EMBER_CHECK(x_in.is_floating_point(), "[conv2d] expected a floating point input, got ",
-              x_in.dtype());
+  EMBER_CHECK(x_in.dtype() != kBool, "[conv2d] \"slow_conv2d_cpu\" not implemented for 'Bool'");
+  if (!x_in.is_floating_point()) {
+    // Integers as PyTorch's CPU kernel sums them: exactly (in float64, below 2^53), no autograd.
+    NoGradGuard no_grad;
+    Tensor out = conv2d(x_in.to(kFloat64), w.to(kFloat64),
+                        bias.defined() ? bias.to(kFloat64) : bias, stride, padding, dilation,
+                        groups);
+    return out.to(x_in.dtype());
+  }
   Tensor x = batched ? x_in : x_in.unsqueeze(0);
   int64_t C = x.size(1), O = w.size(0);
   EMBER_CHECK(C == w.size(1) * groups, "[conv2d] given groups=", groups, ", weight of size ",
@@ -176,6 +171,101 @@ Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias,
              return {gx, gw, gb};
            });
   }
+  return batched ? out : out.squeeze(0);
+}
+
+
+// --- 3-D, made of 2-D ----------------------------------------------------------------------------
+
+Tensor conv3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Triple stride,
+              Triple padding, Triple dilation, int64_t groups) {
+  EMBER_OP_CAST(kLowerPrecisionFp, conv3d, x_in, w, bias, stride, padding, dilation, groups);
+  check_defined("conv3d", x_in);
+  check_defined("conv3d", w, "weight");
+  EMBER_CHECK(x_in.dim() == 4 || x_in.dim() == 5,
+              "[conv3d] expected 4-D (unbatched) or 5-D (batched) input, but got input of size ",
+              x_in.sizes());
+  EMBER_CHECK(w.dim() == 5, "[conv3d] expected a 5-D weight (O, C/groups, kD, kH, kW), got ",
+              w.sizes());
+  bool batched = x_in.dim() == 5;
+  Tensor x = batched ? x_in : x_in.unsqueeze(0);
+  int64_t N = x.size(0), D = x.size(2), kD = w.size(2);
+  int64_t sd = stride[0], pd = padding[0], dd = dilation[0];
+  EMBER_CHECK(sd > 0 && dd > 0 && pd >= 0, "[conv3d] expected positive stride and dilation and "
+              "non-negative padding");
+  int64_t span = dd * (kD - 1) + 1, oD = (D + 2 * pd - span) / sd + 1;
+  EMBER_CHECK(D + 2 * pd >= span, "[conv3d] Calculated padded input size per channel: (",
+              D + 2 * pd, " x ", x.size(3) + 2 * padding[1], " x ", x.size(4) + 2 * padding[2],
+              "). Kernel size: (", span, " x ", w.size(3), " x ", w.size(4),
+              "). Kernel size can't be greater than actual input size");
+  Tensor xp = pd > 0 ? pad(x, {0, 0, 0, 0, pd, pd}) : x;
+  Tensor out;
+  for (int64_t k = 0; k < kD; ++k) {
+    // The depths kernel slice k meets: k dd, k dd + sd, ... (oD of them), as a batch of 2-D maps.
+    Tensor planes = xp.slice(2, k * dd, k * dd + (oD - 1) * sd + 1, sd);  // (N, C, oD, H, W)
+    Tensor flat = planes.transpose(1, 2).reshape({N * oD, x.size(1), x.size(3), x.size(4)});
+    Tensor y = conv2d(flat, w.select(2, k), k == 0 ? bias : Tensor(), {stride[1], stride[2]},
+                      {padding[1], padding[2]}, {dilation[1], dilation[2]}, groups);
+    out = out.defined() ? out + y : y;
+  }
+  out = out.reshape({N, oD, out.size(1), out.size(2), out.size(3)}).transpose(1, 2).contiguous();
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor conv3d(const Tensor& x, const Tensor& w, const Tensor& bias, Triple stride,
+              std::string_view padding, Triple dilation, int64_t groups) {
+  check_defined("conv3d", w, "weight");
+  EMBER_CHECK(w.dim() == 5, "[conv3d] expected a 5-D weight (O, C/groups, kD, kH, kW), got ",
+              w.sizes());
+  StringPadding<3> p =
+      conv_string_padding<3>(padding, {w.size(2), w.size(3), w.size(4)}, stride, dilation);
+  bool odd = p.extra != Triple{0, 0, 0};
+  Tensor padded = odd ? pad(x, {0, p.extra[2], 0, p.extra[1], 0, p.extra[0]}) : x;
+  return conv3d(padded, w, bias, stride, p.before, dilation, groups);
+}
+
+Tensor conv_transpose3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Triple stride,
+                        Triple padding, Triple output_padding, int64_t groups, Triple dilation) {
+  EMBER_OP_CAST(kLowerPrecisionFp, conv_transpose3d, x_in, w, bias, stride, padding,
+                output_padding, groups, dilation);
+  check_defined("conv_transpose3d", x_in);
+  check_defined("conv_transpose3d", w, "weight");
+  EMBER_CHECK(x_in.dim() == 4 || x_in.dim() == 5, "[conv_transpose3d] expected 4-D or 5-D "
+              "input, got ", x_in.sizes());
+  EMBER_CHECK(w.dim() == 5, "[conv_transpose3d] expected a 5-D weight (C_in, C_out/groups, kD, "
+              "kH, kW), got ", w.sizes());
+  bool batched = x_in.dim() == 5;
+  Tensor x = batched ? x_in : x_in.unsqueeze(0);
+  int64_t N = x.size(0), D = x.size(2), kD = w.size(2);
+  int64_t sd = stride[0], pd = padding[0], dd = dilation[0], opd = output_padding[0];
+  EMBER_CHECK(opd < sd || opd < dd, "[conv_transpose3d] output padding must be smaller than "
+              "either stride or dilation, but got output_padding_depth: ", opd,
+              ", stride_depth: ", sd, ", dilation_depth: ", dd);
+  // The full output depth before cropping the padding: (D - 1) sd + dd (kD - 1) + 1 + opd.
+  int64_t full = (D - 1) * sd + dd * (kD - 1) + 1 + opd;
+  int64_t oD = full - 2 * pd;
+  EMBER_CHECK(oD > 0, "[conv_transpose3d] the output depth ", oD, " is not positive");
+  Tensor flat = x.transpose(1, 2).reshape({N * D, x.size(1), x.size(3), x.size(4)});
+  Tensor out;
+  for (int64_t k = 0; k < kD; ++k) {
+    Tensor y = conv_transpose2d(flat, w.select(2, k), Tensor(), {stride[1], stride[2]},
+                                {padding[1], padding[2]}, {output_padding[1], output_padding[2]},
+                                groups, {dilation[1], dilation[2]});
+    int64_t C = y.size(1), H = y.size(2), W = y.size(3);
+    // Input depth i lands at i sd + k dd: spread the D planes sd apart, then offset by k dd.
+    Tensor planes = y.reshape({N, D, C, H, W});
+    if (sd > 1) {
+      planes = cat({planes.unsqueeze(2), zeros({N, D, sd - 1, C, H, W}, planes.options())}, 2)
+                   .reshape({N, D * sd, C, H, W})
+                   .narrow(1, 0, (D - 1) * sd + 1);
+    }
+    int64_t before = k * dd, after = full - before - planes.size(1);
+    planes = pad(planes.permute({0, 2, 3, 4, 1}), {before, after}).permute({0, 4, 1, 2, 3});
+    out = out.defined() ? out + planes : planes;
+  }
+  out = out.narrow(1, pd, oD).transpose(1, 2);  // (N, C, oD, H, W)
+  if (bias.defined()) out = out + bias.reshape({1, -1, 1, 1, 1});
+  out = out.contiguous();
   return batched ? out : out.squeeze(0);
 }
 

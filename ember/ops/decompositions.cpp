@@ -172,7 +172,7 @@ Tensor lu_backward(const Tensor& gL_in, const Tensor& gU_in, const Tensor& P, co
     ga = solve_triangular(mT(L), x, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
   } else {
     Tensor l1 = L.narrow(-2, 0, k), gl1 = gL.narrow(-2, 0, k), gl2 = gL.narrow(-2, k, m - k);
-    Tensor x = matmul(gU, mT(U)) - matmul(mT(L), gL);
+    Tensor x = matmul(gU, mT(U)) - matmul(mT(L), tril(gL, -1));
     x = solve_triangular(mT(l1), triu(x), /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
     x = cat({x + tril(gl1, -1), gl2}, -2);
     ga = solve_triangular(mT(U), x, /*upper=*/false, /*left=*/false);

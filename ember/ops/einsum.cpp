@@ -123,7 +123,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
   std::vector<char> acc_l = labels[0];
   for (size_t k = 1; k <= xs.size(); ++k) {
     std::set<char> later(out.begin(), out.end());
-    for (size_t j = k; j < xs.size(); ++j) later.insert(labels[j].begin(), labels[j].end());
+    for (size_t j = k + 1; j < xs.size(); ++j) later.insert(labels[j].begin(), labels[j].end());
     if (k == xs.size()) {
       // Sum what the output does not keep.
       Dims sum_dims;
@@ -134,7 +134,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
         else
           kept.push_back(acc_l[d]);
       }
-      if (!sum_dims.empty()) acc = sum(acc, sum_dims, false, acc.dtype());  // ints stay ints
+      // A sum, as PyTorch's: integers come out int64 (a product alone keeps their dtype).
+      if (!sum_dims.empty()) acc = sum(acc, sum_dims);
       acc_l = kept;
       break;
     }
@@ -164,7 +165,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       }
       for (char c : own)
         if (later.count(c)) kept_own.push_back(c);
-      if (!dims.empty()) t = sum(t, dims, false, t.dtype());
+      if (!dims.empty()) t = sum(t, dims);
       l = kept;
       own = kept_own;
     };
@@ -203,7 +204,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     Tensor ap = permuted(a, a_l, a_order).expand(a_shape);
     Tensor bp = permuted(bb, bl, b_order).expand(b_shape);
     int64_t B = prod(batch), L = prod(left), K = prod(contract), R = prod(right);
-    Tensor r = bmm(ap.reshape({B, L, K}), bp.reshape({B, K, R}));
+    DType common = promote_types(ap.dtype(), bp.dtype());  // a side summed above is int64
+    Tensor r = bmm(ap.reshape({B, L, K}).to(common), bp.reshape({B, K, R}).to(common));
     Shape r_shape;
     for (char c : batch) r_shape.push_back(size_of(c));
     for (char c : left) r_shape.push_back(size_of(c));

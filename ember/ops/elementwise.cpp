@@ -565,6 +565,15 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value) {
   return where(mask, scalar_tensor(value, TensorOptions(x.dtype()).with_device(x.device())), x);
 }
 
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  EMBER_OP(masked_fill, x, mask, value);
+  EMBER_CHECK(mask.dtype() == kBool, "[masked_fill] expected a bool mask, got ", mask.dtype());
+  EMBER_CHECK(value.dim() == 0, "[masked_fill] masked_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ", value.dim(), " dimension(s).");
+  // A tensor value keeps its graph: its gradient is the sum of the gradient where mask is set.
+  return where(mask, value.to(x.dtype()), x);
+}
+
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   NoGradGuard no_grad;
   if (a.numel() == 0 && b.numel() == 0) return true;

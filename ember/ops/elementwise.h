@@ -58,6 +58,8 @@ Tensor round(const Tensor& x);
 Tensor log1p(const Tensor& x);
 Tensor expm1(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+/// clamp with tensor bounds (broadcast; an undefined one is no bound), differentiable in all three.
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
 
 /// Write into a preallocated `out` (torch.add(a, b, out=out)); no autograd.
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
@@ -72,6 +74,8 @@ Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar va
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor lerp(const Tensor& self, const Tensor& end, Scalar weight);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+/// With a 0-dim tensor value, differentiable in it.
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
 
 /// |a - b| <= atol + rtol * |b| everywhere (same shape after broadcasting).
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);

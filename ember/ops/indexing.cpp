@@ -5,6 +5,7 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
 
 namespace ember {
@@ -47,6 +48,16 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   EMBER_OP(gather, x, dim, index);
   check_defined("gather", x);
   int64_t d = wrap_dim(dim, x.dim(), "gather");
+  // An empty index gathers nothing, whatever its dtype and rank (as PyTorch's); autograd still
+  // follows the (empty) result.
+  if (index.defined() && index.numel() == 0) {
+    Tensor out = empty(index.sizes(), x.options());
+    if (any_requires_grad({&x}))
+      record("GatherBackward0", {&out}, {&x}, [xs = x.sizes()](const Tensor& g) {
+        return TensorList{zeros(xs, g.options())};
+      });
+    return out;
+  }
   check_index("gather", x, d, index, nullptr);
   Tensor out = empty(index.sizes(), x.options());
   Tensor xv = x.dim() == 0 ? x.reshape({1}) : x;
@@ -65,19 +76,9 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
 namespace {
 // The kernels see 0-dim operands as one element.
 void scatter_into(const Tensor& out, int64_t d, const Tensor& index, const Tensor& src,
-                  bool accumulate) {
+                  ScatterReduce reduce) {
   auto one_d = [](const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; };
-  if (accumulate && out.dtype() == kBool) {
-    // Bool addition is logical or: add as counts, then any count is true.
-    NoGradGuard no_grad;
-    Tensor counts = out.to(kInt32);
-    EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(counts), d, one_d(index),
-                          one_d(src.to(kInt32)), true);
-    Tensor o = out;
-    o.copy_(ne(counts, 0));
-    return;
-  }
-  EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(out), d, one_d(index), one_d(src), accumulate);
+  EMBER_DISPATCH_DEVICE(out.device(), scatter, one_d(out), d, one_d(index), one_d(src), reduce);
 }
 
 // scatter (accumulate false) or scatter_add into a copy of x, with its backward: a written
@@ -91,7 +92,7 @@ Tensor scatter_copy(const char* op, const Tensor& x, int64_t dim, const Tensor& 
   Tensor out = x.clone();
   {
     NoGradGuard no_grad;
-    scatter_into(out, d, index, src, accumulate);
+    scatter_into(out, d, index, src, accumulate ? ScatterReduce::Sum : ScatterReduce::Assign);
   }
   if (any_requires_grad({&x, &src})) {
     record(accumulate ? "ScatterAddBackward0" : "ScatterBackward0", {&out}, {&x, &src},
@@ -106,6 +107,48 @@ Tensor scatter_copy(const char* op, const Tensor& x, int64_t dim, const Tensor& 
   return out;
 }
 
+ScatterReduce reduction_of(std::string_view reduce) {
+  if (reduce == "sum" || reduce == "mean") return ScatterReduce::Sum;
+  if (reduce == "prod") return ScatterReduce::Prod;
+  if (reduce == "amax") return ScatterReduce::Max;
+  EMBER_CHECK_VALUE(reduce == "amin", "reduce argument must be either sum, prod, mean, amax or "
+                    "amin, got ", reduce);
+  return ScatterReduce::Min;
+}
+
+// Where index sends something along d: a bool tensor of x's shape.
+Tensor written(const Tensor& x, int64_t d, const Tensor& index) {
+  Tensor hit = zeros(x.sizes(), TensorOptions(kBool).with_device(x.device()));
+  scatter_into(hit, d, index, ones(index.sizes(), TensorOptions(kBool).with_device(x.device())),
+               ScatterReduce::Assign);
+  return hit;
+}
+
+// The forward without autograd (the backward of prod calls it too).
+Tensor scatter_reduce_values(const Tensor& x, int64_t d, const Tensor& index, const Tensor& src,
+                             std::string_view reduce, bool include_self) {
+  NoGradGuard no_grad;
+  ScatterReduce r = reduction_of(reduce);
+  Tensor out = x.clone();
+  if (!include_self) {
+    // The positions written start from the reduction's identity; for amax and amin, from one of
+    // the values that arrive there (any of them leaves the same extreme).
+    if (r == ScatterReduce::Max || r == ScatterReduce::Min)
+      scatter_into(out, d, index, src, ScatterReduce::Assign);
+    else
+      out = masked_fill(out, written(x, d, index), r == ScatterReduce::Prod ? 1 : 0);
+  }
+  scatter_into(out, d, index, src, r);
+  if (reduce == "mean") {
+    Tensor count = zeros(x.sizes(), x.options());
+    scatter_into(count, d, index, ones(index.sizes(), x.options()), ScatterReduce::Sum);
+    if (include_self) count = count + 1;
+    count = masked_fill(count, eq(count, 0), 1);
+    out = x.is_floating_point() ? div(out, count) : div(out, count, "floor");
+  }
+  return out;
+}
+
 Tensor& scatter_inplace(const char* op, Tensor& self, int64_t dim, const Tensor& index,
                         const Tensor& src, bool accumulate) {
   if (any_requires_grad({&self, &src}))
@@ -115,10 +158,53 @@ Tensor& scatter_inplace(const char* op, Tensor& self, int64_t dim, const Tensor&
   int64_t d = wrap_dim(dim, self.dim(), op);
   check_index(op, self, d, index, &src);
   check_no_overlap(op, self, {&index, &src});
-  scatter_into(self, d, index, src, accumulate);
+  scatter_into(self, d, index, src, accumulate ? ScatterReduce::Sum : ScatterReduce::Assign);
   self.bump_version();
   return self;
 }
+// PyTorch's scatter_reduce_backward: sum and mean spread the gradient back (mean over each
+// position's count); prod divides the result by each factor, with the product of the others
+// computed directly where a factor is 0; amax and amin split it evenly among the values equal to
+// the result.
+TensorList scatter_reduce_backward(const Tensor& g, const Tensor& self, int64_t d,
+                                   const Tensor& index, const Tensor& src, const std::string& mode,
+                                   bool include_self, const Tensor& result) {
+  Tensor gself, gsrc;
+  if (mode == "sum") {
+    gself = g;
+    gsrc = gather(g, d, index);
+  } else if (mode == "mean") {
+    Tensor count = include_self ? ones_like(g) : zeros_like(g);
+    count = scatter_add(count, d, index, ones(index.sizes(), g.options()));
+    count = masked_fill(count, eq(count, 0), 1);
+    gself = g / count;
+    gsrc = gather(g, d, index) / gather(count, d, index);
+  } else if (mode == "prod") {
+    Tensor masked_self = masked_fill(self, eq(self, 0), 1);
+    Tensor masked_self_result =
+        scatter_reduce_values(masked_self, d, index, src, mode, include_self);
+    gself = g * masked_self_result / masked_self;
+    Tensor src_zero = eq(src, 0);
+    Tensor zeros_there = gather(scatter_add(zeros_like(self), d, index, src_zero.to(self.dtype())),
+                                d, index);
+    Tensor single_zero = logical_and(src_zero, eq(zeros_there, 1));
+    Tensor masked_src_result = scatter_reduce_values(self, d, index,
+                                                     masked_fill(src, single_zero, 1), mode,
+                                                     include_self);
+    gsrc = where(single_zero, gather(g * masked_src_result, d, index),
+                 gather(g * result, d, index) / masked_fill(src, src_zero, 1));
+  } else {
+    Tensor value = gather(result, d, index);
+    Tensor self_is = eq(self, result), src_is = eq(src, value);
+    Tensor share = scatter_add(self_is.to(self.dtype()), d, index, src_is.to(self.dtype()));
+    Tensor spread = g / share;
+    gself = self_is.to(g.dtype()) * spread;
+    gsrc = src_is.to(g.dtype()) * gather(spread, d, index);
+  }
+  if (!include_self) gself = masked_fill(gself, written(self, d, index), 0);
+  return {gself, gsrc};
+}
+
 }  // namespace
 
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -129,6 +215,25 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_OP_CAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
   return scatter_copy("scatter_add", x, dim, index, src, true);
+}
+
+Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self) {
+  EMBER_OP(scatter_reduce, x, dim, index, src, reduce, include_self);
+  check_defined("scatter_reduce", x);
+  int64_t d = wrap_dim(dim, x.dim(), "scatter_reduce");
+  check_index("scatter_reduce", x, d, index, &src);
+  Tensor out = scatter_reduce_values(x, d, index, src, reduce, include_self);
+  if (any_requires_grad({&x, &src})) {
+    record("ScatterReduceBackward0", {&out}, {&x, &src},
+           [d, mode = reduce, include_self, sx = SavedTensor(x),
+            si = SavedTensor(index), ss = SavedTensor(src),
+            so = SavedTensor(out, true)](const Tensor& g, const Node& n) -> TensorList {
+             return scatter_reduce_backward(g, sx.get(), d, si.get(), ss.get(), mode,
+                                            include_self, so.get());
+           });
+  }
+  return out;
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
@@ -180,6 +285,8 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   EMBER_OP(embedding, weight, indices);
+  check_defined("embedding", weight, "weight");
+  check_defined("embedding", indices, "indices");
   EMBER_CHECK(weight.dim() == 2, "[embedding] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(indices.dtype() == kInt64 || indices.dtype() == kInt32,
               "[embedding] expected an integer index tensor, got ", indices.dtype());

@@ -1,5 +1,7 @@
-// Indexing ops: gather, scatter, scatter_add, index_select, one_hot, embedding.
+// Indexing ops: gather, scatter, scatter_add, scatter_reduce, index_select, one_hot, embedding.
 #pragma once
+
+#include <string>
 
 #include "ember/core/tensor.h"
 
@@ -9,6 +11,11 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 /// A copy of x with src written at index along dim (duplicate indices: one of the values wins).
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+/// A copy of x with src combined in at index along dim by reduce: "sum", "prod", "mean", "amax"
+/// or "amin" (a NaN wins amax and amin); include_self false leaves x's own values out of the
+/// positions written.
+Tensor scatter_reduce(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self = true);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 /// x with alpha * source's slices added at `index` along dim (repeated indices accumulate).
 Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source,

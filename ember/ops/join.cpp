@@ -56,7 +56,16 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     dt = promote_types(dt, t.dtype());
     if (!(t.dim() == 1 && t.numel() == 0)) parts.push_back(t);
   }
-  if (parts.empty()) return empty({0}, TensorOptions(dt).with_device(tensors[0].device()));
+  if (parts.empty()) {
+    // All skipped: still a result autograd follows, as PyTorch's (each gradient is empty too).
+    Tensor out = empty({0}, TensorOptions(dt).with_device(tensors[0].device()));
+    if (any_requires_grad(tensors))
+      record_list("CatBackward0", {out}, tensors,
+                  [n = tensors.size()](std::vector<Tensor>& g, const Node&) {
+                    return TensorList(n, g[0]);
+                  });
+    return out;
+  }
   const Tensor& ref = parts[0];
   EMBER_CHECK(ref.dim() > 0,
               "[cat] zero-dimensional tensor (at position 0) cannot be concatenated");

@@ -183,6 +183,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   EMBER_OP_CAST(kLowerPrecisionFp, linear, x, weight, bias);
+  check_defined("linear", x);
+  check_defined("linear", weight, "weight");
   EMBER_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", weight.sizes());
   EMBER_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "[linear] input with last dimension ",
               x.dim() ? x.size(-1) : 0, " doesn't match weight of shape ", weight.sizes(),

@@ -89,7 +89,7 @@ Tensor matrix_norm(const Tensor& a, const NormOrd& ord, std::pair<int64_t, int64
   order.push_back(d1);
   Tensor s = svdvals(x.permute(order));
   Tensor out;
-  if (const auto* str = std::get_if<std::string>(&ord))
+  if (std::holds_alternative<std::string>(ord))
     out = sum(s, Dims{-1});  // nuclear
   else
     out = std::get<double>(ord) > 0 ? amax(s, Dims{-1}) : amin(s, Dims{-1});

@@ -22,8 +22,11 @@ std::vector<int64_t> source_indices(int64_t n, int64_t before, int64_t after,
       if (i >= n) i = period - i;
     } else if (mode == "replicate") {
       i = std::min(std::max<int64_t>(i, 0), n - 1);
-    } else {  // circular
-      i = ((i % n) + n) % n;
+    } else {
+      // Circular, as PyTorch's: negative pads crop first and the rest wraps around what is left
+      // (pad (-1, 2) of [0, 1, 2] is [1, 2, 1, 2]).
+      int64_t lo = std::max<int64_t>(-before, 0), kept = n - lo - std::max<int64_t>(-after, 0);
+      i = kept <= 0 ? 0 : lo + (((i - lo) % kept) + kept) % kept;
     }
     idx.push_back(i);
   }

@@ -94,15 +94,28 @@ Tensor floor_divide(const Tensor& a, Scalar b) {
 }
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
   EMBER_OP(div, a, b, mode);
-  if (mode == "floor") return floor_divide(a, b);
-  EMBER_CHECK_VALUE(mode == "trunc", "[div] expected rounding_mode 'trunc', 'floor' or None, got '",
-                    mode, "'");
-  if (!a.is_floating_point() && !b.is_floating_point()) {
-    // Integer division truncates: the floor quotient, one higher where it was rounded down.
-    Tensor q = floor_divide(a, b);
-    return where(logical_and(ne(remainder(a, b), 0), lt(mul(a, b), 0)), q + 1, q);
+  EMBER_CHECK_VALUE(mode == "trunc" || mode == "floor",
+                    "[div] expected rounding_mode 'trunc', 'floor' or None, got '", mode, "'");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    if (mode == "floor") {
+      out = floor_divide(a, b);
+    } else if (!a.is_floating_point() && !b.is_floating_point()) {
+      // Integer division truncates: the floor quotient, one higher where it was rounded down.
+      Tensor q = floor_divide(a, b);
+      out = where(logical_and(ne(remainder(a, b), 0), lt(mul(a, b), 0)), q + 1, q);
+    } else {
+      out = trunc(div(a, b));
+    }
   }
-  return trunc(div(a, b));
+  // A rounded quotient is a step function: autograd follows it with zero gradients (PyTorch's
+  // div_tensor_self_backward), where floor_divide itself is not differentiable.
+  if (any_requires_grad({&a, &b}))
+    record("DivBackward2", {&out}, {&a, &b}, [sa = a.sizes(), sb = b.sizes()](const Tensor& g) {
+      return TensorList{zeros(sa, g.options()), zeros(sb, g.options())};
+    });
+  return out;
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   EMBER_OP(atan2, a, b);
@@ -123,6 +136,30 @@ Tensor atan2(const Tensor& a, const Tensor& b) {
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
   EMBER_OP(logical_xor, a, b);
   return detail::binary(BinaryOp::LogicalXor, a.to(kBool), b.to(kBool));
+}
+
+#define EMBER_BITWISE(fname, Op)                                                         \
+  Tensor fname(const Tensor& a, const Tensor& b) {                                        \
+    EMBER_OP(fname, a, b);                                                                \
+    EMBER_CHECK(!a.is_floating_point() && !b.is_floating_point(), "[" #fname "] \"" #fname \
+                "_cpu\" not implemented for '", a.is_floating_point() ? a.dtype() : b.dtype(), \
+                "'");                                                                     \
+    return detail::binary(BinaryOp::Op, a, b);                                            \
+  }
+EMBER_BITWISE(bitwise_and, BitwiseAnd)
+EMBER_BITWISE(bitwise_or, BitwiseOr)
+EMBER_BITWISE(bitwise_xor, BitwiseXor)
+EMBER_BITWISE(bitwise_left_shift, BitwiseLeftShift)
+EMBER_BITWISE(bitwise_right_shift, BitwiseRightShift)
+#undef EMBER_BITWISE
+
+Tensor bitwise_not(const Tensor& x) {
+  EMBER_OP(bitwise_not, x);
+  EMBER_CHECK(!x.is_floating_point(), "[bitwise_not] \"bitwise_not_cpu\" not implemented for '",
+              x.dtype(), "'");
+  if (x.dtype() == kBool) return logical_not(x);
+  // ~x = -x - 1 in two's complement; uint8's is 255 - x (the same bits).
+  return detail::binary_scalar(BinaryOp::BitwiseXor, x, Scalar(int64_t{-1}));
 }
 
 Tensor isnan(const Tensor& x) {

@@ -38,6 +38,14 @@ Tensor floor_divide(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, const Tensor& b, const std::string& rounding_mode);
 Tensor atan2(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
+/// Bitwise ops of integer (and bool) tensors; the shifts as PyTorch's bitwise_left_shift and
+/// bitwise_right_shift. ~x is bitwise_not (logical not for bool).
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& x);
 
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);

@@ -1,6 +1,14 @@
 #include "ember/ops/pooling.h"
 
+#include <limits>
+
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/elementwise.h"
+#include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
+#include "ember/ops/interpolate.h"
+#include "ember/ops/join.h"
+#include "ember/ops/pointwise.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
 
@@ -80,12 +88,18 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x_in, Pair k,
 }
 
 Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, bool ceil,
-                  bool count_include_pad) {
-  EMBER_OP(avg_pool2d, x_in, k, s, pad, ceil, count_include_pad);
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_OP(avg_pool2d, x_in, k, s, pad, ceil, count_include_pad, divisor_override);
   check_defined("avg_pool2d", x_in);
+  EMBER_CHECK_VALUE(!divisor_override || *divisor_override != 0,
+                    "[avg_pool2d] divisor must be not zero");
   int64_t out_hw[2];
   Pool2dParams p = make_params("avg_pool2d", x_in, k, s, pad, {1, 1}, ceil, out_hw);
   p.count_include_pad = count_include_pad;
+  // The kernels divide by a positive divisor; a negative one (PyTorch takes any but 0) is its
+  // magnitude's result negated.
+  int64_t divisor = divisor_override.value_or(0);
+  p.divisor_override = divisor < 0 ? -divisor : divisor;
   bool batched = x_in.dim() == 4;
   Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
   EMBER_CHECK(x.dtype() != kBool, "[avg_pool2d] expected a numeric input, got ", x.dtype());
@@ -99,6 +113,7 @@ Tensor avg_pool2d(const Tensor& x_in, Pair k, std::optional<Pair> s, Pair pad, b
              return {gx};
            });
   }
+  if (divisor < 0) out = -out;
   return batched ? out : out.squeeze(0);
 }
 
@@ -129,6 +144,148 @@ Tensor adaptive_avg_pool2d(const Tensor& x_in, Pair output_size) {
              return {gx};
            });
   }
+  return batched ? out : out.squeeze(0);
+}
+
+
+// --- 3-D, made of 2-D pooling of each depth plane --------------------------------------------
+
+namespace {
+
+// The depth geometry of a 3-D pool: output depth, and how many -inf / zero planes pad the front
+// and back so that every window's depths exist.
+struct Depth {
+  int64_t out, front, back;
+};
+Depth depth_of(const char* op, int64_t D, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+  EMBER_CHECK(k > 0 && s > 0 && d > 0, "[", op,
+              "] kernel_size, stride and dilation must be positive");
+  EMBER_CHECK(p >= 0 && p * 2 <= k, "[", op, "] pad should be at most half of effective kernel "
+              "size, but got pad=", p, ", kernel_size=", k);
+  int64_t out = pooled_size(D, k, p, s, d, ceil);
+  EMBER_CHECK(out > 0, "[", op, "] the calculated output depth is too small");
+  int64_t last = (out - 1) * s + (k - 1) * d;  // in padded coordinates
+  return {out, p, std::max<int64_t>(0, last + 1 - p - D)};
+}
+
+// x (N, D, C, H, W) with `front` and `back` planes of `value` added along D.
+Tensor pad_depth(const Tensor& x, int64_t front, int64_t back, double value) {
+  if (front == 0 && back == 0) return x;
+  Shape a = x.sizes(), b = x.sizes();
+  a[1] = front;
+  b[1] = back;
+  return cat({full(a, value, x.options()), x, full(b, value, x.options())}, 1);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& x_in, Triple k,
+                                                   std::optional<Triple> s_in, Triple pad,
+                                                   Triple dil, bool ceil) {
+  EMBER_OP(max_pool3d_with_indices, x_in, k, s_in, pad, dil, ceil);
+  check_defined("max_pool3d", x_in);
+  EMBER_CHECK(x_in.dim() == 4 || x_in.dim() == 5, "[max_pool3d] expected 4-D or 5-D input, got ",
+              x_in.sizes());
+  bool batched = x_in.dim() == 5;
+  Tensor x = batched ? x_in : x_in.unsqueeze(0);
+  Triple s = s_in ? *s_in : k;
+  int64_t N = x.size(0), C = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
+  Depth g = depth_of("max_pool3d", D, k[0], s[0], pad[0], dil[0], ceil);
+  // Each depth plane pooled over (H, W): (N D, C, oH, oW).
+  auto [pv, pi] = max_pool2d_with_indices(
+      x.transpose(1, 2).reshape({N * D, C, H, W}), {k[1], k[2]}, Pair{s[1], s[2]},
+      {pad[1], pad[2]}, {dil[1], dil[2]}, ceil);
+  int64_t oH = pv.size(2), oW = pv.size(3);
+  double lowest = -std::numeric_limits<double>::infinity();
+  Tensor vals = pad_depth(pv.reshape({N, D, C, oH, oW}), g.front, g.back, lowest);
+  Tensor idx = pad_depth(pi.reshape({N, D, C, oH, oW}), g.front, g.back, 0);
+  // Window o reads padded depths o s + j d, j < k: the maximum over j, the first on ties.
+  std::vector<Tensor> vs, is;
+  for (int64_t j = 0; j < k[0]; ++j) {
+    int64_t start = j * dil[0], end = start + (g.out - 1) * s[0] + 1;
+    vs.push_back(vals.slice(1, start, end, s[0]));
+    is.push_back(idx.slice(1, start, end, s[0]));
+  }
+  auto [v, which] = stack(vs, 2).max(2);  // (N, oD, C, oH, oW)
+  Tensor plane_index = gather(stack(is, 2), 2, which.unsqueeze(2)).squeeze(2);
+  // The depth of the maximum, back in input coordinates.
+  Tensor od = arange(g.out, TensorOptions(kInt64)).reshape({1, g.out, 1, 1, 1});
+  Tensor depth = od * s[0] + which * dil[0] - pad[0];
+  Tensor index = depth * (H * W) + plane_index;
+  v = v.transpose(1, 2).contiguous();
+  index = index.transpose(1, 2).contiguous();
+  if (!batched) return {v.squeeze(0), index.squeeze(0)};
+  return {v, index};
+}
+
+Tensor max_pool3d(const Tensor& x, Triple k, std::optional<Triple> s, Triple pad, Triple dil,
+                  bool ceil) {
+  EMBER_OP(max_pool3d, x, k, s, pad, dil, ceil);
+  return std::get<0>(max_pool3d_with_indices(x, k, s, pad, dil, ceil));
+}
+
+Tensor avg_pool3d(const Tensor& x_in, Triple k, std::optional<Triple> s_in, Triple pad, bool ceil,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  EMBER_OP(avg_pool3d, x_in, k, s_in, pad, ceil, count_include_pad, divisor_override);
+  check_defined("avg_pool3d", x_in);
+  EMBER_CHECK(x_in.dim() == 4 || x_in.dim() == 5, "[avg_pool3d] expected 4-D or 5-D input, got ",
+              x_in.sizes());
+  EMBER_CHECK_VALUE(!divisor_override || *divisor_override != 0,
+                    "[avg_pool3d] divisor must be not zero");
+  if (x_in.dtype() == kFloat16 || x_in.dtype() == kBFloat16)
+    // The depth sums and the division in float32, rounded once, as PyTorch's kernel.
+    return avg_pool3d(x_in.to(kFloat32), k, s_in, pad, ceil, count_include_pad, divisor_override)
+        .to(x_in.dtype());
+  bool batched = x_in.dim() == 5;
+  Tensor x = batched ? x_in : x_in.unsqueeze(0);
+  Triple s = s_in ? *s_in : k;
+  int64_t N = x.size(0), C = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
+  Depth g = depth_of("avg_pool3d", D, k[0], s[0], pad[0], 1, ceil);
+  // The sums of each depth plane's (H, W) windows (a divisor of 1), then over the depths.
+  Tensor sums = avg_pool2d(x.transpose(1, 2).reshape({N * D, C, H, W}), {k[1], k[2]},
+                           Pair{s[1], s[2]}, {pad[1], pad[2]}, ceil, true, 1);
+  int64_t oH = sums.size(2), oW = sums.size(3);
+  Tensor planes = pad_depth(sums.reshape({N, D, C, oH, oW}), g.front, g.back, 0);
+  Tensor total;
+  for (int64_t j = 0; j < k[0]; ++j) {
+    Tensor part = planes.slice(1, j, j + (g.out - 1) * s[0] + 1, s[0]);
+    total = total.defined() ? total + part : part;
+  }
+  // The divisor: the product of each axis's window length, counting padding (but not what
+  // ceil_mode adds past it) or not (PyTorch's avg_pool3d).
+  auto lengths = [&](int64_t L, int64_t kk, int64_t ss, int64_t pp, int64_t n) {
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t o = 0; o < n; ++o) {
+      int64_t start = o * ss - pp, end = std::min(start + kk, L + pp);
+      v[static_cast<size_t>(o)] = static_cast<double>(
+          count_include_pad ? end - start : std::min(end, L) - std::max<int64_t>(start, 0));
+    }
+    return from_vector(v, {n});
+  };
+  Tensor divisor;
+  if (divisor_override) {
+    divisor = scalar_tensor(static_cast<double>(*divisor_override), TensorOptions(kFloat64));
+  } else {
+    divisor = lengths(D, k[0], s[0], pad[0], g.out).reshape({1, g.out, 1, 1, 1}) *
+              lengths(H, k[1], s[1], pad[1], oH).reshape({1, 1, 1, oH, 1}) *
+              lengths(W, k[2], s[2], pad[2], oW).reshape({1, 1, 1, 1, oW});
+  }
+  Tensor out = x.is_floating_point()
+                   ? total / divisor.to(total.dtype()).to(total.device())
+                   : div(total, divisor.to(total.device()).to(total.dtype()), "trunc");
+  out = out.transpose(1, 2).contiguous();
+  return batched ? out : out.squeeze(0);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& x, Triple output_size) {
+  EMBER_OP(adaptive_avg_pool3d, x, output_size);
+  check_defined("adaptive_avg_pool3d", x);
+  EMBER_CHECK(x.dim() == 4 || x.dim() == 5, "[adaptive_avg_pool3d] expected 4-D or 5-D input, "
+              "got ", x.sizes());
+  bool batched = x.dim() == 5;
+  // PyTorch's "area" interpolation is adaptive average pooling.
+  Tensor out = interpolate(batched ? x : x.unsqueeze(0),
+                           {output_size[0], output_size[1], output_size[2]}, "area");
   return batched ? out : out.squeeze(0);
 }
 

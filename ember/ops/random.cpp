@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ember/core/grad_mode.h"
+#include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -15,10 +16,20 @@ namespace ember {
 Tensor bernoulli(const Tensor& p, Generator* gen) {
   EMBER_OP(bernoulli, p, gen);
   check_defined("bernoulli", p);
-  NoGradGuard no_grad;
-  Tensor pf = p.is_floating_point() ? p : p.to(kDefaultFloat);
-  Tensor u = rand(p.sizes(), TensorOptions(pf.dtype()).with_device(p.device()), gen);
-  return lt(u, pf).to(p.dtype());
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor pf = p.is_floating_point() ? p : p.to(kDefaultFloat);
+    Tensor u = rand(p.sizes(), TensorOptions(pf.dtype()).with_device(p.device()), gen);
+    out = lt(u, pf).to(p.dtype());
+  }
+  // A draw does not move with its probabilities: autograd follows it with zero gradients, as
+  // PyTorch's (normal's likewise; rsample-style gradients are the distributions' business).
+  if (any_requires_grad({&p}))
+    record("BernoulliBackward0", {&out}, {&p}, [](const Tensor& g) {
+      return TensorList{zeros_like(g)};
+    });
+  return out;
 }
 
 Tensor& bernoulli_(Tensor& t, double p, Generator* gen) {
@@ -72,10 +83,19 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   EMBER_OP(normal, mean, std, gen);
   check_same_device("normal", {&mean, &std});
-  NoGradGuard no_grad;
-  Tensor m = mean.is_floating_point() ? mean : mean.to(kDefaultFloat);
-  Shape s = broadcast_shapes(m.sizes(), std.sizes(), "normal");
-  return m + std * randn(s, TensorOptions(m.dtype()).with_device(m.device()), gen);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    Tensor m = mean.is_floating_point() ? mean : mean.to(kDefaultFloat);
+    Shape s = broadcast_shapes(m.sizes(), std.sizes(), "normal");
+    out = m + std * randn(s, TensorOptions(m.dtype()).with_device(m.device()), gen);
+  }
+  if (any_requires_grad({&mean, &std}))
+    record("NormalBackward3", {&out}, {&mean, &std},
+           [sm = mean.sizes(), ss = std.sizes()](const Tensor& g) {
+             return TensorList{zeros(sm, g.options()), zeros(ss, g.options())};
+           });
+  return out;
 }
 
 Tensor multinomial(const Tensor& probs, int64_t n, bool replacement, Generator* gen) {

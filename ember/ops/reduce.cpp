@@ -284,20 +284,24 @@ Tensor variance(const Tensor& x, const Shape& dims, double denom, bool keepdim) 
   return denom <= 0 ? ss * std::numeric_limits<double>::quiet_NaN() : ss / denom;
 }
 
-double variance_denominator(const Tensor& x, const Shape& dims, bool unbiased) {
-  return static_cast<double>(count(x, dims) - (unbiased ? 1 : 0));
+double variance_denominator(const Tensor& x, const Shape& dims, double correction) {
+  return static_cast<double>(count(x, dims)) - correction;
 }
 
 }  // namespace
 
 Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
-  EMBER_OP(var, x, dims_in, unbiased, keepdim);
+  return var(x, dims_in, Correction{unbiased ? 1.0 : 0.0}, keepdim);
+}
+
+Tensor var(const Tensor& x, const Dims& dims_in, Correction correction, bool keepdim) {
+  EMBER_OP(var, x, dims_in, correction, keepdim);
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
   // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
-    return var(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
+    return var(x.to(kFloat32), dims_in, correction, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "var");
-  double denom = variance_denominator(x, dims, unbiased);
+  double denom = variance_denominator(x, dims, correction.value);
   Tensor out = variance(x, dims, denom, keepdim).to(x.dtype());
   if (any_requires_grad({&x})) {
     // PyTorch's var_backward, 2 g (x - mean) / denom. Differentiating the two passes would add
@@ -313,13 +317,17 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
 }
 
 Tensor std(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
-  EMBER_OP(std, x, dims_in, unbiased, keepdim);
+  return std(x, dims_in, Correction{unbiased ? 1.0 : 0.0}, keepdim);
+}
+
+Tensor std(const Tensor& x, const Dims& dims_in, Correction correction, bool keepdim) {
+  EMBER_OP(std, x, dims_in, correction, keepdim);
   check_defined("std", x);
   EMBER_CHECK(x.is_floating_point(), "[std] expected a floating point tensor, got ", x.dtype());
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
-    return std(x.to(kFloat32), dims_in, unbiased, keepdim).to(x.dtype());
+    return std(x.to(kFloat32), dims_in, correction, keepdim).to(x.dtype());
   Shape dims = normalize_dims(x, dims_in, "std");
-  double denom = variance_denominator(x, dims, unbiased);
+  double denom = variance_denominator(x, dims, correction.value);
   Tensor out;
   {
     NoGradGuard no_grad;
@@ -405,6 +413,11 @@ Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
              if (pv == 0) return {zeros_like(x)};
              if (pv == 1) return {g * sign(x)};
              if (pv == 2) return {g * where(eq(n, 0), zero, x / n)};
+             if (pv < 1) {
+               // |x|^(p-1) is infinite at 0: those entries get 0 (a subgradient).
+               Tensor scaled = where(eq(x, 0), zero, sign(x) * pow(abs(x), pv - 1));
+               return {scaled * g * pow(n, 1 - pv)};
+             }
              Tensor scaled = pv < 2 ? sign(x) * pow(abs(x), pv - 1) : x * pow(abs(x), pv - 2);
              Tensor scale = where(eq(n, 0), zero, g / pow(n, pv - 1));
              return {scaled * scale};

@@ -29,6 +29,13 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool k
 /// Variance over `dims` (all when empty), with Bessel's correction when `unbiased` (the default).
 Tensor var(const Tensor& x, const Dims& dims = {}, bool unbiased = true, bool keepdim = false);
 Tensor std(const Tensor& x, const Dims& dims = {}, bool unbiased = true, bool keepdim = false);
+/// PyTorch's correction= of var and std: the divisor is N - correction (a type of its own, so
+/// that no number is taken for `unbiased`).
+struct Correction {
+  double value;
+};
+Tensor var(const Tensor& x, const Dims& dims, Correction correction, bool keepdim = false);
+Tensor std(const Tensor& x, const Dims& dims, Correction correction, bool keepdim = false);
 Tensor all(const Tensor& x);
 Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor any(const Tensor& x);

@@ -379,10 +379,19 @@ double default_rtol(const Tensor& a) {
   return eps * static_cast<double>(std::max(a.size(-2), a.size(-1)));
 }
 
-// PyTorch's rule: rtol defaults to eps * max(m, n) when atol is not given either, else to 0.
-double resolve_rtol(const Tensor& a, std::optional<double> atol, std::optional<double> rtol) {
-  if (rtol) return *rtol;
-  return atol && *atol > 0 ? 0.0 : default_rtol(a);
+// max(atol, rtol * largest) for each matrix of a, as (*batch, 1), from its singular values (or
+// absolute eigenvalues) s. PyTorch's rule: rtol defaults to eps * max(m, n) unless atol is given
+// and positive, then to 0.
+Tensor threshold(const Tensor& a, const Tensor& s, const Tensor& atol, const Tensor& rtol) {
+  TensorOptions o = s.options();
+  Tensor at = atol.defined() ? atol.to(s.dtype()) : zeros({}, o);
+  Tensor rt = rtol.defined() ? rtol.to(s.dtype()) : full({}, default_rtol(a), o);
+  if (!rtol.defined() && atol.defined()) rt = where(gt(at, 0.0), zeros({}, o), rt);
+  return maximum(at.unsqueeze(-1), amax(s, Dims{-1}, true) * rt.unsqueeze(-1));
+}
+
+Tensor optional_scalar(std::optional<double> v) {
+  return v ? scalar_tensor(*v, TensorOptions(kFloat64)) : Tensor();
 }
 
 // Golub and Pereyra's derivative of the pseudo-inverse P of A, as PyTorch's pinv_backward:
@@ -400,9 +409,12 @@ Tensor pinv_backward(const Tensor& gP, const Tensor& P, const Tensor& A) {
 
 Tensor pinv(const Tensor& a, std::optional<double> atol, std::optional<double> rtol,
             bool hermitian) {
+  return pinv(a, optional_scalar(atol), optional_scalar(rtol), hermitian);
+}
+
+Tensor pinv(const Tensor& a, const Tensor& atol, const Tensor& rtol, bool hermitian) {
   EMBER_OP(pinv, a, atol, rtol, hermitian);
   detail::check_linalg_input("linalg.pinv", a, hermitian);
-  double rt = resolve_rtol(a, atol, rtol), at = atol.value_or(0.0);
   Tensor p;
   {
     NoGradGuard no_grad;
@@ -411,13 +423,13 @@ Tensor pinv(const Tensor& a, std::optional<double> atol, std::optional<double> r
     } else if (hermitian) {
       auto [w, v] = eigh(a);
       Tensor absw = abs(w);
-      Tensor tol = maximum(scalar_tensor(at, w.options()), amax(absw, Dims{-1}, true) * rt);
-      Tensor inv_w = where(gt(absw, tol), 1.0 / w, scalar_tensor(0, w.options()));
+      Tensor inv_w = where(gt(absw, threshold(a, absw, atol, rtol)), 1.0 / w,
+                           scalar_tensor(0, w.options()));
       p = matmul(v * inv_w.unsqueeze(-2), mT(v));
     } else {
       auto [U, S, Vh] = svd(a, /*full_matrices=*/false);
-      Tensor tol = maximum(scalar_tensor(at, S.options()), S.narrow(-1, 0, 1) * rt);
-      Tensor inv_s = where(gt(S, tol), 1.0 / S, scalar_tensor(0, S.options()));
+      Tensor inv_s = where(gt(S, threshold(a, S, atol, rtol)), 1.0 / S,
+                           scalar_tensor(0, S.options()));
       p = matmul(mT(Vh) * inv_s.unsqueeze(-2), mT(U));
     }
   }
@@ -431,14 +443,16 @@ Tensor pinv(const Tensor& a, std::optional<double> atol, std::optional<double> r
 
 Tensor matrix_rank(const Tensor& a, std::optional<double> atol, std::optional<double> rtol,
                    bool hermitian) {
+  return matrix_rank(a, optional_scalar(atol), optional_scalar(rtol), hermitian);
+}
+
+Tensor matrix_rank(const Tensor& a, const Tensor& atol, const Tensor& rtol, bool hermitian) {
   EMBER_OP(matrix_rank, a, atol, rtol, hermitian);
   detail::check_linalg_input("torch.linalg.matrix_rank", a, hermitian);
   NoGradGuard no_grad;
-  double rt = resolve_rtol(a, atol, rtol), at = atol.value_or(0.0);
   if (a.size(-1) == 0 || a.size(-2) == 0) return zeros(batch_of(a, 2), TensorOptions(kInt64));
   Tensor s = hermitian ? abs(eigvalsh(a)) : svdvals(a);
-  Tensor tol = maximum(scalar_tensor(at, s.options()), amax(s, Dims{-1}, true) * rt);
-  return gt(s, tol).to(kInt64).sum(Dims{-1});
+  return gt(s, threshold(a, s, atol, rtol)).to(kInt64).sum(Dims{-1});
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
@@ -510,11 +524,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
     });
     Tensor sol_full = from_column_major(bbuf);  // (..., rows, k)
     x = sol_full.narrow(-2, 0, n).contiguous();
-    rank = want_rank ? from_vector(ranks, batch, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64));
+    rank = want_rank ? from_vector(ranks, {batch_size}, TensorOptions(kInt64)).reshape(batch)
+                     : empty({0}, TensorOptions(kInt64));
     if (!want_s && svals.numel() == 0 && driver != "gelsd" && driver != "gelss")
       svals = empty({0}, a.options());
     bool full_rank = std::all_of(ranks.begin(), ranks.end(), [&](int64_t r) { return r == n; });
-    if (m > n && (driver == "gels" || full_rank)) {
+    // As PyTorch: gelsy leaves no residuals, gelsd and gelss only for full-rank inputs.
+    if (m > n && driver != "gelsy" && (driver == "gels" || full_rank)) {
       Tensor tail = sol_full.narrow(-2, n, m - n);
       residuals = sum(tail * tail, Dims{-2});
       if (vec) residuals = residuals.squeeze(-1);
@@ -547,6 +563,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
 
 Tensor matrix_exp(const Tensor& a) {
   EMBER_OP(matrix_exp, a);
+  if (a.dtype() == kFloat16 || a.dtype() == kBFloat16)  // in float32, as PyTorch's opmath
+    return matrix_exp(a.to(kFloat32)).to(a.dtype());
   detail::check_linalg_input("linalg.matrix_exp", a, true);
   int64_t n = a.size(-1);
   if (a.numel() == 0) return a.clone();
@@ -665,9 +683,10 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   return sum(x * y, Dims{dim});
 }
 
-Tensor vander(const Tensor& x, std::optional<int64_t> n_in) {
-  EMBER_OP(vander, x, n_in);
-  int64_t n = n_in.value_or(x.size(-1));
+Tensor vander(const Tensor& x_in, std::optional<int64_t> n_in) {
+  EMBER_OP(vander, x_in, n_in);
+  const Tensor x = x_in.dim() == 0 ? x_in.reshape({1}) : x_in;  // a 0-dim x is one point
+  int64_t n = n_in.value_or(x.dim() > 0 ? x.size(-1) : 1);
   EMBER_CHECK(n > 1, "N must be greater than 1.");
   Shape shape = x.sizes();
   shape.push_back(n - 1);

@@ -45,12 +45,18 @@ Tensor logdet(const Tensor& a);
 std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& b,
                                                  std::optional<double> rcond = std::nullopt,
                                                  const std::string& driver = "");
-/// The pseudo-inverse: singular values below max(atol, rtol * largest) count as 0.
+/// The pseudo-inverse: singular values below max(atol, rtol * largest) count as 0. rtol defaults
+/// to eps * max(m, n) where atol is not given (or not positive), else to 0.
 Tensor pinv(const Tensor& a, std::optional<double> atol = std::nullopt,
             std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// pinv with a tolerance per matrix: atol and rtol broadcast over a's batch dims (an undefined
+/// tensor is one not given).
+Tensor pinv(const Tensor& a, const Tensor& atol, const Tensor& rtol, bool hermitian);
 /// The number of singular values above max(atol, rtol * largest), as int64.
 Tensor matrix_rank(const Tensor& a, std::optional<double> atol = std::nullopt,
                    std::optional<double> rtol = std::nullopt, bool hermitian = false);
+/// matrix_rank with a tolerance per matrix, as pinv's.
+Tensor matrix_rank(const Tensor& a, const Tensor& atol, const Tensor& rtol, bool hermitian);
 /// e^A by scaling and squaring with a degree-13 Pade approximant (Higham 2005).
 Tensor matrix_exp(const Tensor& a);
 /// A^n by repeated squaring; n < 0 inverts first.

@@ -1,11 +1,15 @@
 #include "ember/ops/sort.h"
 
+#include <limits>
+
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/views.h"
 
@@ -41,7 +45,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, b
   Tensor values = empty(in.sizes(), in.options()), indices = empty(in.sizes(), in.options().with_dtype(kInt64));
   {
     NoGradGuard no_grad;
-    EMBER_DISPATCH_DEVICE(x.device(), sort, in, descending, values, indices);
+    EMBER_DISPATCH_DEVICE(x.device(), sort, in, descending, stable, values, indices);
   }
   values = from_rows(values, x, d);
   indices = from_rows(indices, x, d);
@@ -72,7 +76,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
     Tensor in = rows_last(x, d);
     if (x.is_cuda()) {  // the GPU's top-k is its sort, narrowed
       Tensor v = empty(in.sizes(), in.options()), i = empty(in.sizes(), in.options().with_dtype(kInt64));
-      sort_cuda(in, largest, v, i);
+      sort_cuda(in, largest, true, v, i);
       values = v.narrow(-1, 0, k).contiguous();
       indices = i.narrow(-1, 0, k).contiguous();
     } else {
@@ -95,25 +99,53 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, boo
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
   EMBER_CHECK(k >= 1 && k <= n, "[kthvalue] k (", k, ") is out of range for dimension ", d,
               " of size ", n);
-  auto [v, i] = sort(x, d, false, true);
-  Tensor values = x.dim() == 0 ? v : v.narrow(d, k - 1, 1);
-  Tensor indices = x.dim() == 0 ? i : i.narrow(d, k - 1, 1);
-  if (!keepdim && x.dim() > 0) return {values.squeeze(d), indices.squeeze(d)};
+  if (x.dim() == 0) return {x.clone(), zeros({}, TensorOptions(kInt64).with_device(x.device()))};
+  Tensor values, indices;
+  if (x.device().is_cpu()) {  // PyTorch's quick select: its index among equal values
+    NoGradGuard no_grad;
+    Tensor in = rows_last(x, d);
+    Shape rows(in.sizes().begin(), in.sizes().end() - 1);
+    values = empty(rows, in.options());
+    indices = empty(rows, in.options().with_dtype(kInt64));
+    if (in.numel() > 0) kthvalue_cpu(in, k, values, indices);
+    values = values.unsqueeze(-1).transpose(-1, d).contiguous();
+    indices = indices.unsqueeze(-1).transpose(-1, d).contiguous();
+  } else {
+    auto [v, i] = sort(x.detach(), d, false, true);
+    values = v.narrow(d, k - 1, 1).contiguous();
+    indices = i.narrow(d, k - 1, 1).contiguous();
+  }
+  record_gather_backward("KthvalueBackward0", values, x, indices, d);
+  if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
   return {values, indices};
 }
 
 Tensor median(const Tensor& x) {
   EMBER_OP(median, x);
   EMBER_CHECK(x.numel() > 0, "[median] cannot be called on an empty tensor");
-  Tensor flat = x.reshape({-1});
-  return std::get<0>(kthvalue(flat, (flat.numel() + 1) / 2, 0));
+  return std::get<0>(median(x.reshape({-1}), 0));
 }
 
 std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP(median, x, dim, keepdim);
   int64_t d = wrap_dim(dim, x.dim(), "median");
   int64_t n = x.dim() == 0 ? 1 : x.size(d);
-  return kthvalue(x, (n + 1) / 2, d, keepdim);
+  // PyTorch's median: the lower median, equal values ordered by index (its nth_element compares
+  // (value, index)), which a stable sort gives; a row with a NaN gives its first NaN.
+  auto [v, i] = sort(x, d, false, true);
+  Tensor values = x.dim() == 0 ? v : v.narrow(d, (n - 1) / 2, 1);
+  Tensor indices = x.dim() == 0 ? i : i.narrow(d, (n - 1) / 2, 1);
+  if (x.is_floating_point() && x.dim() > 0 && n > 0) {
+    Tensor nan = isnan(x);
+    Tensor has_nan = any(nan, d, true);
+    Tensor first_nan = argmax(nan.to(kUInt8), d, true);
+    values = where(has_nan, scalar_tensor(std::numeric_limits<double>::quiet_NaN(),
+                                          values.options()),
+                   values);
+    indices = where(has_nan, first_nan, indices);
+  }
+  if (!keepdim && x.dim() > 0) return {values.squeeze(d), indices.squeeze(d)};
+  return {values, indices};
 }
 
 namespace {

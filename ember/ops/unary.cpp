@@ -110,6 +110,49 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
   return out;
 }
 
+Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
+  EMBER_OP(clamp, x, min, max);
+  EMBER_CHECK(min.defined() || max.defined(),
+              "[clamp] at least one of 'min' or 'max' must not be None");
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = x;
+    if (min.defined()) out = maximum(out, min);
+    if (max.defined()) out = minimum(out, max);
+    if (out.is_same(x)) out = x.clone();
+  }
+  if (any_requires_grad({&x, &min, &max})) {
+    // PyTorch's clamp_backward_min_max: x takes the gradient where it is inside the bounds, a
+    // bound where it clamped (with min > max, max wins).
+    record("ClampBackward0", {&out}, {&x, &min, &max},
+           [sx = SavedTensor(x), slo = SavedTensor(min), shi = SavedTensor(max)](
+               const Tensor& g, const Node& n) -> TensorList {
+             const Tensor &x = sx.get(), &lo = slo.get(), &hi = shi.get();
+             Tensor zero = scalar_tensor(0, g.options());
+             Tensor gx, glo, ghi;
+             if (n.needs_input_grad(0)) {
+               Tensor keep = ones_like(x, kBool);
+               if (lo.defined()) keep = logical_and(keep, ge(x, lo));
+               if (hi.defined()) keep = logical_and(keep, le(x, hi));
+               gx = sum_to(where(keep, g, zero), x.sizes());
+             }
+             if (lo.defined() && n.needs_input_grad(1)) {
+               Tensor pred = lt(x, lo);
+               if (hi.defined()) pred = logical_and(pred, lt(lo, hi));
+               glo = sum_to(where(pred, g, zero), lo.sizes());
+             }
+             if (hi.defined() && n.needs_input_grad(2)) {
+               Tensor pred = gt(x, hi);
+               if (lo.defined()) pred = logical_or(pred, lt(hi, lo));
+               ghi = sum_to(where(pred, g, zero), hi.sizes());
+             }
+             return {gx, glo, ghi};
+           });
+  }
+  return out;
+}
+
 // --- Tensor methods -----------------------------------------------------------------------------
 
 #define EMBER_UNARY_METHODS(name, Op)                                                             \

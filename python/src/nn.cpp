@@ -121,11 +121,31 @@ void place(nn::Module& m, py::handle device, py::handle dtype) {
 // symmetric padding, so an even span under 'same' is refused here).
 Pair conv_padding(py::handle padding, Pair kernel, Pair dilation, Pair stride) {
   if (!py::isinstance<py::str>(padding)) return to_pair(padding, "padding");
-  StringPadding p = conv_string_padding(std::string(py::str(padding)), kernel, stride, dilation);
+  // The module refuses these with ValueError, as torch.nn.Conv2d does (F.conv2d's are runtime
+  // errors).
+  std::string name = py::str(padding);
+  EMBER_CHECK_VALUE(name == "same" || name == "valid", "Invalid padding string '", name,
+                    "', should be one of {'valid', 'same'}");
+  EMBER_CHECK_VALUE(name == "valid" || stride == (Pair{1, 1}),
+                    "padding='same' is not supported for strided convolutions");
+  StringPadding<2> p = conv_string_padding<2>(name, kernel, stride, dilation);
   EMBER_CHECK_VALUE(p.extra == (Pair{0, 0}), "Conv2d: padding='same' with an even kernel span "
                     "needs asymmetric padding, which ember's Conv2d module does not keep (call "
                     "F.conv2d(x, weight, bias, padding='same'), which does)");
   return p.before;
+}
+
+py::object max_pool_forward(nn::MaxPool2d& self, const Tensor& x) {
+  Tensor y, indices;
+  {
+    ReleaseGil no_gil;
+    if (self.return_indices)
+      std::tie(y, indices) = self.forward_with_indices(x);
+    else
+      y = self.forward(x);
+  }
+  if (!self.return_indices) return py::cast(std::move(y));
+  return py::make_tuple(std::move(y), std::move(indices));
 }
 
 template <typename M>
@@ -158,6 +178,25 @@ bool is_native(py::handle module) {
   return dict != nullptr && PyDict_GetItemString(dict, "__ember_native__") != nullptr;
 }
 
+namespace {
+
+// Whether a call may go straight to the C++ forward: one of ember's layers whose binding does not
+// define a forward of its own (MaxPool2d's returns indices too, GPT's takes targets).
+bool calls_cpp_forward(py::handle module) {
+  PyObject* dict = Py_TYPE(module.ptr())->tp_dict;
+  return is_native(module) && PyDict_GetItemString(dict, "forward") == nullptr;
+}
+
+// Whether forward hooks were registered on this module (module.py keeps them in its __dict__).
+bool has_python_hooks(py::handle module) {
+  PyObject** dict = _PyObject_GetDictPtr(module.ptr());
+  if (dict == nullptr || *dict == nullptr) return false;
+  PyObject* hooks = PyDict_GetItemString(*dict, "_ember_hooks");
+  return hooks != nullptr && PyObject_IsTrue(hooks) == 1;
+}
+
+}  // namespace
+
 void bind_nn(py::module_& m) {
   py::module_ nn = m.def_submodule("_nn", "ember.nn's C++ part");
   py::class_<nn::Module, PyModule, std::shared_ptr<nn::Module>> mod(
@@ -174,7 +213,8 @@ void bind_nn(py::module_& m) {
   mod.def(py::init_alias<>())
       .def("__call__",
            [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {
-             if (is_native(self) && args.size() == 1 && kwargs.empty() && is_tensor(args[0])) {
+             if (calls_cpp_forward(self) && args.size() == 1 && kwargs.empty() &&
+                 is_tensor(args[0])) {
                nn::Module* mm = module_of(self);
                const Tensor& x = as_tensor(args[0]);
                Tensor y;
@@ -534,18 +574,25 @@ void bind_nn(py::module_& m) {
       });
   layer<nn::MaxPool2d>(nn, "MaxPool2d", "2-D max pooling")
       .def(py::init([](py::handle k, py::handle stride, py::handle padding, py::handle dilation,
-                       bool ceil_mode) {
+                       bool return_indices, bool ceil_mode) {
              std::optional<Pair> s;
              if (!stride.is_none()) s = to_pair(stride, "stride");
-             return std::make_shared<nn::MaxPool2d>(to_pair(k, "kernel_size"), s,
-                                                    to_pair(padding, "padding"),
-                                                    to_pair(dilation, "dilation"), ceil_mode);
+             auto m = std::make_shared<nn::MaxPool2d>(to_pair(k, "kernel_size"), s,
+                                                      to_pair(padding, "padding"),
+                                                      to_pair(dilation, "dilation"), ceil_mode);
+             m->return_indices = return_indices;
+             return m;
            }),
            "kernel_size"_a, "stride"_a = py::none(), "padding"_a = 0, "dilation"_a = 1,
-           "ceil_mode"_a = false)
+           "return_indices"_a = false, "ceil_mode"_a = false)
+      .def_readwrite("return_indices", &nn::MaxPool2d::return_indices)
+      // With return_indices the call returns (output, indices), which Module's C++ forward (one
+      // tensor) cannot: this forward takes over Module's for this layer.
+      .def("forward", &max_pool_forward, "input"_a)
       .def("_ember_args", [](const nn::MaxPool2d& p) {
         return py::make_tuple(pair_tuple(p.kernel_size), pair_tuple(p.stride),
-                              pair_tuple(p.padding), pair_tuple(p.dilation), p.ceil_mode);
+                              pair_tuple(p.padding), pair_tuple(p.dilation), p.return_indices,
+                              p.ceil_mode);
       });
   layer<nn::AvgPool2d>(nn, "AvgPool2d", "2-D average pooling")
       .def(py::init([](py::handle k, py::handle stride, py::handle padding, bool ceil_mode,
@@ -624,6 +671,16 @@ void bind_nn(py::module_& m) {
            "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
            "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
       .def("_ember_args", [batch_norm_args](const nn::BatchNorm2d& b) { return batch_norm_args(b); });
+  layer<nn::BatchNorm3d>(nn, "BatchNorm3d", "batch normalisation over (N, C, D, H, W)")
+      .def(py::init([](int64_t n, double eps, double momentum, bool affine, bool track,
+                       py::handle device, py::handle dtype) {
+             auto b = std::make_shared<nn::BatchNorm3d>(n, eps, momentum, affine, track);
+             place(*b, device, dtype);
+             return b;
+           }),
+           "num_features"_a, "eps"_a = 1e-5, "momentum"_a = 0.1, "affine"_a = true,
+           "track_running_stats"_a = true, "device"_a = py::none(), "dtype"_a = py::none())
+      .def("_ember_args", [batch_norm_args](const nn::BatchNorm3d& b) { return batch_norm_args(b); });
   layer<nn::Sequential>(nn, "Sequential", "modules applied in order")
       .def(py::init([](py::args modules) {
         std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>> named;
@@ -636,6 +693,33 @@ void bind_nn(py::module_& m) {
         }
         return std::make_shared<nn::Sequential>(std::move(named));
       }))
+      // Straight through C++ when every child is one of ember's layers as made; otherwise each
+      // child is called from Python, so that its hooks, its forward override (a Python subclass,
+      // a parametrized layer) and its Python results take part, as in PyTorch.
+      .def("forward",
+           [](py::handle self, py::handle x) -> py::object {
+             auto& s = self.cast<nn::Sequential&>();
+             std::vector<py::object> children;
+             bool native = is_tensor(x);
+             for (size_t i = 0; i < s.size(); ++i) {
+               children.push_back(module_object(s[i]));
+               native = native && calls_cpp_forward(children.back()) &&
+                        !has_python_hooks(children.back());
+             }
+             if (native) {
+               const Tensor& t = as_tensor(x);
+               Tensor y;
+               {
+                 ReleaseGil no_gil;
+                 y = s.forward(t);
+               }
+               return py::cast(std::move(y));
+             }
+             py::object y = py::reinterpret_borrow<py::object>(x);
+             for (py::object& c : children) y = c(y);
+             return y;
+           },
+           "input"_a)
       .def("__len__", &nn::Sequential::size)
       .def("__getitem__",
            [](const nn::Sequential& s, int64_t i) {

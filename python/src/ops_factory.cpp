@@ -36,7 +36,7 @@ TensorOptions like_options(const Args& a, size_t first) {
   const Tensor& x = a.tensor(0);
   TensorOptions o = x.options();
   o.with_requires_grad(false);
-  if (auto dt = a.dtype(first)) o.with_dtype(*dt);
+  o.with_dtype(a.dtype(first).value_or(x.dtype()));  // given: randint_like keeps it too
   if (auto dev = a.device(first + 2)) o.with_device(*dev);
   return o;
 }

@@ -148,12 +148,26 @@ void def_linalg_ops(OpTable& t) {
         "Tensor? out=None)",
         [](const Args& a) { return L::pinv(a.tensor(0), a.opt_real(1), a.opt_real(2), a.flag(3)); },
         kFunction);
+  t.def("pinv(Tensor A, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return L::pinv(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
+                         a.flag(3));
+        },
+        kFunction);
   t.def("pinv(Tensor A, float rcond, bool hermitian=False, *, Tensor? out=None)",
         [](const Args& a) { return L::pinv(a.tensor(0), 0.0, a.real(1), a.flag(2)); }, kFunction);
   t.def("matrix_rank(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False, "
         "Tensor? out=None)",
         [](const Args& a) {
           return L::matrix_rank(a.tensor(0), a.opt_real(1), a.opt_real(2), a.flag(3));
+        },
+        kFunction);
+  t.def("matrix_rank(Tensor A, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return L::matrix_rank(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
+                                a.flag(3));
         },
         kFunction);
   t.def("matrix_rank(Tensor A, float tol, bool hermitian=False, *, Tensor? out=None)",

@@ -9,6 +9,7 @@ namespace ember::python {
 namespace {
 
 using UnaryFn = Tensor (*)(const Tensor&);
+using Binary = Tensor (*)(const Tensor&, const Tensor&);
 
 // name(input, *, out=None), Tensor.name(), Tensor.name_() (in place, autograd through copy_).
 void unary(OpTable& t, const std::string& name, UnaryFn fn, const char* doc = nullptr) {
@@ -58,10 +59,7 @@ void compare(OpTable& t, const std::string& name, Tensor (*tt)(const Tensor&, co
 }
 
 Tensor clamp_tensor(const Tensor& x, const Tensor* lo, const Tensor* hi) {
-  Tensor r = x;
-  if (lo) r = maximum(r, *lo);
-  if (hi) r = minimum(r, *hi);
-  return r;
+  return clamp(x, lo ? *lo : Tensor(), hi ? *hi : Tensor());
 }
 
 }  // namespace
@@ -219,6 +217,19 @@ void def_math_ops(OpTable& t) {
   binary(
       t, "fmod", [](const Tensor& x, const Tensor& y) { return fmod(x, y); },
       [](const Tensor& x, Scalar y) { return fmod(x, y); });
+  // The bitwise ops: a number beside a tensor takes the tensor's dtype (PyTorch's wrapped number).
+  for (auto [name, fn] : std::initializer_list<std::pair<const char*, Binary>>{
+           {"bitwise_and", &bitwise_and},
+           {"bitwise_or", &bitwise_or},
+           {"bitwise_xor", &bitwise_xor},
+           {"bitwise_left_shift", &bitwise_left_shift},
+           {"bitwise_right_shift", &bitwise_right_shift}}) {
+    Binary f = fn;
+    binary(
+        t, name, [f](const Tensor& x, const Tensor& y) { return f(x, y); },
+        [f](const Tensor& x, Scalar y) { return f(x, scalar_tensor(y, x.options())); });
+  }
+  unary(t, "bitwise_not", [](const Tensor& x) { return bitwise_not(x); });
   binary(
       t, "pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); },
       [](const Tensor& x, Scalar y) { return pow(x, y); }, "exponent");
@@ -315,10 +326,11 @@ void def_math_ops(OpTable& t) {
   // --- clamp, where, interpolation, fused updates ---
   for (const char* name : {"clamp", "clip"}) {
     std::string n = name;
-    t.def(n + "(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
-          [](const Args& a) { return clamp(a.tensor(0), a.opt_scalar(1), a.opt_scalar(2)); });
+    // Tensor bounds first: a 0-dim tensor would bind as a Scalar too, and lose its gradient.
     t.def(n + "(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
           [](const Args& a) { return clamp_tensor(a.tensor(0), a.opt_tensor(1), a.opt_tensor(2)); });
+    t.def(n + "(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor? out=None)",
+          [](const Args& a) { return clamp(a.tensor(0), a.opt_scalar(1), a.opt_scalar(2)); });
     t.def(
         n + "_(Tensor input, Scalar? min=None, Scalar? max=None)",
         [](const Args& a) {
@@ -338,8 +350,12 @@ void def_math_ops(OpTable& t) {
         },
         kFunctionAndMethod);
   }
+  t.def("clamp_min(Tensor input, Tensor min)",
+        [](const Args& a) { return clamp(a.tensor(0), a.tensor(1), Tensor()); });
   t.def("clamp_min(Tensor input, Scalar min)",
         [](const Args& a) { return clamp(a.tensor(0), a.scalar(1), std::nullopt); });
+  t.def("clamp_max(Tensor input, Tensor max)",
+        [](const Args& a) { return clamp(a.tensor(0), Tensor(), a.tensor(1)); });
   t.def("clamp_max(Tensor input, Scalar max)",
         [](const Args& a) { return clamp(a.tensor(0), std::nullopt, a.scalar(1)); });
   t.def(

@@ -5,6 +5,7 @@
 #include "ember/nn/attention.h"
 #include "ember/ops/activation.h"
 #include "ember/ops/attention.h"
+#include "ember/ops/interpolate.h"
 #include "ember/ops/layer_norm.h"
 #include "ember/ops/pad.h"
 #include "ember/ops/rnn.h"
@@ -26,6 +27,17 @@ Pair pair(const Args& a, size_t i) {
 std::optional<Pair> opt_pair(const Args& a, size_t i) {
   if (!a.has(i) || a.ints(i).empty()) return std::nullopt;
   return pair(a, i);
+}
+// A 3-d argument: an int or a triple.
+Triple triple(const Args& a, size_t i) {
+  const std::vector<int64_t>& v = a.ints(i);
+  EMBER_CHECK_VALUE(v.size() == 1 || v.size() == 3, "expected an int or a triple of ints, got ",
+                    v.size(), " values");
+  return v.size() == 3 ? Triple{v[0], v[1], v[2]} : Triple{v[0], v[0], v[0]};
+}
+std::optional<Triple> opt_triple(const Args& a, size_t i) {
+  if (!a.has(i) || a.ints(i).empty()) return std::nullopt;
+  return triple(a, i);
 }
 // A 1-d argument (kernel_size=3 or (3,)) as the second of a pair whose first is 1.
 Pair pair1(const Args& a, size_t i, int64_t first = 1) {
@@ -74,30 +86,32 @@ Pair conv_padding(const Args& a, size_t i, int spatial) {
   return {v[0], v.size() > 1 ? v[1] : v[0]};
 }
 
-Pair to_pair_of(py::handle h, const char* what) {
-  Shape v = to_shape(h, what);
-  EMBER_CHECK_VALUE(v.size() == 1 || v.size() == 2, what, ": expected an int or a pair of ints");
-  return {v[0], v.size() > 1 ? v[1] : v[0]};
-}
-
-// interpolate's output size from size= or scale_factor=.
-Pair interpolate_size(const Tensor& x, py::handle size, py::handle scale) {
-  EMBER_CHECK_VALUE(size.is_none() != scale.is_none(),
+// interpolate's size= and scale_factor=: the output size, and the scales to map coordinates
+// with (PyTorch uses the scale factors given unless recompute_scale_factor is True).
+std::pair<Shape, std::vector<double>> interpolate_size(const Tensor& x, py::handle size,
+                                                       py::handle scale, bool recompute) {
+  EMBER_CHECK_VALUE(!(size.is_none() && scale.is_none()),
+                    "either size or scale_factor should be defined");
+  EMBER_CHECK_VALUE(size.is_none() || scale.is_none(),
                     "only one of size or scale_factor should be defined");
-  EMBER_CHECK_VALUE(x.dim() == 4, "interpolate: ember resizes 4-D (N, C, H, W) inputs, got ",
-                    x.dim(), " dims");
-  if (!size.is_none()) return to_pair_of(size, "size");
-  double fh, fw;
-  if (py::isinstance<py::sequence>(scale)) {
-    auto f = scale.cast<std::vector<double>>();
-    EMBER_CHECK_VALUE(f.size() == 2, "scale_factor: expected 2 values, got ", f.size());
-    fh = f[0];
-    fw = f[1];
-  } else {
-    fh = fw = scale.cast<double>();
+  int64_t spatial = std::max<int64_t>(x.dim() - 2, 0);
+  if (!size.is_none()) {
+    Shape out = to_shape(size, "size");
+    if (out.size() == 1) out = Shape(static_cast<size_t>(spatial), out[0]);
+    EMBER_CHECK_VALUE(static_cast<int64_t>(out.size()) == spatial,
+                      "Input and output must have the same number of spatial dimensions, but got "
+                      "input with spatial dimensions of ", spatial, " and output size of ",
+                      out.size(), ". Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                      "format and output size in (o1, o2, ...,oK) format.");
+    return {out, {}};
   }
-  return {static_cast<int64_t>(std::floor(static_cast<double>(x.size(2)) * fh)),
-          static_cast<int64_t>(std::floor(static_cast<double>(x.size(3)) * fw))};
+  std::vector<double> f;
+  if (py::isinstance<py::sequence>(scale))
+    f = scale.cast<std::vector<double>>();
+  else
+    f.assign(static_cast<size_t>(spatial), scale.cast<double>());
+  Shape out = interpolate_size(x, f);
+  return {out, recompute ? std::vector<double>{} : f};
 }
 
 Tensor pixel_shuffle(const Tensor& x, int64_t r) {
@@ -134,6 +148,23 @@ Tensor pixel_unshuffle(const Tensor& x, int64_t r) {
   return x.reshape(s).permute(perm).reshape(out);
 }
 
+// An adaptive pool's output_size: an int, or a pair whose None entries keep the input's size.
+Pair adaptive_size(py::handle h, const Tensor& x) {
+  EMBER_CHECK(x.dim() >= 2, "adaptive pooling expects an input of at least 2 dims, got ",
+              x.sizes());
+  Pair in{x.size(-2), x.size(-1)};
+  if (!py::isinstance<py::sequence>(h)) {
+    int64_t v = py::cast<int64_t>(h);
+    return {v, v};
+  }
+  auto seq = py::reinterpret_borrow<py::sequence>(h);
+  EMBER_CHECK_VALUE(py::len(seq) == 2, "output_size must be 2, got ", py::len(seq));
+  Pair out;
+  for (size_t i = 0; i < 2; ++i)
+    out[i] = seq[i].is_none() ? in[i] : py::cast<int64_t>(seq[i]);
+  return out;
+}
+
 // Adaptive max pooling: each output cell the max over its window (PyTorch's windows); as one
 // max_pool2d when the output divides the input.
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, Pair out) {
@@ -149,7 +180,9 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, Pair out) {
     for (int64_t j = 0; j < out[1]; ++j) {
       int64_t w0 = j * W / out[1], w1 = ((j + 1) * W + out[1] - 1) / out[1];
       Tensor win = x.narrow(-2, h0, h1 - h0).narrow(-1, w0, w1 - w0);
-      Tensor flat = win.reshape({win.size(0), win.size(1), -1});
+      Shape flat_shape(win.sizes().begin(), win.sizes().end() - 2);
+      flat_shape.push_back(-1);
+      Tensor flat = win.reshape(flat_shape);
       auto [v, k] = flat.max(-1, true);
       Tensor kh = floor_divide(k, w1 - w0) + h0, kw = remainder(k, w1 - w0) + w0;
       cells.push_back(v);
@@ -302,7 +335,59 @@ void def_nn_ops(OpTable& t) {
               .squeeze(-2);
         });
 
+  t.def("conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "int[] padding=0, int[] dilation=1, int groups=1)",
+        [](const Args& a) {
+          return conv3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), triple(a, 3),
+                        triple(a, 4), triple(a, 5), a.int64(6));
+        });
+  t.def("conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "str padding='valid', int[] dilation=1, int groups=1)",
+        [](const Args& a) {
+          return conv3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), triple(a, 3),
+                        a.str(4), triple(a, 5), a.int64(6));
+        });
+  t.def("conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
+        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+        [](const Args& a) {
+          return conv_transpose3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2),
+                                  triple(a, 3), triple(a, 4), triple(a, 5), a.int64(6),
+                                  triple(a, 7));
+        });
+
   // --- pooling ---
+  t.def("max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+        [](const Args& a) -> py::object {
+          const Tensor& x = a.tensor(0);
+          Triple k = triple(a, 1), p = triple(a, 3), d = triple(a, 4);
+          std::optional<Triple> s = opt_triple(a, 2);
+          bool ceil = a.flag(5);
+          auto r = nogil_any([&] { return max_pool3d_with_indices(x, k, s, p, d, ceil); });
+          if (a.flag(6)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
+          return py::cast(std::get<0>(r));
+        });
+  t.def("avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
+        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
+        [](const Args& a) {
+          return avg_pool3d(a.tensor(0), triple(a, 1), opt_triple(a, 2), triple(a, 3), a.flag(4),
+                            a.flag(5), a.opt_int(6));
+        });
+  t.def("adaptive_avg_pool3d(Tensor input, PyObject output_size)", [](const Args& a) {
+    const Tensor& x = a.tensor(0);
+    EMBER_CHECK(x.dim() >= 3, "adaptive_avg_pool3d: expected 4-D or 5-D input, got ", x.sizes());
+    Triple out;
+    py::handle h = a.object(1);
+    if (py::isinstance<py::sequence>(h)) {
+      auto seq = py::reinterpret_borrow<py::sequence>(h);
+      EMBER_CHECK_VALUE(py::len(seq) == 3, "output_size must be 3, got ", py::len(seq));
+      for (size_t i = 0; i < 3; ++i)
+        out[i] = seq[i].is_none() ? x.size(static_cast<int64_t>(i) - 3) : py::cast<int64_t>(seq[i]);
+    } else {
+      out.fill(py::cast<int64_t>(h));
+    }
+    return py::cast(nogil([&] { return adaptive_avg_pool3d(x, out); }));
+  });
   t.def("max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
         "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
         [](const Args& a) -> py::object {
@@ -331,10 +416,8 @@ void def_nn_ops(OpTable& t) {
   t.def("avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
         "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
         [](const Args& a) {
-          EMBER_CHECK_VALUE(!a.has(6), "avg_pool2d: divisor_override is not supported by ember "
-                            "yet");
           return avg_pool2d(a.tensor(0), pair(a, 1), opt_pair(a, 2), pair(a, 3), a.flag(4),
-                            a.flag(5));
+                            a.flag(5), a.opt_int(6));
         });
   t.def("avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
         "bool ceil_mode=False, bool count_include_pad=True)",
@@ -345,18 +428,18 @@ void def_nn_ops(OpTable& t) {
                             a.flag(5))
               .squeeze(-2);
         });
-  t.def("adaptive_avg_pool2d(Tensor input, int[] output_size)", [](const Args& a) {
-    Pair out = pair(a, 1);
+  t.def("adaptive_avg_pool2d(Tensor input, PyObject output_size)", [](const Args& a) {
     const Tensor& x = a.tensor(0);
-    return adaptive_avg_pool2d(x, {out[0] > 0 ? out[0] : x.size(-2), out[1] > 0 ? out[1] : x.size(-1)});
+    Pair out = adaptive_size(a.object(1), x);
+    return py::cast(nogil([&] { return adaptive_avg_pool2d(x, out); }));
   });
   t.def("adaptive_avg_pool1d(Tensor input, int[] output_size)", [](const Args& a) {
     return adaptive_avg_pool2d(a.tensor(0).unsqueeze(-2), pair1(a, 1)).squeeze(-2);
   });
-  t.def("adaptive_max_pool2d(Tensor input, int[] output_size, bool return_indices=False)",
+  t.def("adaptive_max_pool2d(Tensor input, PyObject output_size, bool return_indices=False)",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
-          Pair out = pair(a, 1);
+          Pair out = adaptive_size(a.object(1), x);
           auto r = nogil_any([&] { return adaptive_max_pool2d(x, out); });
           if (a.flag(2)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
           return py::cast(std::get<0>(r));
@@ -525,12 +608,13 @@ void def_nn_ops(OpTable& t) {
                               "bool? recompute_scale_factor=None, bool antialias=False)",
           [](const Args& a) -> py::object {
             const Tensor& x = a.tensor(0);
-            Pair out = interpolate_size(x, a.object(1), a.object(2));
+            auto [out, scales] =
+                interpolate_size(x, a.object(1), a.object(2), a.opt_flag(5).value_or(false));
             std::string mode = a.str(3);
-            bool ac = a.opt_flag(4).value_or(false);
+            std::optional<bool> ac = a.opt_flag(4);
             EMBER_CHECK_VALUE(!a.flag(6), "interpolate: antialias=True is not supported by ember "
                               "yet");
-            return py::cast(nogil([&] { return F::interpolate(x, out, mode, ac); }));
+            return py::cast(nogil([&] { return interpolate(x, out, mode, ac, scales); }));
           });
   }
   t.def("pixel_shuffle(Tensor input, int upscale_factor)",

@@ -1,4 +1,5 @@
 // Reductions, as functions and Tensor methods from one declaration each (op_table.h).
+#include "ember/ops/norms.h"
 #include "op_table.h"
 
 namespace ember::python {
@@ -14,12 +15,9 @@ Tensor mean_op(const Args& a) {
   return a.has(1) ? x.mean(a.dims(1), a.flag(2)) : x.mean();
 }
 
-// var and std take `unbiased` or (PyTorch's newer spelling) `correction`, 0 or 1.
-bool unbiased_of(const Args& a, size_t correction) {
-  if (!a.has(correction)) return true;
-  int64_t c = a.int64(correction);
-  EMBER_CHECK_VALUE(c == 0 || c == 1, "[var] correction must be 0 or 1, got ", c);
-  return c == 1;
+// var and std's correction= (PyTorch's newer spelling of unbiased): 1 when not given.
+Correction correction_of(const Args& a, size_t i) {
+  return Correction{a.has(i) ? a.real(i) : 1.0};
 }
 
 // p of torch.norm: a number, inf, or 'fro' (the 2-norm over all dims given).
@@ -80,15 +78,18 @@ void def_reduce_ops(OpTable& t) {
     auto run = [is_var](const Tensor& x, const Dims& d, bool unbiased, bool keepdim) {
       return is_var ? var(x, d, unbiased, keepdim) : std(x, d, unbiased, keepdim);
     };
+    auto run_c = [is_var](const Tensor& x, const Dims& d, Correction c, bool keepdim) {
+      return is_var ? var(x, d, c, keepdim) : std(x, d, c, keepdim);
+    };
     std::string name = op;
     t.def(name + "(Tensor input, int[]? dim=None, bool unbiased=True, bool keepdim=False, *, "
                  "Tensor? out=None)",
           [run](const Args& a) { return run(a.tensor(0), a.dims(1), a.flag(2), a.flag(3)); });
     t.def(name + "(Tensor input, bool unbiased)",
           [run](const Args& a) { return run(a.tensor(0), Dims(), a.flag(1), false); });
-    t.def(name + "(Tensor input, int[]? dim=None, *, int? correction=None, bool keepdim=False)",
-          [run](const Args& a) {
-            return run(a.tensor(0), a.dims(1), unbiased_of(a, 2), a.flag(3));
+    t.def(name + "(Tensor input, int[]? dim=None, *, float? correction=None, bool keepdim=False)",
+          [run_c](const Args& a) {
+            return run_c(a.tensor(0), a.dims(1), correction_of(a, 2), a.flag(3));
           });
   }
   for (const char* op : {"all", "any"}) {
@@ -105,11 +106,22 @@ void def_reduce_ops(OpTable& t) {
   t.def("norm(Tensor input, PyObject p='fro', int[]? dim=None, bool keepdim=False, *, "
         "Tensor? out=None, ScalarType? dtype=None)",
         [](const Args& a) -> py::object {
-          Scalar p = norm_p(a.object(1));
           Dims d = a.dims(2);
           bool keepdim = a.flag(3);
           std::optional<DType> dt = a.dtype(5);
           const Tensor& x = a.tensor(0);
+          py::handle ph = a.object(1);
+          if (py::isinstance<py::str>(ph) && std::string(py::str(ph)) == "nuc") {
+            // The nuclear norm of matrices: over the two dims given, or of a 2-D input.
+            EMBER_CHECK_VALUE(d.empty() ? x.dim() == 2 : d.size() == 2,
+                              "norm(): p='nuc' takes a 2-D input or two dims");
+            std::pair<int64_t, int64_t> dims = d.empty() ? std::pair<int64_t, int64_t>{0, 1}
+                                                         : std::pair{d[0], d[1]};
+            return py::cast(nogil([&] {
+              return linalg::matrix_norm(x, std::string("nuc"), dims, keepdim, dt);
+            }));
+          }
+          Scalar p = norm_p(ph);
           return py::cast(nogil([&] { return norm(dt ? x.to(*dt) : x, p, d, keepdim); }));
         });
   t.def("logsumexp(Tensor input, int[] dim, bool keepdim=False, *, Tensor? out=None)",

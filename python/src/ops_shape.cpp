@@ -89,6 +89,13 @@ void def_shape_ops(OpTable& t) {
         [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
   t.def("moveaxis(Tensor input, int[] source, int[] destination)",
         [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
+  // storage_offset None keeps the input's (PyTorch's default).
+  t.def("as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          return as_strided(x, a.shape(1), a.shape(2),
+                            a.opt_int(3).value_or(x.storage_offset()));
+        });
   t.def("narrow(Tensor input, int dim, int start, int length)",
         [](const Args& a) { return a.tensor(0).narrow(a.int64(1), a.int64(2), a.int64(3)); });
   t.def("narrow(Tensor input, int dim, Tensor start, int length)", [](const Args& a) {
@@ -155,6 +162,22 @@ void def_shape_ops(OpTable& t) {
         [](const Args& a) { return tensor_split(a.tensor(0), a.int64(1), a.int64(2)); });
   t.def("tensor_split(Tensor input, int[] indices, int dim=0)",
         [](const Args& a) { return tensor_split_at(a.tensor(0), sizes(a, 1), a.int64(2)); });
+  // A tensor of sections (0-dim) or indices (1-dim), as PyTorch's tensor_indices_or_sections.
+  t.def("tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
+        [](const Args& a) {
+          const Tensor& x = a.tensor(0);
+          Tensor s = a.tensor(1);
+          EMBER_CHECK(s.device().is_cpu() && (s.dtype() == kInt64),
+                      "tensor_split expected tensor_indices_or_sections to have dtype of long, "
+                      "but got ", s.dtype());
+          EMBER_CHECK(s.dim() <= 1, "tensor_split expected tensor_indices_or_sections to be a "
+                      "zero-dimensional or one-dimensional tensor, but got a tensor with ",
+                      s.dim(), " dims");
+          if (s.dim() == 0) return tensor_split(x, s.item<int64_t>(), a.int64(2));
+          std::vector<int64_t> v(static_cast<size_t>(s.numel()));
+          for (int64_t i = 0; i < s.numel(); ++i) v[static_cast<size_t>(i)] = s[i].item<int64_t>();
+          return tensor_split_at(x, Shape(v.begin(), v.end()), a.int64(2));
+        });
   t.def("unbind(Tensor input, int dim=0)",
         [](const Args& a) { return a.tensor(0).unbind(a.int64(1)); });
   for (const char* name : {"cat", "concat", "concatenate"})
@@ -384,41 +407,54 @@ void def_shape_ops(OpTable& t) {
   t.def("take(Tensor input, Tensor index)", [](const Args& a) {
     return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1})).view(a.tensor(1).sizes());
   });
+  // scatter's reduce= ('add' or 'multiply', PyTorch's older spelling of scatter_reduce's).
+  auto scatter_by = [](const Args& a, const Tensor& x, const Tensor& src) {
+    if (!a.has(4)) return scatter(x, a.int64(1), a.tensor(2), src);
+    std::string r = a.str(4);
+    EMBER_CHECK(r == "add" || r == "multiply", "reduce argument must be either add or multiply.");
+    return scatter_reduce(x, a.int64(1), a.tensor(2), src, r == "add" ? "sum" : "prod");
+  };
+  auto value_src = [](const Args& a, const Tensor& x) {
+    return full(a.tensor(2).sizes(), a.scalar(3), x.options());
+  };
   t.def("scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
-        [](const Args& a) {
-          if (a.has(4)) {
-            EMBER_CHECK_VALUE(a.str(4) == "add", "scatter(reduce='", a.str(4),
-                              "') is not supported by ember yet (only 'add')");
-            return scatter_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3));
-          }
-          return scatter(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3));
-        });
+        [scatter_by](const Args& a) { return scatter_by(a, a.tensor(0), a.tensor(3)); });
   t.def("scatter(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
-        [](const Args& a) {
-          const Tensor& x = a.tensor(0);
-          Tensor src = full(a.tensor(2).sizes(), a.scalar(3), x.options());
-          return scatter(x, a.int64(1), a.tensor(2), src);
+        [scatter_by, value_src](const Args& a) {
+          return scatter_by(a, a.tensor(0), value_src(a, a.tensor(0)));
         });
   t.def(
       "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
-      [](const Args& a) {
-        Tensor x = a.tensor(0);
-        if (a.has(4)) {
-          EMBER_CHECK_VALUE(a.str(4) == "add", "scatter_(reduce='", a.str(4),
-                            "') is not supported by ember yet (only 'add')");
-          x.scatter_add_(a.int64(1), a.tensor(2), a.tensor(3));
-        } else {
-          x.scatter_(a.int64(1), a.tensor(2), a.tensor(3));
-        }
-        return InPlace{};
+      [scatter_by](const Args& a) {
+        const Tensor& src = a.tensor(3);
+        return inplace_op(a.tensor(0), "scatter_", {&src},
+                          [&](const Tensor& x) { return scatter_by(a, x, src); });
       },
       kMethod);
   t.def(
       "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
+      [scatter_by, value_src](const Args& a) {
+        return inplace_op(a.tensor(0), "scatter_", {}, [&](const Tensor& x) {
+          return scatter_by(a, x, value_src(a, x));
+        });
+      },
+      kMethod);
+  t.def("scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
+        "bool include_self=True, Tensor? out=None)",
+        [](const Args& a) {
+          return scatter_reduce(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3), a.str(4),
+                                a.flag(5));
+        });
+  t.def(
+      "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
+      "bool include_self=True)",
       [](const Args& a) {
-        Tensor x = a.tensor(0);
-        x.scatter_(a.int64(1), a.tensor(2), full(a.tensor(2).sizes(), a.scalar(3), x.options()));
-        return InPlace{};
+        const Tensor& src = a.tensor(3);
+        return inplace_op(a.tensor(0), "scatter_reduce_", {&src},
+                          [&](const Tensor& x) {
+                            return scatter_reduce(x, a.int64(1), a.tensor(2), src, a.str(4),
+                                                  a.flag(5));
+                          });
       },
       kMethod);
   t.def("scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
@@ -454,10 +490,13 @@ void def_shape_ops(OpTable& t) {
         Scalar v = value_of(a, 3);
         const Tensor& idx = a.tensor(2);
         nogil_any([&] {
-          std::vector<TensorIndex> ind(static_cast<size_t>(wrap_dim(d, x.dim(), "index_fill_")),
-                                       TensorIndex(Slice{}));
-          ind.push_back(TensorIndex(idx));
-          index_put_(x, ind, v);
+          // A 0-dim input is filled through its 1-element view.
+          Tensor target = x.dim() == 0 ? x.unsqueeze(0) : x;
+          std::vector<TensorIndex> ind(
+              static_cast<size_t>(wrap_dim(d, target.dim(), "index_fill_")),
+              TensorIndex(Slice{}));
+          ind.push_back(TensorIndex(idx.dim() == 0 ? idx.unsqueeze(0) : idx));
+          index_put_(target, ind, v);
           return 0;
         });
         return py::reinterpret_borrow<py::object>(a.object(0));
@@ -474,8 +513,13 @@ void def_shape_ops(OpTable& t) {
         return InPlace{};
       },
       kMethod);
+  // A 0-dim tensor value stays a tensor: no host read, and its gradient (PyTorch's).
   t.def("masked_fill(Tensor input, Tensor mask, PyObject value)", [](const Args& a) -> py::object {
     const Tensor &x = a.tensor(0), &m = a.tensor(1);
+    if (is_tensor(a.object(2)) && as_tensor(a.object(2)).dim() == 0) {
+      Tensor v = as_tensor(a.object(2));
+      return py::cast(nogil([&] { return masked_fill(x, m, v); }));
+    }
     Scalar v = value_of(a, 2);
     return py::cast(nogil([&] { return x.masked_fill(m, v); }));
   });
@@ -484,6 +528,14 @@ void def_shape_ops(OpTable& t) {
       [](const Args& a) -> py::object {
         Tensor x = a.tensor(0);
         const Tensor& m = a.tensor(1);
+        if (is_tensor(a.object(2)) && as_tensor(a.object(2)).dim() == 0) {
+          Tensor v = as_tensor(a.object(2));
+          nogil_any([&] {
+            return inplace_op(x, "masked_fill_", {&v},
+                              [&](const Tensor& s) { return masked_fill(s, m, v); });
+          });
+          return py::reinterpret_borrow<py::object>(a.object(0));
+        }
         Scalar v = value_of(a, 2);
         nogil_any([&] {
           x.masked_fill_(m, v);

@@ -73,14 +73,46 @@ TensorIndex to_index(py::handle h, Device device) {
       std::string(py::str(py::type::handle_of(h).attr("__name__"))));
 }
 
+// PyTorch's (and old NumPy's) rule: a short list that holds a slice, an Ellipsis, None, a tensor
+// or a sequence is a tuple of indices (x[[slice(0, 3), 1]] is x[0:3, 1]); a list of ints alone is
+// one index tensor.
+bool sequence_is_tuple(py::handle h) {
+  if (PyTuple_Check(h.ptr())) return true;
+  if (is_tensor(h) || !PyList_Check(h.ptr())) return false;
+  Py_ssize_t n = PyList_GET_SIZE(h.ptr());
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyList_GET_ITEM(h.ptr(), i);
+    if (is_tensor(item) || PySequence_Check(item) || PySlice_Check(item) ||
+        item == Py_Ellipsis || item == Py_None)
+      return true;
+  }
+  return false;
+}
+
 std::vector<TensorIndex> to_indices(py::handle h, Device device) {
   std::vector<TensorIndex> out;
-  if (PyTuple_Check(h.ptr())) {
+  if (sequence_is_tuple(h)) {
     for (py::handle item : h) out.push_back(to_index(item, device));
   } else {
     out.push_back(to_index(h, device));
   }
   return out;
+}
+
+Tensor reversed_dims(const Tensor& x) {
+  Shape dims;
+  for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
+  return x.permute(dims);
+}
+
+// x.mT, x.mH and x.adjoint() (ember has no complex dtypes, so all three are the transpose of the
+// last two dims); a 0-dim tensor is its own, as PyTorch's.
+Tensor matrix_transpose(const Tensor& x, const char* name) {
+  if (x.dim() == 0) return x.view_as(x);
+  EMBER_CHECK(x.dim() >= 2, "tensor.", name, " is only supported on matrices or batches of "
+              "matrices. Got ", x.dim(), "-D tensor.");
+  return x.transpose(-2, -1);
 }
 
 // new_zeros and friends: self's dtype and device unless given.
@@ -249,14 +281,54 @@ void bind_tensor(py::module_& m) {
           },
           "device"_a = py::none(), "non_blocking"_a = false)
       .def("cpu", [](const Tensor& x) { return nogil([&] { return x.cpu(); }); })
-      .def("float", [](const Tensor& x) { return nogil([&] { return x.to(kFloat32); }); })
-      .def("double", [](const Tensor& x) { return nogil([&] { return x.to(kFloat64); }); })
-      .def("half", [](const Tensor& x) { return nogil([&] { return x.to(kFloat16); }); })
-      .def("bfloat16", [](const Tensor& x) { return nogil([&] { return x.to(kBFloat16); }); })
-      .def("long", [](const Tensor& x) { return nogil([&] { return x.to(kInt64); }); })
-      .def("int", [](const Tensor& x) { return nogil([&] { return x.to(kInt32); }); })
-      .def("byte", [](const Tensor& x) { return nogil([&] { return x.to(kUInt8); }); })
-      .def("bool", [](const Tensor& x) { return nogil([&] { return x.to(kBool); }); })
+      .def(
+          "float",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kFloat32); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "double",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kFloat64); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "half",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kFloat16); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "bfloat16",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kBFloat16); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "long",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kInt64); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "int",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kInt32); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "byte",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kUInt8); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "bool",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kBool); });
+          },
+          "memory_format"_a = py::none())
       .def("type_as",
            [](const Tensor& x, const Tensor& o) { return nogil([&] { return x.to(o.dtype()); }); })
       .def("clone", [](const Tensor& x) { return nogil([&] { return x.clone(); }); })
@@ -326,20 +398,11 @@ void bind_tensor(py::module_& m) {
           },
           "data"_a, py::kw_only(), "dtype"_a = py::none(), "device"_a = py::none(),
           "requires_grad"_a = false)
-      .def_property_readonly("T",
-                             [](const Tensor& x) {
-                               Shape dims;
-                               for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
-                               return x.permute(dims);
-                             })
-      .def_property_readonly("mT", [](const Tensor& x) { return x.transpose(-2, -1); })
-      .def_property_readonly("H",
-                             [](const Tensor& x) {
-                               Shape dims;
-                               for (int64_t d = x.dim() - 1; d >= 0; --d) dims.push_back(d);
-                               return x.permute(dims);
-                             })
-      .def_property_readonly("mH", [](const Tensor& x) { return x.transpose(-2, -1); })
+      .def_property_readonly("T", &reversed_dims)
+      .def_property_readonly("mT", [](const Tensor& x) { return matrix_transpose(x, "mT"); })
+      .def_property_readonly("H", &reversed_dims)
+      .def_property_readonly("mH", [](const Tensor& x) { return matrix_transpose(x, "mH"); })
+      .def("adjoint", [](const Tensor& x) { return matrix_transpose(x, "adjoint()"); })
       .def("__iter__",
            [](const Tensor& x) {
              if (x.dim() == 0) throw py::type_error("iteration over a 0-d tensor");

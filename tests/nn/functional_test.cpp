@@ -23,11 +23,17 @@ TEST(Interpolate, MatchesPyTorchOnASmallImage) {
   EXPECT_TRUE(all_close(F::interpolate(img, {7, 5}, "bilinear"), img, 1e-6, 1e-6))
       << "the same size is the identity";
   EXPECT_EQ(F::interpolate(img, {96, 96}, "bilinear").sizes(), (Shape{2, 3, 96, 96}));
-  EXPECT_THROW_WITH(F::interpolate(img, {4, 4}, "bicubic"),
-                    "expected mode 'bilinear' or 'nearest'");
+  EXPECT_THROW_WITH(F::interpolate(img, {4, 4}, "cubic"), "mode must be one of");
   EXPECT_THROW_WITH(F::interpolate(img, {4, 4}, "nearest", true), "align_corners option");
-  EXPECT_THROW_WITH(F::interpolate(img[0], {4, 4}, "bilinear"), "expected a 4-D (N, C, H, W)");
-  EXPECT_THROW_WITH(F::interpolate(img, {0, 4}, "bilinear"), "expected a positive output size");
+  EXPECT_THROW_WITH(F::interpolate(img, {4, 4}, "linear"), "linear mode needs 3D input");
+  EXPECT_THROW_WITH(F::interpolate(img[0][0], {4}, "nearest"), "expected a 3-D, 4-D or 5-D input");
+  EXPECT_THROW_WITH(F::interpolate(img, {0, 4}, "bilinear"), "sizes should be greater than 0");
+  // Bicubic (Keys, A = -0.75), in PyTorch 1.13: F.interpolate(x, (3, 3), mode='bicubic').
+  EXPECT_TRUE(all_close(F::interpolate(x, {3, 3}, "bicubic"),
+                        tensor({-0.26041681, 0.32638896, 0.91319442, 0.91319472, 1.5, 2.08680582,
+                                2.08680582, 2.67361093, 3.26041698})
+                            .view({1, 1, 3, 3}),
+                        1e-6, 1e-6));
 }
 
 TEST(Interpolate, GradientsPassFiniteDifferences) {

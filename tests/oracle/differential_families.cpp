@@ -474,11 +474,9 @@ OpCase nn_layers_case(Rng& r) {
     Pair out{r.pick(op == 1 ? 0 : 1, 7), r.pick(1, 7)};
     bool bilinear = r.coin(), corners = bilinear && r.coin();
     c.inputs = {finite(sx)};
-    if (!is_floating_point(t)) {
-      c.deliberate = op == 1 ? "adaptive_avg_pool2d takes floating point only (torch 1.13 "
-                               "returns an empty integer batch)"
-                             : "interpolate takes floating point only (torch 1.13's nearest "
-                               "also resizes integers)";
+    if (!is_floating_point(t) && op == 1) {
+      c.deliberate = "adaptive_avg_pool2d takes floating point only (torch 1.13 returns an empty "
+                     "integer batch)";
       c.deliberate_results = true;
     }
     if (op == 1 && c.grad && out[0] == 0)

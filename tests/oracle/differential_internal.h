@@ -121,7 +121,9 @@ struct EApi {
   }
   static T adaptive_avg_pool2d(const T& x, Pair o) { return ember::adaptive_avg_pool2d(x, o); }
   static T interpolate(const T& x, Pair o, bool bilinear, bool align_corners) {
-    return nn::functional::interpolate(x, o, bilinear ? "bilinear" : "nearest", align_corners);
+    return nn::functional::interpolate(x, {o[0], o[1]}, bilinear ? "bilinear" : "nearest",
+                                       bilinear ? std::optional<bool>(align_corners)
+                                                : std::nullopt);
   }
   static T cross_entropy(const T& x, const T& t, const T* w, int64_t ignore, int reduction,
                          double smoothing) {

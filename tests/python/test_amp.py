@@ -175,5 +175,7 @@ def test_adaptive_avg_pool2d_and_interpolate_match_torch():
         np.testing.assert_allclose(F.interpolate(xe, **kw).numpy(),
                                    torch.nn.functional.interpolate(xt, **kw).numpy(),
                                    rtol=1e-5, atol=1e-5, err_msg=str(kw))
+    with pytest.raises(ValueError, match="either size or scale_factor should be defined"):
+        F.interpolate(xe)  # PyTorch's message
     with pytest.raises(ValueError, match="only one of size or scale_factor"):
-        F.interpolate(xe)
+        F.interpolate(xe, size=4, scale_factor=2)

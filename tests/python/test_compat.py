@@ -872,7 +872,7 @@ def test_scatter_reduce():
     base = rng.standard_normal((2, 3)).astype(np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for reduce in ("sum", "mean"):
+        for reduce in ("sum", "mean", "prod", "amax", "amin"):
             for include_self in (True, False):
                 check(lambda m: m.scatter_reduce(arr(m, base), 1, arr(m, index), arr(m, src),
                                                  reduce, include_self=include_self))
@@ -880,8 +880,10 @@ def test_scatter_reduce():
                                                              reduce, include_self=include_self))
         check(lambda m: m.ones(3, dtype=m.int64).scatter_reduce(
             0, m.tensor([0, 0, 1]), m.tensor([1, 2, 4]), "mean"))
-    with pytest.raises(NotImplementedError):
-        ember.zeros(3).scatter_reduce(0, ember.tensor([0]), ember.ones(1), "amax")
+        check(lambda m: arr(m, base).scatter(1, arr(m, index), arr(m, src), reduce="multiply"))
+        check(lambda m: arr(m, base).scatter_(1, arr(m, index), 2.0, reduce="add"))
+    with pytest.raises(ValueError, match="reduce argument must be"):
+        ember.zeros(3).scatter_reduce(0, ember.tensor([0]), ember.ones(1), "max")
 
 
 def test_addr():

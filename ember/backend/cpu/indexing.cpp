@@ -2,7 +2,6 @@
 // indexed operand's stride along `dim` taken out of its geometry and added back from each index
 // value.
 #include <cstring>
-#include <type_traits>
 
 #include "ember/backend/cpu/loops.h"
 #include "ember/backend/index_layout.h"
@@ -46,14 +45,16 @@ void gather_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tens
 }
 
 void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
-                 bool accumulate) {
+                 ScatterReduce reduce) {
   if (index.numel() == 0) return;
   IndexIteration s = scatter_iteration(out, dim, index, src);
   const TensorIter& it = s.it;
   int64_t size = s.size, step = s.step;
-  const char* op = accumulate ? "scatter_add" : "scatter";
+  const char* op = reduce == ScatterReduce::Assign ? "scatter"
+                   : reduce == ScatterReduce::Sum  ? "scatter_add"
+                                                   : "scatter_reduce";
   // Serial: two index entries may name the same destination (the last one wins a plain scatter).
-  auto body = [&](auto tag) {
+  dispatch_all(out.dtype(), op, [&](auto tag) {
     using T = EMBER_TYPE(tag);
     cpu::for_each_run(it, 0, it.numel, [&](char** ptrs, const int64_t* strides, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
@@ -61,22 +62,10 @@ void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tens
         if (idx < -size || idx >= size) out_of_range(op, idx, dim, size);
         if (idx < 0) idx += size;
         T* d = reinterpret_cast<T*>(ptrs[0] + i * strides[0] + idx * step);
-        T v = *reinterpret_cast<const T*>(ptrs[2] + i * strides[2]);
-        if constexpr (std::is_same_v<T, bool>) {
-          *d = v;
-        } else {
-          *d = accumulate
-                   ? static_cast<T>(static_cast<opmath_t<T>>(*d) + static_cast<opmath_t<T>>(v))
-                   : v;
-        }
+        *d = scatter_combine(reduce, *d, *reinterpret_cast<const T*>(ptrs[2] + i * strides[2]));
       }
     });
-  };
-  if (accumulate) {
-    dispatch_numeric(out.dtype(), op, body);
-  } else {
-    dispatch_all(out.dtype(), op, body);
-  }
+  });
 }
 
 }  // namespace ember

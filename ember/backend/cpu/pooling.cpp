@@ -161,6 +161,7 @@ Window window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dParams& 
   h1 = std::min(h1, H);
   w1 = std::min(w1, W);
   int64_t divisor = p.count_include_pad ? padded : (h1 - h0) * (w1 - w0);
+  if (p.divisor_override > 0) divisor = p.divisor_override;
   return {h0, h1, w0, w1, std::max<int64_t>(divisor, 1)};
 }
 // adaptive_avg_pool2d's window of output (oh, ow) of (oH, oW) over an (H, W) input.

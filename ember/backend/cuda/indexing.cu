@@ -22,18 +22,23 @@ __device__ void report(cuda::KernelError* err, const char* op, int dim, int64_t 
   }
 }
 
-enum class Mode { Gather, Scatter, ScatterAdd };
+enum class Mode { Gather, Scatter, ScatterAdd, ScatterReduce };
 
 constexpr const char* mode_name(Mode m) {
-  return m == Mode::Gather ? "gather" : m == Mode::Scatter ? "scatter" : "scatter_add";
+  return m == Mode::Gather         ? "gather"
+         : m == Mode::Scatter      ? "scatter"
+         : m == Mode::ScatterAdd   ? "scatter_add"
+                                   : "scatter_reduce";
 }
 
 // Gather (out, index, self along dim) or scatter (out along dim, index, src): see
-// backend/index_layout.h. ScatterAdd adds atomically, as two indices may name one destination;
-// a plain scatter to one destination from two indices leaves either value, as in PyTorch.
+// backend/index_layout.h. ScatterAdd adds atomically and ScatterReduce combines atomically (its
+// `reduce`), as two indices may name one destination; a plain scatter to one destination from two
+// indices leaves either value, as in PyTorch.
 template <typename T, Mode kMode>
 __global__ void index_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Pointers<3> p,
-                             int64_t step, int64_t size, int dim, cuda::KernelError* err) {
+                             int64_t step, int64_t size, int dim, ScatterReduce reduce,
+                             cuda::KernelError* err) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -47,6 +52,10 @@ __global__ void index_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Po
     if constexpr (kMode == Mode::ScatterAdd)
       cuda::atomic_add(reinterpret_cast<T*>(p.p[0] + off[0] + idx * step),
                        *reinterpret_cast<const T*>(p.p[2] + off[2]));
+    else if constexpr (kMode == Mode::ScatterReduce)
+      cuda::atomic_update(reinterpret_cast<T*>(p.p[0] + off[0] + idx * step),
+                          *reinterpret_cast<const T*>(p.p[2] + off[2]),
+                          [reduce](T a, T b) { return scatter_combine(reduce, a, b); });
     else if constexpr (kMode == Mode::Scatter)
       *reinterpret_cast<T*>(p.p[0] + off[0] + idx * step) =
           *reinterpret_cast<const T*>(p.p[2] + off[2]);
@@ -57,7 +66,8 @@ __global__ void index_kernel(int64_t n, cuda::OffsetCalculator<3> calc, cuda::Po
 }
 
 template <typename T, Mode kMode>
-void launch(const IndexIteration& g, int64_t dim, int device) {
+void launch(const IndexIteration& g, int64_t dim, int device,
+            ScatterReduce reduce = ScatterReduce::Assign) {
   const TensorIter& it = g.it;
   cuda::LaunchScope launch(device);
   cuda::Pointers<3> p;
@@ -65,7 +75,7 @@ void launch(const IndexIteration& g, int64_t dim, int device) {
   index_kernel<T, kMode>
       <<<cuda::grid_for(it.numel, cuda::kThreads), cuda::kThreads, 0, launch.stream>>>(
           it.numel, cuda::OffsetCalculator<3>(it), p, g.step, g.size, static_cast<int>(dim),
-          cuda::kernel_error_slot(device));
+          reduce, cuda::kernel_error_slot(device));
   EMBER_CUDA_LAUNCH_CHECK(mode_name(kMode));
 }
 
@@ -80,16 +90,20 @@ void gather_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 }
 
 void scatter_cuda(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src,
-                  bool accumulate) {
+                  ScatterReduce reduce) {
   if (index.numel() == 0) return;
   IndexIteration g = scatter_iteration(out, dim, index, src);
   int device = out.device().index();
-  if (accumulate) {
+  if (reduce == ScatterReduce::Assign) {
+    dispatch_all(out.dtype(), "scatter",
+                 [&](auto tag) { launch<EMBER_TYPE(tag), Mode::Scatter>(g, dim, device); });
+  } else if (reduce == ScatterReduce::Sum && out.dtype() != kBool) {
     dispatch_numeric(out.dtype(), "scatter_add",
                      [&](auto tag) { launch<EMBER_TYPE(tag), Mode::ScatterAdd>(g, dim, device); });
   } else {
-    dispatch_all(out.dtype(), "scatter",
-                 [&](auto tag) { launch<EMBER_TYPE(tag), Mode::Scatter>(g, dim, device); });
+    dispatch_all(out.dtype(), "scatter_reduce", [&](auto tag) {
+      launch<EMBER_TYPE(tag), Mode::ScatterReduce>(g, dim, device, reduce);
+    });
   }
 }
 

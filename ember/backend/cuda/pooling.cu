@@ -95,6 +95,7 @@ __device__ void window(int64_t oh, int64_t ow, const PoolGeom& g, int64_t& h0, i
   h1 = min(h1, g.H);
   w1 = min(w1, g.W);
   divisor = g.p.count_include_pad ? padded : (h1 - h0) * (w1 - w0);
+  if (g.p.divisor_override > 0) divisor = g.p.divisor_override;
   if (divisor < 1) divisor = 1;
 }
 

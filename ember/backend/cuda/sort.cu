@@ -90,7 +90,8 @@ Tensor scan_rows(ScanOp op, const Tensor& x, int64_t L, cudaStream_t stream) {
 
 }  // namespace
 
-void sort_cuda(const Tensor& x, bool descending, const Tensor& values, const Tensor& indices) {
+void sort_cuda(const Tensor& x, bool descending, bool /*stable: always*/, const Tensor& values,
+               const Tensor& indices) {
   const int64_t n = x.numel();
   if (n == 0) return;
   const int64_t L = x.dim() == 0 ? 1 : x.size(-1);

@@ -60,6 +60,13 @@ EMBER_BINARY_FUNCTOR(GeluBackwardFn, T,
                         b * T(0.39894228040143268) * math::exp(T(-0.5) * b * b)))
 EMBER_BINARY_FUNCTOR(SiluBackwardFn, T,
                      a*(T(1) / (T(1) + math::exp(-b))) * (T(1) + b * (T(1) - T(1) / (T(1) + math::exp(-b)))))
+// Bitwise ops (integers and bool). Shifts as PyTorch's: a left shift by the bit width or more is 0,
+// a right shift by as much keeps only the sign.
+EMBER_BINARY_FUNCTOR(BitwiseAndFn, T, static_cast<T>(a & b))
+EMBER_BINARY_FUNCTOR(BitwiseOrFn, T, static_cast<T>(a | b))
+EMBER_BINARY_FUNCTOR(BitwiseXorFn, T, static_cast<T>(a ^ b))
+EMBER_BINARY_FUNCTOR(LeftShiftFn, T, math::left_shift(a, b))
+EMBER_BINARY_FUNCTOR(RightShiftFn, T, math::right_shift(a, b))
 #undef EMBER_BINARY_FUNCTOR
 
 /// (Name, functor, kind). Compare ops produce bool.
@@ -89,6 +96,11 @@ EMBER_BINARY_FUNCTOR(SiluBackwardFn, T,
   _(TanhBackward, TanhBackwardFn, Floating)       \
   _(GeluBackward, GeluBackwardFn, Floating)       \
   _(SiluBackward, SiluBackwardFn, Floating)       \
+  _(BitwiseAnd, BitwiseAndFn, Integral)           \
+  _(BitwiseOr, BitwiseOrFn, Integral)             \
+  _(BitwiseXor, BitwiseXorFn, Integral)           \
+  _(BitwiseLeftShift, LeftShiftFn, Integral)      \
+  _(BitwiseRightShift, RightShiftFn, Integral)    \
   EMBER_SPECIAL_BINARY_OPS(_)
 
 enum class BinaryOp {

@@ -4,7 +4,7 @@
 
 #include <type_traits>
 
-#include "ember/backend/functors/unary.h"
+#include "ember/backend/functors/params.h"
 #include "ember/core/dtype.h"
 
 namespace ember {
@@ -15,6 +15,8 @@ void dispatch_kind(DType t, const char* op, F&& f) {
     dispatch_floating(t, op, f);
   else if constexpr (kind == OpKind::Numeric)
     dispatch_numeric(t, op, f);
+  else if constexpr (kind == OpKind::Integral)
+    dispatch_integral(t, op, f);
   else if constexpr (kind == OpKind::Bool) {
     if (t != DType::Bool) throw_unsupported_dtype(op, t);
     f(TypeTag<bool>{});

@@ -219,6 +219,31 @@ EMBER_HOST_DEVICE inline T trunc(T x) {
   return x;
 }
 
+/// a << b and a >> b as PyTorch's (integers): shifting by the bit width or more (or by a negative
+/// amount) gives 0 to the left and the sign to the right.
+template <typename T>
+EMBER_HOST_DEVICE inline T left_shift(T a, T b) {
+  if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>) {
+    return a;
+  } else {
+    using U = std::make_unsigned_t<T>;
+    constexpr T bits = static_cast<T>(sizeof(T) * 8);
+    if ((std::is_signed_v<T> && b < 0) || b >= bits) return 0;
+    return static_cast<T>(static_cast<U>(a) << b);
+  }
+}
+template <typename T>
+EMBER_HOST_DEVICE inline T right_shift(T a, T b) {
+  if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>) {
+    return a;
+  } else {
+    using U = std::make_unsigned_t<T>;
+    constexpr U bits = static_cast<U>(sizeof(T) * 8);
+    if (static_cast<U>(b) >= bits) return a >> (bits - 1);
+    return a >> b;
+  }
+}
+
 /// Python's a % b (the sign of b) and a // b (toward -inf), PyTorch's remainder and floor_divide;
 /// integer division by zero is left to the op layer to reject.
 template <typename T>

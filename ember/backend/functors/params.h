@@ -15,7 +15,8 @@ struct BinaryParams {
 };
 
 // Which dtypes an op accepts: Floating ops see integer inputs promoted to float by ops/;
-// Numeric ops run on every dtype but bool; Bool ops run on bool only.
-enum class OpKind { Floating, Numeric, Bool, Compare };
+// Numeric ops run on every dtype but bool; Bool ops run on bool only; Integral ops on the integer
+// dtypes and bool (the bitwise ops).
+enum class OpKind { Floating, Numeric, Bool, Compare, Integral };
 
 }  // namespace ember

@@ -137,9 +137,9 @@ EMBER_NO_CUDA(batch_norm_backward_reduce_cuda, const Tensor&, const Tensor&, con
 EMBER_NO_CUDA(batch_norm_backward_elemt_cuda, const Tensor&, const Tensor&, const Tensor&,
               const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, const Tensor&)
 EMBER_NO_CUDA(gather_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&)
-EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&, bool)
+EMBER_NO_CUDA(scatter_cuda, const Tensor&, int64_t, const Tensor&, const Tensor&, ScatterReduce)
 EMBER_NO_CUDA(random_cuda, const Tensor&, const RandomParams&)
-EMBER_NO_CUDA(sort_cuda, const Tensor&, bool, const Tensor&, const Tensor&)
+EMBER_NO_CUDA(sort_cuda, const Tensor&, bool, bool, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(scan_cuda, ScanOp, const Tensor&, const Tensor&)
 EMBER_NO_CUDA(lstm_cell_cuda, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
               const Tensor&, const Tensor&)

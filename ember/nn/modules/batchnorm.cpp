@@ -72,5 +72,8 @@ std::shared_ptr<Module> BatchNorm1d::clone_impl() const {
 std::shared_ptr<Module> BatchNorm2d::clone_impl() const {
   return std::make_shared<BatchNorm2d>(num_features, eps, momentum, affine, track_running_stats);
 }
+std::shared_ptr<Module> BatchNorm3d::clone_impl() const {
+  return std::make_shared<BatchNorm3d>(num_features, eps, momentum, affine, track_running_stats);
+}
 
 }  // namespace ember::nn

@@ -1,4 +1,4 @@
-// nn::BatchNorm1d and BatchNorm2d: batch statistics in training, running ones in evaluation.
+// nn::BatchNorm1d, 2d and 3d: batch statistics in training, running ones in evaluation.
 #pragma once
 
 #include "ember/nn/module.h"
@@ -7,7 +7,7 @@ namespace ember::nn {
 
 class BatchNorm : public Module {
  public:
-  /// `dims`: the input dims the layer accepts (BatchNorm1d: 2 or 3, BatchNorm2d: 4).
+  /// `dims`: the input dims the layer accepts (BatchNorm1d: 2 or 3, BatchNorm2d: 4, 3d: 5).
   BatchNorm(int64_t num_features, double eps, double momentum, bool affine,
             bool track_running_stats, std::vector<int64_t> dims);
   Tensor forward(const Tensor& x) override;
@@ -45,6 +45,17 @@ class BatchNorm2d : public BatchNorm {
                        bool affine = true, bool track_running_stats = true)
       : BatchNorm(num_features, eps, momentum, affine, track_running_stats, {4}) {}
   std::string name() const override { return "BatchNorm2d"; }
+
+ protected:
+  std::shared_ptr<Module> clone_impl() const override;
+};
+
+class BatchNorm3d : public BatchNorm {
+ public:
+  explicit BatchNorm3d(int64_t num_features, double eps = 1e-5, double momentum = 0.1,
+                       bool affine = true, bool track_running_stats = true)
+      : BatchNorm(num_features, eps, momentum, affine, track_running_stats, {5}) {}
+  std::string name() const override { return "BatchNorm3d"; }
 
  protected:
   std::shared_ptr<Module> clone_impl() const override;

@@ -30,13 +30,18 @@ MaxPool2d::MaxPool2d(Pair k, std::optional<Pair> s, Pair p, Pair d, bool ceil)
 Tensor MaxPool2d::forward(const Tensor& x) {
   return max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode);
 }
+std::tuple<Tensor, Tensor> MaxPool2d::forward_with_indices(const Tensor& x) {
+  return max_pool2d_with_indices(x, kernel_size, stride, padding, dilation, ceil_mode);
+}
 std::string MaxPool2d::extra_repr() const {
   return "kernel_size=" + pair_str(kernel_size) + ", stride=" + pair_str(stride) +
          ", padding=" + pair_str(padding) + ", dilation=" + pair_str(dilation) +
          ", ceil_mode=" + (ceil_mode ? "True" : "False");
 }
 std::shared_ptr<Module> MaxPool2d::clone_impl() const {
-  return std::make_shared<MaxPool2d>(kernel_size, stride, padding, dilation, ceil_mode);
+  auto copy = std::make_shared<MaxPool2d>(kernel_size, stride, padding, dilation, ceil_mode);
+  copy->return_indices = return_indices;
+  return copy;
 }
 
 AvgPool2d::AvgPool2d(Pair k, std::optional<Pair> s, Pair p, bool ceil, bool include_pad)

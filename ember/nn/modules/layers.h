@@ -70,10 +70,14 @@ class MaxPool2d : public Module {
                      Pair padding = {0, 0}, Pair dilation = {1, 1}, bool ceil_mode = false);
   explicit MaxPool2d(int64_t kernel_size) : MaxPool2d(Pair{kernel_size, kernel_size}) {}
   Tensor forward(const Tensor& x) override;
+  // The output and, per output element, the flat index (within its plane) of the max it took.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& x);
   std::string name() const override { return "MaxPool2d"; }
   std::string extra_repr() const override;
   const Pair kernel_size, stride, padding, dilation;
   const bool ceil_mode;
+  // Whether Python's module call returns (output, indices), as torch.nn.MaxPool2d's flag.
+  bool return_indices = false;
 
  protected:
   std::shared_ptr<Module> clone_impl() const override;

@@ -146,33 +146,73 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return ~found if invert else found
 
 
-def _bitwise(name, op):
-    def fn(input, other, *, out=None):
-        a, b = input, _as_tensor(other, input)
-        for t in (a, b):
-            if _dname(t.dtype) != "bool":
-                raise NotImplementedError(f"[{name}] ember's bitwise ops take bool tensors only "
-                                          f"yet, got {_dname(t.dtype)}")
-        return _out(op(a, b), out)
-    fn.__name__ = name
-    fn.__doc__ = f"The elementwise {name[8:]} of bool tensors (integer bit ops need ember's C++)."
-    return fn
+@_torch
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """The derivative along each dim by second-order central differences (first- or second-order
+    one-sided ones at the edges), for unit or given spacing or sample coordinates, as PyTorch's."""
+    if spacing is None:
+        spacing = 1
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got "
+                           f"{edge_order}")
+    dims = list(range(input.dim())) if dim is None else \
+        [dim] if isinstance(dim, int) else list(dim)
+    dims = [d % input.dim() for d in dims]
+    if isinstance(spacing, (int, float)) or _is_tensor(spacing) and spacing.dim() == 0:
+        spacing = [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) == 1 and len(dims) > 1:
+        spacing = spacing * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's "
+                           f"spacing and dim arguments to have the same length, but got a spacing "
+                           f"argument of length {len(spacing)} and a dim argument of length "
+                           f"{len(dims)}.")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+    f = _floating(input)
+    return tuple(_gradient_along(f, d, h, edge_order) for d, h in zip(dims, spacing))
 
 
-for _n, _op in (("bitwise_and", lambda a, b: a & b), ("bitwise_or", lambda a, b: a | b),
-                ("bitwise_xor", lambda a, b: a != b)):
-    _both(_bitwise(_n, _op))
+def _gradient_along(f, d, h, edge_order):
+    n = f.shape[d]
 
+    def part(start, stop=None):
+        return f.narrow(d, start, (n if stop is None else stop) - start)
 
-@_both
-def bitwise_not(input, *, out=None):
-    """~input: logical not for bool, -x - 1 for signed integers, 255 - x for uint8."""
-    kind = _dname(input.dtype)
-    if kind == "bool":
-        return _out(~input, out)
-    if _KIND[kind][0] != 1:
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{_legacy(input.dtype)}'")
-    return _out(255 - input if kind == "uint8" else -input - 1, out)
+    if _is_tensor(h) and h.dim() == 1:
+        # Coordinates: the three-point formulas for uneven steps.
+        shape = [1] * f.dim()
+        shape[d] = -1
+        dx = h[1:] - h[:-1]
+        dx1, dx2 = dx[:-1], dx[1:]
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        center = a * part(0, n - 2) + b * part(1, n - 1) + c * part(2)
+        if edge_order == 1:
+            first = (part(1, 2) - part(0, 1)) / dx[0]
+            last = (part(n - 1) - part(n - 2, n - 1)) / dx[-1]
+        else:
+            h0, h1 = dx[0], dx[1]
+            first = (-(2.0 * h0 + h1) / (h0 * (h0 + h1)) * part(0, 1)
+                     + (h0 + h1) / (h0 * h1) * part(1, 2) - h0 / (h1 * (h0 + h1)) * part(2, 3))
+            g0, g1 = dx[-1], dx[-2]
+            last = (g0 / (g1 * (g0 + g1)) * part(n - 3, n - 2)
+                    - (g0 + g1) / (g0 * g1) * part(n - 2, n - 1)
+                    + (2.0 * g0 + g1) / (g0 * (g0 + g1)) * part(n - 1))
+    else:
+        h = float(h)
+        center = (part(2) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (part(1, 2) - part(0, 1)) / h
+            last = (part(n - 1) - part(n - 2, n - 1)) / h
+        else:
+            first = (-1.5 * part(0, 1) + 2 * part(1, 2) - 0.5 * part(2, 3)) / h
+            last = (0.5 * part(n - 3, n - 2) - 2 * part(n - 2, n - 1) + 1.5 * part(n - 1)) / h
+    return _E.cat([first, center, last], d)
 
 
 @_torch
@@ -209,10 +249,10 @@ def angle(input, *, out=None):
     return _out(_E.where(_E.isnan(x), x, a), out)
 
 
-@_both
+@_torch
 def adjoint(input):
     """The conjugate transpose of the last two dims: their transpose, as ember is real."""
-    return input.transpose(-2, -1)
+    return input.adjoint()
 
 
 _histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])

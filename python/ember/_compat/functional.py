@@ -2,7 +2,7 @@
 ember._compat (see its __init__)."""
 import warnings
 
-from ._registry import _F, _TENSOR, _functional, _torch
+from ._registry import _F, _TENSOR, _dname, _functional, _out, _torch
 from .linalg import pdist
 
 _E = None  # the ember module, set by install()
@@ -15,7 +15,7 @@ _E = None  # the ember module, set by install()
 _FROM_F = """conv1d conv2d conv_transpose1d conv_transpose2d avg_pool1d max_pool1d max_pool2d
     adaptive_avg_pool1d pixel_shuffle pixel_unshuffle prelu selu celu
     cosine_similarity pairwise_distance bilinear hardshrink rrelu channel_shuffle threshold
-    threshold_ selu_ celu_ rrelu_""".split()
+    threshold_ selu_ celu_ rrelu_ conv3d conv_transpose3d max_pool3d""".split()
 
 # torch.name(input, ...) for the Tensor methods that PyTorch also has as functions.
 _FROM_TENSOR = """xlogy_ logit_ sinc_ gcd_ lcm_ ldexp_ round_ nan_to_num_ clamp_min_ clamp_max_
@@ -197,7 +197,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     """The multi-class hinge loss: sum over i != y of max(0, margin - x[y] + x[i])**p / C."""
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x = input if input.dim() > 1 else input.unsqueeze(0)
+    x = input if input.dim() > 1 else input.reshape(1, -1)
     y = target.reshape(-1, 1)
     picked = x.gather(1, y)
     loss = _E.clamp(margin - picked + x, min=0)
@@ -206,6 +206,28 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None:
         loss = loss * weight[y]
     loss = loss.scatter(1, y, _E.zeros_like(picked)).sum(1) / x.shape[1]
+    if input.dim() <= 1:
+        loss = loss.reshape(target.shape)
+    return _reduce(loss, reduction)
+
+
+@_functional
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge loss: for each sample, the sum over its labels j (target up to the first
+    -1) and the classes i not among them of max(0, 1 - (x[j] - x[i])), over C."""
+    if target.shape != input.shape:
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    x = input if input.dim() > 1 else input.reshape(1, -1)
+    y = target.reshape(x.shape)
+    # The labels are those before the first -1; the rest of the row is ignored.
+    listed = _E.cumprod((y != -1).to(_E.int64), 1).to(x.dtype)
+    labels = y.clamp(min=0)
+    is_label = _E.zeros_like(x).scatter_add(1, labels, listed) > 0
+    picked = x.gather(1, labels)
+    margins = _E.clamp(1 - picked.unsqueeze(2) + x.unsqueeze(1), min=0)
+    weight = listed.unsqueeze(2) * (~is_label).to(x.dtype).unsqueeze(1)
+    loss = (margins * weight).sum((1, 2)) / x.shape[1]
     if input.dim() <= 1:
         loss = loss.reshape(())
     return _reduce(loss, reduction)
@@ -311,6 +333,43 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+@_functional
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """max_pool3d's partial inverse: each value back at its index, zeros elsewhere."""
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def _adaptive_windows(size, out):
+    """PyTorch's adaptive pooling windows: [floor(i * size / out), ceil((i + 1) * size / out))."""
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+@_functional
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The 3-D adaptive max pool: the 2-D one per depth slice, then the max over each depth window
+    (the first depth that holds it, so ties resolve in PyTorch's d, h, w scan order)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    batched = input.dim() == 5
+    x = input if batched else input.unsqueeze(0)
+    n, c, d, h, w = x.shape
+    size = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
+    od, oh, ow = (s if o is None else o for s, o in zip((d, h, w), size))
+    planes, where = _E.nn.functional.adaptive_max_pool2d(x.reshape(n, c * d, h, w), (oh, ow),
+                                                         True)
+    planes, where = planes.reshape(n, c, d, oh, ow), where.reshape(n, c, d, oh, ow)
+    values, indices = [], []
+    for lo, hi in _adaptive_windows(d, od):
+        v, k = planes[:, :, lo:hi].max(2)
+        values.append(v)
+        indices.append(where[:, :, lo:hi].gather(2, k.unsqueeze(2)).squeeze(2) + (k + lo) * h * w)
+    out, idx = _E.stack(values, 2), _E.stack(indices, 2)
+    if not batched:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return (out, idx) if return_indices else out
+
+
 def _with_indices(name):
     def fn(*args, **kwargs):
         kwargs["return_indices"] = True
@@ -320,7 +379,8 @@ def _with_indices(name):
     return fn
 
 
-for _n in ("max_pool1d", "max_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"):
+for _n in ("max_pool1d", "max_pool2d", "max_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool2d", "adaptive_max_pool3d"):
     _F[_n + "_with_indices"] = _with_indices(_n)
 
 
@@ -418,3 +478,359 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         out = (tap(y0, x0, wy0 * wx0) + tap(y0, x1, wy0 * wx1) + tap(y1, x0, wy1 * wx0)
                + tap(y1, x1, wy1 * wx1))
     return out.reshape(n, c, ho, wo)
+
+
+# ================================================================================================
+# Dropout, bags of embeddings, attention
+# ================================================================================================
+
+
+@_functional
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout over whole channels: one draw per (N, C), kept at SELU's mean and variance."""
+    if p < 0 or p > 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if p == 1:
+        out = input * _E.zeros_like(input)
+    else:
+        alpha = 1.7580993408473766  # SELU's scale * alpha: the value a dropped unit takes
+        a = 1.0 / ((alpha * alpha * p + 1) * (1 - p)) ** 0.5
+        shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+        keep = _E.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+        out = input * (keep * a) + (keep - 1) * (alpha * a) + alpha * a * p
+    return input.copy_(out) if inplace else out
+
+
+@_torch
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """Scales the rows of input that indices name down to a norm of at most max_norm, in place."""
+    with _E.no_grad():
+        _E.nn.functional.embedding(indices, input, max_norm=max_norm, norm_type=norm_type)
+    return input
+
+
+@_functional
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """The sum, mean or max of the embeddings in each bag: the rows of a 2-D input, or the runs of a
+    1-D input that start at offsets. An empty bag gives zeros; padding_idx entries are left out."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' "
+                                  f"(got mode='{mode}'). Please open a feature request on GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is "
+                             "a mini-batch of fixed length sequences.")
+        bags, length = input.shape
+        offsets = _E.arange(0, bags * length, max(length, 1), device=input.device)[:bags]
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        if include_last_offset:
+            offsets = offsets[:-1]
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if padding_idx is not None:
+        if not -weight.shape[0] <= padding_idx < weight.shape[0]:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= weight.shape[0]
+    if max_norm is not None:
+        embedding_renorm_(weight, input, max_norm, norm_type)
+    if _dname(weight.dtype) in ("float16", "bfloat16"):
+        # Sums in float32, rounded once, as PyTorch's kernel accumulates.
+        return embedding_bag(input, weight.float(), offsets, None, norm_type, scale_grad_by_freq,
+                             mode, sparse, per_sample_weights if per_sample_weights is None else
+                             per_sample_weights.float(), include_last_offset,
+                             padding_idx).to(weight.dtype)
+    count, bags = input.shape[0], offsets.shape[0]
+    # Each entry's bag: a 1 where a bag starts (repeated offsets skip empty bags), summed up.
+    starts = _E.zeros(count + 1, dtype=_E.int64, device=input.device)
+    starts = starts.index_add(0, offsets.clamp(max=count), _E.ones_like(offsets))
+    bag_of = starts[:count].cumsum(0) - 1
+    kept = _E.ones(count, dtype=weight.dtype, device=weight.device)
+    if padding_idx is not None:
+        kept = (input != padding_idx).to(weight.dtype)
+    rows = weight.index_select(0, input)
+    if mode == "max":
+        out = []
+        ends = offsets.tolist()[1:] + [count]
+        for start, end in zip(offsets.tolist(), ends):
+            members = [i for i in range(start, end) if kept[i] != 0]
+            out.append(rows[members].amax(0) if members else weight.new_zeros(weight.shape[1:]))
+        return _E.stack(out) if out else weight.new_zeros((0,) + tuple(weight.shape[1:]))
+    scale = kept if per_sample_weights is None else kept * per_sample_weights
+    total = weight.new_zeros((bags,) + tuple(weight.shape[1:]))
+    total = total.index_add(0, bag_of, rows * scale.unsqueeze(1))
+    if mode == "sum":
+        return total
+    sizes = weight.new_zeros(bags).index_add(0, bag_of, kept)
+    return total / sizes.clamp(min=1).unsqueeze(1)
+
+
+@_functional
+def _scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                  need_attn_weights=False, is_causal=False):
+    """PyTorch 1.13's private attention: (output, attention weights), the weights after dropout."""
+    return tuple(_E.nn.functional._attention_math(query, key, value, attn_mask, dropout_p,
+                                                  is_causal))
+
+
+# ================================================================================================
+# ATen's normalisation entry points, CTC
+# ================================================================================================
+
+
+@_torch
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(layer_norm's output, the mean, 1 / sqrt(var + eps)), the statistics kept with size-1 dims
+    in the normalised positions."""
+    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    # The statistics are not differentiable outputs in PyTorch either.
+    x = input.detach()
+    mean = x.mean(dims, keepdim=True)
+    rstd = (x.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
+    return (_E.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps), mean, rstd)
+
+
+@_torch
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm's output, the batch mean, 1 / sqrt(batch var + eps)); in eval mode the two
+    statistics are empty, as ATen's."""
+    out = _E.nn.functional.batch_norm(input, running_mean, running_var, weight, bias, training,
+                                      momentum, eps)
+    if not training:
+        empty = input.new_empty(0)
+        return out, empty, empty
+    dims = [0] + list(range(2, input.dim()))
+    x = input.detach()
+    mean = x.mean(dims)
+    invstd = (x.var(dims, unbiased=False) + eps).rsqrt()
+    return out, mean, invstd
+
+
+def _logsumexp_safe(terms, dim):
+    """logsumexp over dim that stays -inf, with a zero gradient, where every term is -inf (the
+    plain one's gradient there is NaN)."""
+    m = terms.detach().amax(dim, keepdim=True)
+    none = m == float("-inf")
+    m = _E.where(none, _E.zeros_like(m), m)
+    total = (terms - m).exp().sum(dim, keepdim=True)
+    total = _E.where(none, _E.ones_like(total), total)
+    out = _E.where(none, _E.full_like(m, float("-inf")), total.log() + m)
+    return out.squeeze(dim)
+
+
+def _lengths(v, name):
+    if _E.is_tensor(v):
+        return [int(x) for x in v.reshape(-1).tolist()]
+    if isinstance(v, int):
+        raise TypeError(f"ctc_loss(): argument '{name}' must be tuple of ints, not int")
+    return [int(x) for x in v]
+
+
+@_functional
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """Connectionist temporal classification: -log of the total probability of the alignments of
+    each target with its (T, C) log-probabilities, by the forward (alpha) recursion over the target
+    with blanks between and around its labels. The gradient is PyTorch's, which assumes log_probs
+    come from log_softmax (it adds exp(log_probs) times the loss's gradient)."""
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    T, N, C = lp.shape
+    in_len, tg_len = _lengths(input_lengths, "input_lengths"), _lengths(target_lengths,
+                                                                        "target_lengths")
+    if len(in_len) != N or len(tg_len) != N:
+        raise RuntimeError(f"input_lengths and target_lengths must have {N} entries")
+    if not 0 <= blank < C:
+        raise RuntimeError("blank must be in label range")
+    for n in range(N):
+        if in_len[n] > T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value "
+                               f"{in_len[n]} (while checking arguments for ctc_loss_cpu)")
+    # Each sample's labels: a row of a padded (N, S) targets, or its run of a 1-D concatenation.
+    flat = targets.reshape(-1).tolist()
+    rows, at = [], 0
+    for n in range(N):
+        if targets.dim() == 2:  # padded (N, S)
+            rows.append(targets[n, :tg_len[n]].tolist())
+        else:  # concatenated (one sample's alone when unbatched)
+            rows.append(flat[at:at + tg_len[n]])
+            at += tg_len[n]
+    L = max(tg_len) if tg_len else 0
+    S = 2 * L + 1
+    # The extended labels: blank, l1, blank, l2, ..., blank (padded with blanks to S).
+    ext = [[blank] * S for _ in range(N)]
+    skip = [[False] * S for _ in range(N)]  # may s come from s - 2 (a label unlike the last)?
+    for n, row in enumerate(rows):
+        for i, lab in enumerate(row):
+            ext[n][2 * i + 1] = int(lab)
+            skip[n][2 * i + 1] = i > 0 and int(lab) != int(row[i - 1])
+    device = lp.device
+    ext_t = _E.tensor(ext, dtype=_E.int64, device=device)
+    emit = lp.gather(2, ext_t.unsqueeze(0).expand(T, N, S))  # (T, N, S)
+    neg_inf = float("-inf")
+    # Paths start on the first blank or the first label.
+    starts = _E.tensor([0.0, 0.0] + [neg_inf] * (S - 2), dtype=lp.dtype, device=device)[:S]
+    alpha = starts + emit[0]
+    pad1 = _E.full((N, 1), neg_inf, dtype=lp.dtype, device=device)
+    pad2 = _E.full((N, 2), neg_inf, dtype=lp.dtype, device=device)
+    skip_t = _E.tensor(skip, dtype=_E.bool, device=device)
+    lens = _E.tensor(in_len, dtype=_E.int64, device=device).unsqueeze(1)
+    for t in range(1, T):
+        stay = alpha
+        step = _E.cat([pad1, alpha[:, :-1]], 1)
+        jump = _E.where(skip_t, _E.cat([pad2, alpha[:, :-2]], 1), _E.full_like(alpha, neg_inf))
+        new = _logsumexp_safe(_E.stack([stay, step, jump], 2), 2) + emit[t]
+        alpha = _E.where(lens > t, new, alpha)  # a sample's alpha stops at its last frame
+    # The alignments end on the last label or the blank after it.
+    end = _E.tensor([2 * k for k in tg_len], dtype=_E.int64, device=device).unsqueeze(1)
+    last = alpha.gather(1, end)
+    before = alpha.gather(1, (end - 1).clamp(min=0))
+    before = _E.where(end > 0, before, _E.full_like(before, neg_inf))
+    nll = -_logsumexp_safe(_E.cat([last, before], 1), 1)
+    # PyTorch's gradient: d/dx of log_softmax's input, i.e. + exp(lp) on every frame in range.
+    frames = (_E.arange(T, device=device).unsqueeze(1) < lens.reshape(1, N)).to(lp.dtype)
+    p = lp.detach().exp() * frames.unsqueeze(2)
+    nll = nll + (p * (lp - lp.detach())).sum((0, 2))
+    if zero_infinity:
+        nll = _E.where(_E.isinf(nll), _E.zeros_like(nll), nll)
+    if reduction == "mean":
+        div = _E.tensor(tg_len, dtype=lp.dtype, device=device).clamp(min=1)
+        return (nll / div).mean()
+    if reduction == "sum":
+        return nll.sum()
+    if reduction != "none":
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return nll if batched else nll.squeeze(0)
+
+
+# ================================================================================================
+# torch.* losses with ATen's signatures (reduction as ATen's enum: 0 none, 1 mean, 2 sum)
+# ================================================================================================
+
+_REDUCTION = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _aten_reduction(r):
+    if r not in _REDUCTION:
+        raise ValueError(f"{r} is not a valid value for reduction")
+    return _REDUCTION[r]
+
+
+@_torch
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+    """F.binary_cross_entropy_with_logits with ATen's argument order."""
+    return _E.nn.functional.binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_aten_reduction(reduction), pos_weight=pos_weight)
+
+
+@_torch
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+    """F.cosine_embedding_loss with ATen's argument order."""
+    return _E.nn.functional.cosine_embedding_loss(input1, input2, target, margin,
+                                                  reduction=_aten_reduction(reduction))
+
+
+@_torch
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+    """F.hinge_embedding_loss with ATen's argument order."""
+    return _E.nn.functional.hinge_embedding_loss(input, target, margin,
+                                                 reduction=_aten_reduction(reduction))
+
+
+@_torch
+def kl_div(input, target, reduction=1, *, log_target=False):
+    """F.kl_div with ATen's argument order (its 'mean' is the elementwise mean)."""
+    return _E.nn.functional.kl_div(input, target, reduction=_aten_reduction(reduction),
+                                   log_target=log_target)
+
+
+@_torch
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+    """F.margin_ranking_loss with ATen's argument order."""
+    return _E.nn.functional.margin_ranking_loss(input1, input2, target, margin,
+                                                reduction=_aten_reduction(reduction))
+
+
+@_torch
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """F.poisson_nll_loss with ATen's argument order."""
+    return _E.nn.functional.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                             reduction=_aten_reduction(reduction))
+
+
+@_torch
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        reduction=1):
+    """F.triplet_margin_loss with ATen's argument order."""
+    return _E.nn.functional.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                                reduction=_aten_reduction(reduction))
+
+
+def _ctc_loss_aten(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+                   zero_infinity=False):
+    """F.ctc_loss with ATen's argument order."""
+    return _F["ctc_loss"](log_probs, targets, input_lengths, target_lengths, blank,
+                          _aten_reduction(reduction), zero_infinity)
+
+
+_ctc_loss_aten.__name__ = "ctc_loss"  # torch.ctc_loss; F.ctc_loss is the one above
+_torch(_ctc_loss_aten)
+
+
+@_torch
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (F.dropout2d's rule for any rank)."""
+    if not train or p == 0:
+        return input
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
+    keep = _E.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    return input * keep / (1 - p)
+
+
+@_torch
+def native_channel_shuffle(input, groups):
+    """F.channel_shuffle."""
+    return channel_shuffle(input, groups)
+
+
+_F["native_channel_shuffle"] = native_channel_shuffle
+
+
+# x.op_copy(...): the view op's result as a new tensor (PyTorch's functionalization variants).
+def _copy_of(name):
+    def fn(input, *args, out=None, **kwargs):
+        result = getattr(input, name)(*args, **kwargs)
+        if isinstance(result, (tuple, list)):
+            return [r.clone() for r in result]
+        return _out(result.clone(), out)
+    fn.__name__ = name + "_copy"
+    fn.__doc__ = f"input.{name}(...) as a new tensor, not a view."
+    return fn
+
+
+for _n in ("as_strided", "detach", "diagonal", "expand", "permute", "select", "split",
+           "split_with_sizes", "squeeze", "t", "transpose", "unbind", "unfold", "unsqueeze",
+           "view"):
+    _torch(_copy_of(_n))
+
+
+@_torch
+def alias_copy(input, *, out=None):
+    """A copy of input (the copy variant of its alias)."""
+    return _out(input.clone(), out)

@@ -242,6 +242,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {input.dim()} dimensions")
     x = _floating(input).reshape(1, -1) if input.dim() < 2 else _floating(input)
+    if aweights is not None and aweights.is_floating_point():
+        x = x.to(_E.promote_types(x.dtype, aweights.dtype))  # as x * aweights promotes
     w = None
     if fweights is not None:
         w = fweights
@@ -276,3 +278,127 @@ def corrcoef(input):
     d = _E.sqrt(c.diagonal())
     c = c / d.unsqueeze(1) / d.unsqueeze(0)
     return _E.clamp(c, -1, 1)
+
+
+# --- order statistics made of sort (CPU's unstable sort has PyTorch's tie order: their indices
+# are PyTorch's) ---------------------------------------------------------------------------------
+
+def _along(input, dim):
+    """(input with dim last, dim): a flattened input when dim is None."""
+    if dim is None:
+        return input.reshape(-1), -1
+    return input, dim
+
+
+@_both
+def nanmedian(input, dim=None, keepdim=False):
+    """The lower median of the non-NaN values (NaN where all are NaN); with dim, (values,
+    indices), equal values ordered by index as PyTorch's."""
+    if dim is None:
+        if input.numel() == 0:
+            return _E.full((), float("nan"), dtype=input.dtype, device=input.device)
+        return nanmedian(input.reshape(-1), 0).values
+    x = input if input.dim() else input.reshape(1)
+    d = dim if input.dim() else 0
+    values, indices = _E.sort(x, d, stable=True)  # NaN last
+    n = x.shape[d]
+    valid = n - _E.isnan(x).sum(d, keepdim=True) if x.is_floating_point() else \
+        _E.full_like(values.narrow(d, 0, 1), n, dtype=_E.int64)
+    pos = _E.clamp((valid - 1) // 2, min=0)  # C's truncation: all-NaN rows take position 0
+    v, i = values.gather(d, pos), indices.gather(d, pos)
+    if not keepdim or not input.dim():
+        v, i = v.squeeze(d), i.squeeze(d)
+    if not input.dim():
+        v, i = v.reshape(()), i.reshape(())
+    return _E.return_types.median(v, i)
+
+
+@_both
+def mode(input, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest among equally frequent ones) and the index
+    PyTorch's kernel gives for it (the last of its run in its sort)."""
+    x = input if input.dim() else input.reshape(1)
+    d = dim % x.dim()
+    values, indices = _E.sort(x, d)
+    v, i = values.movedim(d, -1), indices.movedim(d, -1)
+    n = v.shape[-1]
+    if n == 0:
+        raise IndexError(f"mode(): Expected reduction dim {dim} to have non-zero size.")
+    starts = _E.cat([_E.ones_like(v[..., :1], dtype=_E.bool), v[..., 1:] != v[..., :-1]], -1)
+    run = _E.cumsum(starts.to(_E.int64), -1) - 1  # the run each position belongs to
+    lengths = _E.zeros_like(run).scatter_add(-1, run, _E.ones_like(run))
+    best = _E.argmax((lengths == lengths.amax(-1, keepdim=True)).to(_E.uint8), -1, keepdim=True)
+    end = _E.cumsum(lengths, -1).gather(-1, best) - 1  # the last position of the winning run
+    mv, mi = v.gather(-1, end).squeeze(-1), i.gather(-1, end).squeeze(-1)
+    if keepdim:
+        mv, mi = mv.unsqueeze(d), mi.unsqueeze(d)
+    if not input.dim():
+        mv, mi = mv.reshape(()), mi.reshape(())
+    return _E.return_types.mode(mv, mi)
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint "
+                         f"or nearest. Got {interpolation}")
+    if not input.is_floating_point():
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    scalar_q = not _is_tensor(q)
+    qt = _E.tensor(q, dtype=input.dtype, device=input.device) if scalar_q else q
+    if qt.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if qt.dtype != input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    if bool(((qt < 0) | (qt > 1)).any()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    x, d = _along(input, dim)
+    if x.dim() == 0:
+        x, d = x.reshape(1), 0
+    if x.shape[d] == 0:
+        raise IndexError(f"{name}() input tensor must be non-empty")
+    values = _E.sort(x, d).values.movedim(d, -1)  # NaN last
+    n = values.shape[-1]
+    nan_count = _E.isnan(values).sum(-1, keepdim=True)
+    valid = (n - nan_count) if ignore_nan else _E.full_like(nan_count, n)
+    qs = qt.reshape(-1)
+    rank = qs * (valid - 1).to(input.dtype)  # (..., len(q))
+    if interpolation == "lower":
+        rank = _E.floor(rank)
+    elif interpolation == "higher":
+        rank = _E.ceil(rank)
+    elif interpolation == "nearest":
+        rank = _E.round(rank)
+    lo = _E.clamp(_E.floor(rank).to(_E.int64), min=0)
+    hi = _E.clamp(_E.ceil(rank).to(_E.int64), min=0, max=n - 1)
+    lo = _E.clamp(lo, max=n - 1)
+    below, above = values.gather(-1, lo), values.gather(-1, hi)
+    if interpolation == "midpoint":
+        out = (below + above) / 2
+    else:
+        out = _E.lerp(below, above, (rank - lo.to(rank.dtype)))
+    nan = float("nan")
+    if ignore_nan:
+        out = _E.where(valid == 0, _E.full_like(out, nan), out)
+    else:
+        out = _E.where(nan_count > 0, _E.full_like(out, nan), out)
+    out = out.movedim(-1, 0)  # q first
+    if dim is not None and keepdim and input.dim():  # a 0-dim input keeps no dims
+        out = out.unsqueeze(d % input.dim() + 1)
+    elif dim is None and keepdim:
+        out = out.reshape((out.shape[0],) + (1,) * input.dim())
+    if scalar_q:
+        out = out.squeeze(0)
+    return out
+
+
+@_both
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The q-th quantiles along dim (of all elements when None), interpolated as PyTorch's; a row
+    holding NaN gives NaN."""
+    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+
+
+@_both
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile over the non-NaN values."""
+    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)

@@ -4,7 +4,7 @@ import builtins
 import functools
 import itertools
 
-from ._registry import _both, _dname, _is_tensor, _method, _torch
+from ._registry import _both, _dname, _is_tensor, _method, _out, _torch
 from .dtypes import _promote
 
 _E = None  # the ember module, set by install()
@@ -149,9 +149,9 @@ def combinations(input, r=2, with_replacement=False):
         return input.new_empty(0)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     rows = list(pick(range(input.shape[0]), r))
-    if not rows:
-        return input.new_empty(0, r)
-    return input[_E.tensor(rows, device=input.device)]
+    # An index of shape (0, r) when there are none: still a result autograd follows.
+    index = _E.tensor(rows, dtype=_E.int64, device=input.device).reshape(-1, r)
+    return input[index]
 
 
 @_torch
@@ -201,6 +201,8 @@ def sum_to_size(self, *size):
     """self summed over the dimensions where size is 1 (the inverse of expand)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    if not size:
+        return self.sum()  # PyTorch's sum_to: an empty size is a full sum (ints become int64)
     shape = tuple(self.shape)
     lead = len(shape) - len(size)
     ok = lead >= 0 and all(s == 1 or s == shape[lead + i] for i, s in enumerate(size))
@@ -213,3 +215,70 @@ def sum_to_size(self, *size):
     if dims:
         out = out.sum(dims, keepdim=True)
     return out
+
+
+# --- copies and scatters of views (composites whose gradients come from the ops they use) -----
+
+@_both
+def narrow_copy(input, dim, start, length):
+    """input.narrow(dim, start, length) as a new tensor."""
+    return input.narrow(dim, start, length).clone()
+
+
+@_torch
+def constant_pad_nd(input, pad, value=0):
+    """F.pad(input, pad, 'constant', value) (the ATen op's name)."""
+    return _E.nn.functional.pad(input, list(pad), "constant", value)
+
+
+def _scatter_into_view(input, src, view):
+    """A copy of input whose view (a function of a tensor) holds src: differentiable in both."""
+    out = input.clone()
+    view(out).copy_(src)
+    return out
+
+
+@_both
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """input with its diagonal (offset, dim1, dim2) replaced by src, out of place."""
+    return _scatter_into_view(input, src, lambda t: t.diagonal(offset, dim1, dim2))
+
+
+@_both
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """input with input.as_strided(size, stride, storage_offset) replaced by src, out of place."""
+    return _scatter_into_view(input, src, lambda t: t.as_strided(size, stride, storage_offset))
+
+
+@_both
+def conj(input):
+    """The complex conjugate: ember's tensors are real, so input itself."""
+    return input
+
+
+@_both
+def conj_physical(input, *, out=None):
+    """The complex conjugate, materialised: a copy of a real input."""
+    return _out(input.clone(), out)
+
+
+@_method
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None,
+                      pin_memory=False, requires_grad=False):
+    """An uninitialised tensor of size and stride, self's dtype and device by default."""
+    return empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+@_torch
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=False,
+                  requires_grad=False):
+    """An uninitialised tensor of the given size and stride (a strided view of fresh storage)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} vs "
+                           f"{len(size)}")
+    reach = 0 if any(n == 0 for n in size) else 1 + builtins.sum((n - 1) * s
+                                                                 for n, s in zip(size, stride))
+    out = _E.empty(reach, dtype=dtype, device=device).as_strided(size, stride, 0)
+    return out.requires_grad_() if requires_grad else out

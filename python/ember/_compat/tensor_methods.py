@@ -1,4 +1,4 @@
-"""Tensor conveniences: in-place random fills, index_put, put, scatter_reduce, properties, the
+"""Tensor conveniences: in-place random fills, index_put, put, properties, the
 in-place variants install() adds. Part of ember._compat (see its __init__)."""
 import builtins
 import math
@@ -162,41 +162,57 @@ def index_fill(input, dim, index, value):
     return input.clone().index_fill_(dim, index, value)
 
 
+def _along(input, dim, index, source, op):
+    """source's slices at index along dim, as a scatter of index broadcast over source's other
+    dims (index_copy's and index_reduce's checks, as PyTorch's)."""
+    if index.dim() > 1:
+        raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index.dim()})")
+    x = input if input.dim() else input.reshape(1)
+    src = source if source.dim() else source.reshape(1)
+    d = dim % x.dim()
+    if src.dim() != x.dim() or src.shape[d] != index.numel():
+        raise IndexError(f"{op}(): Number of indices ({index.numel()}) should be equal to "
+                         f"source.size(dim) ({src.shape[d] if src.dim() > d else 1})")
+    shape = [1] * src.dim()
+    shape[d] = index.numel()
+    return x, d, index.reshape(shape).expand(tuple(src.shape)), src
+
+
+@_both
+def index_copy(input, dim, index, source):
+    """input with source's slices written at index along dim, out of place."""
+    x, d, idx, src = _along(input, dim, index, source, "index_copy")
+    return x.scatter(d, idx, src).reshape(input.shape)
+
+
+@_method
+def index_copy_(self, dim, index, source):
+    """index_copy in place."""
+    return self.copy_(index_copy(self, dim, index, source))
+
+
+@_both
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """input with source's slices combined in at index along dim by reduce ('prod', 'mean',
+    'amax' or 'amin'), out of place."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
+                           f"but got {reduce}.")
+    x, d, idx, src = _along(input, dim, index, source, "index_reduce")
+    return x.scatter_reduce(d, idx, src, reduce, include_self=include_self).reshape(input.shape)
+
+
+@_method
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """index_reduce in place."""
+    return self.copy_(index_reduce(self, dim, index, source, reduce, include_self=include_self))
+
+
 @_both
 def masked_scatter(input, mask, source):
     """input with the positions where mask is True taken, in order, from source."""
     input, mask = broadcast_tensors(input, mask)
     return input.clone().masked_scatter_(mask, source)
-
-
-@_method
-def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
-    """Reduces src into self at index along dim, in place: reduce 'sum' or 'mean'."""
-    if reduce not in ("sum", "mean"):
-        raise NotImplementedError(f"[scatter_reduce] reduce='{reduce}' is not supported by ember "
-                                  "yet (only 'sum' and 'mean')")
-    if not include_self:
-        ones = _E.ones_like(src, dtype=self.dtype)
-        hit = _E.zeros_like(self).scatter_(dim, index, ones) != 0
-        self.masked_fill_(hit, 0)
-    count = None
-    if reduce == "mean":
-        count = _E.zeros_like(self).scatter_add_(dim, index, _E.ones_like(src, dtype=self.dtype))
-        if include_self:
-            count = count + 1
-    self.scatter_add_(dim, index, src.to(self.dtype))
-    if count is not None:
-        count = _E.where(count == 0, _E.ones_like(count), count)
-        result = self / count if self.is_floating_point() else _E.div(self, count,
-                                                                      rounding_mode="floor")
-        self.copy_(result)
-    return self
-
-
-@_both
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """input with src reduced in at index along dim ('sum' or 'mean'), out of place."""
-    return scatter_reduce_(input.clone(), dim, index, src, reduce, include_self=include_self)
 
 
 @_both

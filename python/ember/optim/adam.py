@@ -3,7 +3,8 @@ names ('step' a float32 scalar tensor, 'exp_avg', 'exp_avg_sq', ...), so state d
 between the two libraries."""
 from .. import _C
 from .. import tensor, zeros_like
-from .optimizer import Optimizer, _check, _check_adam_like, _step
+from .optimizer import (Optimizer, _check, _check_adam_like, _maximize_and_decoupled_decay,
+                        _step)
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
@@ -98,14 +99,20 @@ class Adamax(Optimizer):
 
 class NAdam(Optimizer):
     """NAdam(params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
-    foreach=None): Adam with Nesterov momentum."""
+    foreach=None, *, decoupled_weight_decay=False, maximize=False, capturable=False,
+    differentiable=False): Adam with Nesterov momentum. PyTorch 1.13's positional arguments;
+    PyTorch 2.x's decoupled_weight_decay and maximize, as keywords."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 momentum_decay=4e-3, foreach=None):
+                 momentum_decay=4e-3, foreach=None, *, decoupled_weight_decay=False,
+                 maximize=False, capturable=False, differentiable=False):
         _check_adam_like(lr, eps, betas, weight_decay)
         _check(0.0 <= momentum_decay, "momentum_decay value", momentum_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      momentum_decay=momentum_decay, foreach=foreach))
+                                      momentum_decay=momentum_decay, foreach=foreach,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      maximize=maximize, capturable=capturable,
+                                      differentiable=differentiable))
 
     @_step
     def step(self):
@@ -113,33 +120,41 @@ class NAdam(Optimizer):
             params, grads = self._grads(group)
             states = [_state(self, p, mu_product=tensor(1.0), exp_avg=None, exp_avg_sq=None)
                       for p in params]
+            grads, weight_decay = _maximize_and_decoupled_decay(params, grads, group)
             beta1, beta2 = group["betas"]
             _C._optim.nadam(params, grads, [s["exp_avg"] for s in states],
                             [s["exp_avg_sq"] for s in states], [s["mu_product"] for s in states],
                             [s["step"] for s in states], lr=group["lr"], beta1=beta1,
-                            beta2=beta2, eps=group["eps"], weight_decay=group["weight_decay"],
+                            beta2=beta2, eps=group["eps"], weight_decay=weight_decay,
                             momentum_decay=group["momentum_decay"])
 
 
 class RAdam(Optimizer):
-    """RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None): Adam
-    with its adaptive rate rectified while the variance estimate is unreliable."""
+    """RAdam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+    decoupled_weight_decay=False, maximize=False, capturable=False, differentiable=False): Adam
+    with its adaptive rate rectified while the variance estimate is unreliable. PyTorch 1.13's
+    positional arguments; PyTorch 2.x's decoupled_weight_decay and maximize, as keywords."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 foreach=None):
+                 foreach=None, *, decoupled_weight_decay=False, maximize=False,
+                 capturable=False, differentiable=False):
         _check_adam_like(lr, eps, betas, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      foreach=foreach))
+                                      foreach=foreach,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      maximize=maximize, capturable=capturable,
+                                      differentiable=differentiable))
 
     @_step
     def step(self):
         for group in self.param_groups:
             params, grads = self._grads(group)
             states = [_state(self, p, exp_avg=None, exp_avg_sq=None) for p in params]
+            grads, weight_decay = _maximize_and_decoupled_decay(params, grads, group)
             beta1, beta2 = group["betas"]
             _C._optim.radam(params, grads, [s["exp_avg"] for s in states],
                             [s["exp_avg_sq"] for s in states], [s["step"] for s in states],
                             lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
-                            weight_decay=group["weight_decay"])
+                            weight_decay=weight_decay)
 
 

@@ -12,6 +12,12 @@ import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
+# Names torch.optim.lr_scheduler's namespace also has (code annotates with
+# lr_scheduler.Optimizer, compares with lr_scheduler.inf).
+from functools import wraps  # noqa: F401
+from math import inf  # noqa: F401
+
+from .optimizer import Optimizer  # noqa: F401
 
 __all__ = ['LambdaLR', 'MultiplicativeLR', 'StepLR', 'MultiStepLR', 'ConstantLR', 'LinearLR',
            'ExponentialLR', 'SequentialLR', 'CosineAnnealingLR', 'ChainedScheduler',

@@ -224,3 +224,18 @@ def _check_adam_like(lr, eps, betas, weight_decay):
     _check(0.0 <= betas[0] < 1.0, "beta parameter at index 0", betas[0])
     _check(0.0 <= betas[1] < 1.0, "beta parameter at index 1", betas[1])
     _check(0.0 <= weight_decay, "weight_decay value", weight_decay)
+
+
+def _maximize_and_decoupled_decay(params, grads, group):
+    """The start of PyTorch 2.x's NAdam and RAdam updates, for the C++ steps that lack them: the
+    gradients negated when maximizing, and with decoupled_weight_decay the parameters scaled by
+    1 - lr * weight_decay in place of the L2 term. Returns the gradients and the weight decay
+    the C++ step is to apply."""
+    if group.get("maximize", False):
+        grads = [-g for g in grads]
+    weight_decay = group["weight_decay"]
+    if group.get("decoupled_weight_decay", False) and weight_decay != 0:
+        for p in params:
+            p.mul_(1 - group["lr"] * weight_decay)
+        weight_decay = 0
+    return grads, weight_decay

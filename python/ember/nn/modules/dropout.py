@@ -1,12 +1,13 @@
-"""Dropout modules: Dropout (ember's C++ layer), Dropout1d/2d/3d (whole channels) and
-AlphaDropout."""
+"""Dropout modules: Dropout (ember's C++ layer), Dropout1d/2d/3d (whole channels), AlphaDropout
+and FeatureAlphaDropout."""
 from ... import _C
 from .. import functional as F
 from .module import Module
 
 Dropout = _C._nn.Dropout
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+           "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):
@@ -38,3 +39,8 @@ class Dropout3d(_DropoutNd):
 class AlphaDropout(_DropoutNd):
     def forward(self, input):
         return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    def forward(self, input):
+        return F.feature_alpha_dropout(input, self.p, self.training)

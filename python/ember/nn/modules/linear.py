@@ -1,4 +1,4 @@
-"""Linear modules: ember's C++ Linear, Identity and Bilinear."""
+"""Linear modules: ember's C++ Linear, Identity, Bilinear and LazyLinear."""
 import math
 
 from ... import _C
@@ -13,7 +13,7 @@ Linear = _C._nn.Linear
 NonDynamicallyQuantizableLinear = type("NonDynamicallyQuantizableLinear", (Linear,), {
     "__module__": __name__, "__ember_native__": True})
 
-__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -54,3 +54,34 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(Module):
+    """A Linear whose in_features is the first input's last dim: its parameters are made (and
+    initialised as Linear's) at the first call, as PyTorch's lazy modules."""
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features, self.out_features = 0, out_features
+        self._lazy = dict(bias=bias, device=device, dtype=dtype)
+        self.register_parameter("weight", None)
+        self.register_parameter("bias", None)
+
+    def forward(self, input):
+        if hasattr(self, "_lazy"):
+            a = self._lazy
+            eager = Linear(input.shape[-1], self.out_features, a["bias"], device=a["device"],
+                           dtype=a["dtype"] or input.dtype)
+            self.in_features = input.shape[-1]
+            self.weight = eager.weight
+            if eager.bias is not None:
+                self.bias = eager.bias
+            del self._lazy
+        return F.linear(input, self.weight, self.bias)
+
+    def has_uninitialized_params(self):
+        return hasattr(self, "_lazy")
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

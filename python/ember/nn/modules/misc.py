@@ -9,7 +9,9 @@ Flatten = _C._nn.Flatten
 __all__ = ["Flatten", "Unflatten", "PixelShuffle", "PixelUnshuffle", "Upsample",
            "UpsamplingNearest2d", "UpsamplingBilinear2d", "ZeroPad2d", "ConstantPad1d",
            "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
-           "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]
+           "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ZeroPad1d", "ZeroPad3d",
+           "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
+           "ChannelShuffle", "Fold", "Unfold", "CosineSimilarity", "PairwiseDistance"]
 
 
 class Unflatten(Module):
@@ -109,3 +111,66 @@ ReplicationPad1d = _pad_class("ReplicationPad1d", "replicate", 1)
 ReplicationPad2d = _pad_class("ReplicationPad2d", "replicate", 2)
 CircularPad1d = _pad_class("CircularPad1d", "circular", 1)
 CircularPad2d = _pad_class("CircularPad2d", "circular", 2)
+ZeroPad1d = _pad_class("ZeroPad1d", "constant", 1, 0.0)
+ZeroPad3d = _pad_class("ZeroPad3d", "constant", 3, 0.0)
+ConstantPad3d = _pad_class("ConstantPad3d", "constant", 3)
+ReflectionPad3d = _pad_class("ReflectionPad3d", "reflect", 3)
+ReplicationPad3d = _pad_class("ReplicationPad3d", "replicate", 3)
+CircularPad3d = _pad_class("CircularPad3d", "circular", 3)
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
+
+
+class Unfold(Module):
+    def __init__(self, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__()
+        self.kernel_size, self.dilation, self.padding, self.stride = (kernel_size, dilation,
+                                                                      padding, stride)
+
+    def forward(self, input):
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+
+class Fold(Unfold):
+    def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        super().__init__(kernel_size, dilation, padding, stride)
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}, " + super().extra_repr()
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

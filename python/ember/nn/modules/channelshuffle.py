@@ -1,0 +1,2 @@
+"""torch.nn.modules.channelshuffle's name (defined in misc.py)."""
+from .misc import ChannelShuffle  # noqa: F401
