@@ -44,7 +44,9 @@ del _name
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
                backends, models, accelerator, distributions, special, masked,
                linalg)
-from .amp import autocast, is_autocast_enabled  # noqa: E402
+from .amp import autocast, is_autocast_enabled, GradScaler  # noqa: E402 (torch.GradScaler: 2.3)
+from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
+newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402
 

@@ -171,8 +171,13 @@ def markdown(reports, command):
              "has it under the same path. Names from PyTorch 2.6 are read in a Debian 13 root "
              "where `python3-torch` 2.6 is installed; those of 1.13 on this machine. Having a "
              "name is not doing what PyTorch does: docs/conformance.md measures that where "
-             "PyTorch's OpInfo and ModuleInfo cover it.", "", "Reproduce with:", "", "```sh",
-             command, "```", "", "## Summary", "",
+             "PyTorch's OpInfo and ModuleInfo cover it.", "",
+             "A names file comes from the PyTorch it names: for 2.6, a Debian 13 root made with "
+             "`mmdebstrap --variant=minbase --include=python3-torch trixie ROOT` and "
+             "`chroot ROOT python3 /path/to/ember/scripts/api-coverage --public --dump "
+             "names.json` (its Python cannot load ember's extension, so the names are resolved "
+             "here). Reproduce the tables with:", "", "```sh", command, "```", "",
+             "## Summary", "",
              "| namespace | " + " | ".join(f"PyTorch {v}" for v, _ in reports) + " |",
              "| --- |" + " ---: |" * len(reports)]
     for ns in NAMESPACES:

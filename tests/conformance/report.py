@@ -32,7 +32,7 @@ def main(src, dst):
         "through PyTorch and through ember on the CPU, results compared with "
         "`torch.testing.assert_close` under the entry's own tolerances. Reproduce:",
         "",
-        "    /usr/bin/python3 tests/conformance/run.py --out build/conformance.json",
+        "    OMP_NUM_THREADS=1 /usr/bin/python3 tests/conformance/run.py --out build/conformance.json",
         "    /usr/bin/python3 tests/conformance/report.py build/conformance.json docs/conformance.md",
         "",
         "(with `PYTHONPATH=build/release/python`). An entry passes when every sample of every "

@@ -15,7 +15,8 @@ _E = None  # the ember module, set by install()
 _FROM_F = """conv1d conv2d conv_transpose1d conv_transpose2d avg_pool1d max_pool1d max_pool2d
     adaptive_avg_pool1d pixel_shuffle pixel_unshuffle prelu selu celu
     cosine_similarity pairwise_distance bilinear hardshrink rrelu channel_shuffle threshold
-    threshold_ selu_ celu_ rrelu_ conv3d conv_transpose3d max_pool3d""".split()
+    threshold_ selu_ celu_ rrelu_ conv3d conv_transpose3d max_pool3d feature_alpha_dropout
+    rms_norm""".split()
 
 # torch.name(input, ...) for the Tensor methods that PyTorch also has as functions.
 _FROM_TENSOR = """xlogy_ logit_ sinc_ gcd_ lcm_ ldexp_ round_ nan_to_num_ clamp_min_ clamp_max_

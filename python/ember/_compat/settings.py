@@ -201,3 +201,37 @@ class set_detect_anomaly(_AnomalyMode):
 
 _AUTOGRAD.update(detect_anomaly=detect_anomaly, set_detect_anomaly=set_detect_anomaly)
 _TORCH.update(e=math.e, pi=math.pi, inf=math.inf, nan=math.nan)
+
+
+# ================================================================================================
+# autocast's state, under torch's names (ember.amp holds it)
+# ================================================================================================
+
+
+@_torch
+def get_autocast_dtype(device_type):
+    """The dtype autocast casts to on device_type ('cpu' or 'cuda')."""
+    return _E.amp.get_autocast_dtype(device_type)
+
+
+@_torch
+def get_autocast_cpu_dtype():
+    """get_autocast_dtype('cpu')."""
+    return _E.amp.get_autocast_dtype("cpu")
+
+
+@_torch
+def get_autocast_gpu_dtype():
+    """get_autocast_dtype('cuda')."""
+    return _E.amp.get_autocast_dtype("cuda")
+
+
+@_torch
+def is_autocast_cpu_enabled():
+    """Whether autocast is on for the CPU on this thread."""
+    return _E.amp.is_autocast_enabled("cpu")
+
+
+for _n in ("clear_autocast_cache", "is_autocast_cache_enabled", "set_autocast_cache_enabled"):
+    _TORCH[_n] = (lambda n: lambda *a, **k: getattr(_E.amp, n)(*a, **k))(_n)
+    _TORCH[_n].__name__ = _n
