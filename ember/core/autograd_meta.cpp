@@ -50,6 +50,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t ou
 }
 
 bool Tensor::requires_grad() const {
+  if (!impl_) return false;  // an undefined tensor (a None parameter) needs no gradient
   const AutogradMeta* meta = impl_->autograd.get();
   return meta && (meta->requires_grad || meta->grad_fn);
 }

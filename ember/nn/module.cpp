@@ -390,6 +390,10 @@ std::shared_ptr<Module> Module::clone() const {
   // A tensor in two slots (tied weights) is copied once, so the copy's slots stay tied.
   std::map<const TensorImpl*, Tensor> copies;
   for (size_t i = 0; i < src.size(); ++i) {
+    if (!src[i]->defined()) {  // a None parameter stays None
+      *dst[i] = Tensor();
+      continue;
+    }
     auto [it, fresh] = copies.try_emplace(src[i]->unsafe_impl());
     if (fresh) {
       it->second = src[i]->detach().clone();
@@ -397,7 +401,8 @@ std::shared_ptr<Module> Module::clone() const {
     }
     *dst[i] = it->second;
   }
-  for (size_t i = 0; i < bsrc.size(); ++i) *bdst[i] = bsrc[i]->detach().clone();
+  for (size_t i = 0; i < bsrc.size(); ++i)
+    *bdst[i] = bsrc[i]->defined() ? bsrc[i]->detach().clone() : Tensor();
   return copy;
 }
 

@@ -7,6 +7,7 @@
 #include "ember/ops/join.h"
 #include "ember/ops/layer_norm.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/pointwise.h"
 #include "ember/ops/pooling.h"
 #include "ember/ops/reduce.h"
 
@@ -140,8 +141,10 @@ Tensor local_response_norm(const Tensor& x, int64_t size, double alpha, double b
   Tensor padded = cat({zeros(pad_shape, x.options()), sq, zeros(pad_after, x.options())}, 1);
   Tensor acc = padded.narrow(1, 0, C);
   for (int64_t i = 1; i < size; ++i) acc = acc + padded.narrow(1, i, C);
-  Tensor div = pow(acc * (alpha / static_cast<double>(size)) + k, beta);
-  return x / div;
+  // PyTorch averages with an avg_pool, which divides integers with truncation, then scales.
+  Tensor count = scalar_tensor(Scalar(size), acc.options());
+  Tensor mean = is_floating_point(x.dtype()) ? acc / count : div(acc, count, "trunc");
+  return x / pow(mean * alpha + k, beta);
 }
 
 }  // namespace ember::nn::functional

@@ -42,8 +42,11 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
     if (node->device.is_cuda())
       node->stream = device_backend(kCUDA).current_stream(node->device.index());
   }
+  // Integer and bool outputs (indices, an int cast) take no history: as in PyTorch, only
+  // floating tensors carry gradients.
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (outputs[i]->defined()) set_history(*outputs[i], node, static_cast<uint32_t>(i));
+    if (outputs[i]->defined() && is_floating_point(outputs[i]->dtype()))
+      set_history(*outputs[i], node, static_cast<uint32_t>(i));
 }
 }  // namespace detail
 

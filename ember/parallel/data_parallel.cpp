@@ -72,10 +72,12 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
                  "::clone_impl made a module with different tensors");
     // to() is differentiable: gradients at the replica's parameters reach the original's. On the
     // original's own device it returns the tensor itself.
-    for (size_t i = 0; i < params.size(); ++i) *rp[i] = params[i]->to(d);
+    // A None parameter or buffer (register_parameter("bias", None)) stays None.
+    auto on = [&d](const Tensor& t) { return t.defined() ? t.to(d) : Tensor(); };
+    for (size_t i = 0; i < params.size(); ++i) *rp[i] = on(*params[i]);
     {
       NoGradGuard no_grad;
-      for (size_t i = 0; i < buffers.size(); ++i) *rb[i] = buffers[i]->to(d);
+      for (size_t i = 0; i < buffers.size(); ++i) *rb[i] = on(*buffers[i]);
     }
     replicas.push_back(std::move(r));
   }

@@ -548,3 +548,34 @@ def test_reflected_bitwise_and_bool_clamps():
     x = ember.tensor([0.2, 0.9], dtype=ember.float64, requires_grad=True)
     ember.clamp_min(x, lo).sum().backward()
     assert lo.grad.item() == 1.0 and x.grad.tolist() == [0.0, 1.0]
+
+
+def test_integer_outputs_carry_no_gradient_and_none_parameters_replicate():
+    """x.int() of a leaf that requires grad came back requiring grad (PyTorch: only floating
+    tensors carry gradients), and replicate/clone of a module with register_parameter('bias', None)
+    crashed."""
+    x = ember.randn(3, requires_grad=True)
+    assert not x.int().requires_grad and x.int().grad_fn is None
+    values, indices = (x * 2).max(0)
+    assert values.requires_grad and not indices.requires_grad
+    values.backward()
+    assert x.grad.tolist().count(2.0) == 1
+
+    class Affine(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(ember.ones(3))
+            self.register_parameter("bias", None)
+            self.register_buffer("scale", None)
+
+        def forward(self, x):
+            return x * self.weight
+
+    m = Affine()
+    (copy,) = nn.parallel.replicate(m, [ember.device("cpu")])
+    assert copy.bias is None and copy.scale is None
+    np.testing.assert_array_equal(copy(ember.ones(3)).detach().numpy(), np.ones(3))
+    lin = nn.Linear(3, 2, bias=False)
+    (rl,) = nn.parallel.replicate(lin, [ember.device("cpu")])
+    assert rl.bias is None
+    assert rl(ember.ones(1, 3)).shape == (1, 2)
