@@ -543,6 +543,9 @@ Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 
 Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
   EMBER_OP(lerp, s, end, weight);
+  // 16-bit tensors compute in float32 with the weight unrounded, as PyTorch's opmath does.
+  if (s.dtype() == kFloat16 || s.dtype() == kBFloat16)
+    return lerp(s.to(kFloat32), end.to(kFloat32), weight).to(s.dtype());
   double w = weight.to_double();
   Tensor wt = scalar_tensor(weight, TensorOptions(floating_of(s.dtype())).with_device(s.device()));
   Tensor out = ternary(TernaryOp::Lerp, s, end, wt, 0);
@@ -553,6 +556,27 @@ Tensor lerp(const Tensor& s, const Tensor& end, Scalar weight) {
              if (n.needs_input_grad(0)) g0 = sum_to(g * (1.0 - w), ss);
              if (n.needs_input_grad(1)) g1 = sum_to(g * w, se);
              return {g0, g1};
+           });
+  }
+  return out;
+}
+
+Tensor lerp(const Tensor& s, const Tensor& end, const Tensor& weight) {
+  EMBER_OP(lerp, s, end, weight);
+  EMBER_CHECK(end.dtype() == s.dtype(), "[lerp] expected dtype ", s.dtype(),
+              " for `end` but got dtype ", end.dtype());
+  EMBER_CHECK(weight.dtype() == s.dtype(), "[lerp] expected dtype ", s.dtype(),
+              " for `weight` but got dtype ", weight.dtype());
+  Tensor out = ternary(TernaryOp::Lerp, s, end, weight, 0);
+  if (any_requires_grad({&s, &end, &weight})) {
+    record("LerpBackward1", {&out}, {&s, &end, &weight},
+           [a = SavedTensor(s), b = SavedTensor(end), w = SavedTensor(weight)](
+               const Tensor& g, const Node& n) -> TensorList {
+             Tensor g0, g1, g2;
+             if (n.needs_input_grad(0)) g0 = sum_to(g * (1.0 - w.get()), a.get().sizes());
+             if (n.needs_input_grad(1)) g1 = sum_to(g * w.get(), b.get().sizes());
+             if (n.needs_input_grad(2)) g2 = sum_to(g * (b.get() - a.get()), w.get().sizes());
+             return {g0, g1, g2};
            });
   }
   return out;
@@ -713,6 +737,8 @@ Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   if (any_requires_grad({this, &end}))
     return inplace_with_grad(*this, "lerp_",
                              [&](const Tensor& s) { return ember::lerp(s, end, weight); });
+  if (dtype() == kFloat16 || dtype() == kBFloat16)  // the weight unrounded, as lerp's
+    return copy_(ember::lerp(*this, end, weight));
   Tensor w = scalar_tensor(weight, TensorOptions(dtype()).with_device(device()));
   return inplace_ternary(*this, TernaryOp::Lerp, end, w, 0, "lerp_");
 }

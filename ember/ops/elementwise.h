@@ -73,6 +73,8 @@ Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
 Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
 Tensor lerp(const Tensor& self, const Tensor& end, Scalar weight);
+/// self + weight * (end - self), weight a tensor broadcast with both.
+Tensor lerp(const Tensor& self, const Tensor& end, const Tensor& weight);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 /// With a 0-dim tensor value, differentiable in it.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);

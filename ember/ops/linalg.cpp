@@ -181,6 +181,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return r.reshape(out_sizes);
 }
 
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const Tensor& bias) {
+  EMBER_OP(bilinear, x1, x2, weight, bias);
+  // y_k = x1 W_k x2 + b_k: x1 (..., I), W (O, I, J), x2 (..., J); summed in the inputs' dtype.
+  Tensor y = (matmul(x1.unsqueeze(-2).unsqueeze(-3), weight) * x2.unsqueeze(-2).unsqueeze(-3))
+                 .sum({-1}, false, x1.dtype())
+                 .squeeze(-1);
+  return bias.defined() ? y + bias : y;
+}
+
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   EMBER_OP_CAST(kLowerPrecisionFp, linear, x, weight, bias);
   check_defined("linear", x);
@@ -216,12 +225,37 @@ void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha, doub
   bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), alpha, beta);
 }
 
+namespace {
+// beta * input + alpha * product in product's dtype, as PyTorch's add*mm/mv family computes it:
+// integer tensors take the scalars truncated to integers (addmv(ints, beta=0.2) ignores input),
+// and beta = 0 ignores input, its NaNs included.
+Tensor add_scaled(const Tensor& input, const Tensor& product, Scalar beta, Scalar alpha) {
+  auto cast = [&product](Scalar s) {
+    return is_floating_point(product.dtype()) ? s : Scalar(static_cast<int64_t>(s.to_double()));
+  };
+  beta = cast(beta);
+  alpha = cast(alpha);
+  Tensor prod = alpha.to_double() == 1 ? product : product * alpha;
+  if (beta.to_double() == 0) return prod;
+  return (beta.to_double() == 1 ? input + prod : input * beta + prod).to(product.dtype());
+}
+}  // namespace
+
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   EMBER_OP(baddbmm, input, b1, b2, beta, alpha);
+  return add_scaled(input, bmm(b1, b2), beta, alpha);
+}
+
+Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
+  EMBER_OP(addbmm, input, b1, b2, beta, alpha);
   Tensor prod = bmm(b1, b2);
-  if (alpha.to_double() != 1) prod = prod * alpha;
-  if (beta.to_double() == 0) return prod;
-  return beta.to_double() == 1 ? input + prod : input * beta + prod;
+  return add_scaled(input, prod.sum({0}, false, prod.dtype()), beta, alpha);
+}
+
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, Scalar beta,
+             Scalar alpha) {
+  EMBER_OP(addmv, input, mat, vec, beta, alpha);
+  return add_scaled(input, mv(mat, vec), beta, alpha);
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {

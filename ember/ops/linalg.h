@@ -19,6 +19,9 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta =
              Scalar alpha = 1);
 /// x @ weight^T + bias, for x of any leading shape (nn.Linear).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+/// x1 W_k x2 + b_k for each output k (nn.Bilinear): W (O, I, J), x1 (..., I), x2 (..., J).
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight,
+                const Tensor& bias = Tensor());
 /// out = beta * out + alpha * (a @ b) for 2-D a (n, m), b (m, p) and a contiguous out (n, p), in
 /// place and without autograd: the building block of loops that own their buffers (the
 /// recurrent layers' time steps).
@@ -26,6 +29,12 @@ void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha = 1, 
 /// beta * input + alpha * (b1 @ b2), batched.
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta = 1,
                Scalar alpha = 1);
+/// beta * input + alpha * the sum over the batch of b1 @ b2.
+Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta = 1,
+              Scalar alpha = 1);
+/// beta * input + alpha * (mat @ vec).
+Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, Scalar beta = 1,
+             Scalar alpha = 1);
 /// The inner product of two 1-D tensors.
 Tensor dot(const Tensor& a, const Tensor& b);
 /// The outer product of two 1-D tensors.

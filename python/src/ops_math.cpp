@@ -403,9 +403,8 @@ void def_math_ops(OpTable& t) {
         [](const Args& a) { return where(a.tensor(1), a.tensor(0), a.scalar(2)); }, kMethod);
   t.def("lerp(Tensor input, Tensor end, Scalar weight, *, Tensor? out=None)",
         [](const Args& a) { return lerp(a.tensor(0), a.tensor(1), a.scalar(2)); });
-  t.def("lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)", [](const Args& a) {
-    return a.tensor(0) + a.tensor(2) * (a.tensor(1) - a.tensor(0));
-  });
+  t.def("lerp(Tensor input, Tensor end, Tensor weight, *, Tensor? out=None)",
+        [](const Args& a) { return lerp(a.tensor(0), a.tensor(1), a.tensor(2)); });
   t.def(
       "lerp_(Tensor input, Tensor end, Scalar weight)",
       [](const Args& a) {

@@ -282,12 +282,7 @@ void def_nn_ops(OpTable& t) {
   });
   t.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
         [](const Args& a) {
-          // y_k = x1 W_k x2 + b_k: x1 (N, I), W (O, I, J), x2 (N, J).
-          const Tensor &x1 = a.tensor(0), &x2 = a.tensor(1), &w = a.tensor(2);
-          Tensor y = (matmul(x1.unsqueeze(-2).unsqueeze(-3), w) * x2.unsqueeze(-2).unsqueeze(-3))
-                         .sum({-1})
-                         .squeeze(-1);
-          return a.has(3) ? y + a.tensor(3) : y;
+          return bilinear(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3));
         });
   t.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
         "PyObject padding=0, int[] dilation=1, int groups=1)",

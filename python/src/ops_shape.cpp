@@ -593,7 +593,7 @@ void def_shape_ops(OpTable& t) {
   t.def("addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, "
         "Tensor? out=None)",
         [](const Args& a) {
-          return a.tensor(0) * a.scalar(3) + mv(a.tensor(1), a.tensor(2)) * a.scalar(4);
+          return addmv(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
   t.def("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
         "Tensor? out=None)",
@@ -603,8 +603,7 @@ void def_shape_ops(OpTable& t) {
   t.def("addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
         "Tensor? out=None)",
         [](const Args& a) {
-          Tensor p = bmm(a.tensor(1), a.tensor(2)).sum({0});
-          return a.tensor(0) * a.scalar(3) + p * a.scalar(4);
+          return addbmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
   t.def("_einsum(str equation, Tensor[] operands)",
         [](const Args& a) { return einsum(a.str(0), a.tensors(1)); }, kFunction);

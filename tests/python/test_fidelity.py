@@ -579,3 +579,53 @@ def test_integer_outputs_carry_no_gradient_and_none_parameters_replicate():
     (rl,) = nn.parallel.replicate(lin, [ember.device("cpu")])
     assert rl.bias is None
     assert rl(ember.ones(1, 3)).shape == (1, 2)
+
+
+@pytest.mark.parametrize("shape", [(20, 8), (8, 20), (3, 12, 10)])
+def test_svd_and_pca_lowrank_recover_a_low_rank_matrix(shape):
+    """svd_lowrank/pca_lowrank (Halko et al.'s randomized range finder): a rank-3 matrix comes
+    back whole, its singular values those of the full SVD."""
+    ember.manual_seed(0)
+    *batch, m, n = shape
+    a = ember.randn(*batch, m, 3, dtype=ember.float64) @ ember.randn(*batch, 3, n,
+                                                                       dtype=ember.float64)
+    u, s, v = ember.svd_lowrank(a, q=4)
+    assert u.shape == (*batch, m, 4) and s.shape == (*batch, 4) and v.shape == (*batch, n, 4)
+    np.testing.assert_allclose((u * s.unsqueeze(-2) @ v.transpose(-2, -1)).numpy(), a.numpy(),
+                               atol=1e-9)
+    np.testing.assert_allclose(s[..., :3].numpy(), ember.linalg.svdvals(a)[..., :3].numpy(),
+                               rtol=1e-9)
+    u, s, v = ember.pca_lowrank(a, q=3)
+    centred = a - a.mean(-2, keepdim=True)
+    np.testing.assert_allclose(s.numpy(), ember.linalg.svdvals(centred)[..., :3].numpy(),
+                               rtol=1e-8)
+    with pytest.raises(ValueError, match="not greater than"):
+        ember.pca_lowrank(a, q=min(m, n) + 1)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_fractional_max_pool_matches_pytorch_given_its_samples(dims):
+    """fractional_max_pool2d/3d: PyTorch's windows (its interval formula, the 2-d kernel taking
+    the width's sample first), values, indices and gradients, given the same random samples."""
+    torch.manual_seed(0)
+    shape = (2, 3, 9, 11) if dims == 2 else (2, 3, 7, 8, 9)
+    x = torch.randn(*shape, dtype=torch.float64)
+    samples = torch.rand(2, 3, dims, dtype=torch.float64)
+    t_fn = getattr(torch.nn.functional, f"fractional_max_pool{dims}d")
+    e_fn = getattr(F, f"fractional_max_pool{dims}d")
+    for kwargs in (dict(output_size=4), dict(output_ratio=0.5), dict(output_size=1)):
+        tx, ex = x.clone().requires_grad_(), E(x).requires_grad_()
+        t, ti = t_fn(tx, 3 if dims == 2 else (3, 2, 2), return_indices=True,
+                     _random_samples=samples, **kwargs)
+        e, ei = e_fn(ex, 3 if dims == 2 else (3, 2, 2), return_indices=True,
+                     _random_samples=E(samples), **kwargs)
+        np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy())
+        np.testing.assert_array_equal(ei.numpy(), ti.numpy())
+        g = torch.randn_like(t)
+        t.backward(g)
+        e.backward(E(g))
+        np.testing.assert_allclose(ex.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    module = getattr(nn, f"FractionalMaxPool{dims}d")(2, output_ratio=0.5)
+    assert module(ember.randn(*shape)).shape[-dims:] == tuple(s // 2 for s in shape[-dims:])
+    with pytest.raises(ValueError, match="output_ratio must be between 0 and 1"):
+        getattr(nn, f"FractionalMaxPool{dims}d")(2, output_ratio=1.5)

@@ -147,7 +147,10 @@ struct AddcdivFn {  // self + value * t1 / t2
 template <typename T>
 struct LerpFn {  // self + weight * (end - self), weight a tensor
   explicit EMBER_HOST_DEVICE LerpFn(const TernaryParams&) {}
-  EMBER_HOST_DEVICE T operator()(T s, T e, T w) const { return s + w * (e - s); }
+  // From the nearer end, as PyTorch's: exact at weight 1, and no cancellation near it.
+  EMBER_HOST_DEVICE T operator()(T s, T e, T w) const {
+    return (w < T(0.5) && w > T(-0.5)) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
+  }
 };
 
 /// cond ? a : b.

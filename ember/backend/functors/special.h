@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ember/backend/functors/params.h"
 #include "ember/backend/functors/special_math.h"
@@ -49,7 +50,8 @@ struct PolygammaFn {
   int64_t n;
   explicit EMBER_HOST_DEVICE PolygammaFn(const UnaryParams& p) : n(static_cast<int64_t>(p.a)) {}
   EMBER_HOST_DEVICE T operator()(T x) const {
-    return static_cast<T>(special_math::polygamma(n, static_cast<double>(x)));
+    return static_cast<T>(
+        special_math::polygamma(n, static_cast<double>(x), std::is_same_v<T, float>));
   }
 };
 

@@ -48,12 +48,16 @@ EMBER_HOST_DEVICE inline double digamma(double x) {
   return shift + ::log(x) - 0.5 / x - series;
 }
 
-/// psi'(x), the trigamma function.
-EMBER_HOST_DEVICE inline double trigamma(double x) {
+/// psi'(x), the trigamma function. `single`: sin(pi x) of the reflection in float, as PyTorch's
+/// float32 kernel computes it, so that the finite values it gives at the poles (the non-positive
+/// integers, where float's pi x is not a multiple of pi) are PyTorch's.
+EMBER_HOST_DEVICE inline double trigamma(double x, bool single = false) {
   double sign = 1, result = 0;
   if (x < 0.5) {
     // Reflection: psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x).
-    double s = ::sin(kPi * x);
+    double s = single ? static_cast<double>(::sinf(static_cast<float>(kPi) *
+                                                   static_cast<float>(x)))
+                      : ::sin(kPi * x);
     if (s == 0) return kInf;
     sign = -1;
     result = -kPi * kPi / (s * s);
@@ -114,9 +118,9 @@ EMBER_HOST_DEVICE inline double zeta(double x, double q) {
 }
 
 /// psi^(n)(x): digamma and trigamma for n = 0, 1; (-1)^(n+1) n! zeta(n + 1, x) beyond.
-EMBER_HOST_DEVICE inline double polygamma(int64_t n, double x) {
+EMBER_HOST_DEVICE inline double polygamma(int64_t n, double x, bool single = false) {
   if (n == 0) return digamma(x);
-  if (n == 1) return trigamma(x);
+  if (n == 1) return trigamma(x, single);
   double factorial = ::exp(::lgamma(static_cast<double>(n) + 1));
   return ((n % 2) ? 1.0 : -1.0) * factorial * zeta(static_cast<double>(n) + 1, x);
 }

@@ -5,13 +5,13 @@ later wins without a change here.
 
 One module per kind of name, each registering what it defines (with _registry's decorators) as it
 is imported: dtypes, formats (layouts and memory formats), settings (global switches), rng (random
-state), shapes, reductions, linalg, elementwise, factories, tensor_methods, functional. They are
+state), shapes, reductions, linalg, elementwise, factories, tensor_methods, functional, pooling. They are
 imported in that order, the order of registration (a later registration of a name replaces an
 earlier one); a new module goes into _MODULES too, so that install() gives it the ember module."""
 import sys
 
 from . import _registry, dtypes, formats, settings, rng, shapes, reductions, linalg, elementwise
-from . import factories, tensor_methods, functional
+from . import factories, tensor_methods, functional, pooling
 from ._registry import _AUTOGRAD, _F, _PROPS, _TENSOR, _TORCH
 from .elementwise import _histogram
 from .formats import _ORIGINAL, _WRAPPED
@@ -23,7 +23,7 @@ _E = None  # the ember module, set by install()
 
 # Each module's _E is set by install(); the order is the order of registration.
 _MODULES = (_registry, dtypes, formats, settings, rng, shapes, reductions, linalg, elementwise,
-            factories, tensor_methods, functional)
+            factories, tensor_methods, functional, pooling)
 
 # Every name the modules define stays an attribute of ember._compat, as when it was one file (a
 # pickled memory format names ember._compat._memory_format_by_name, for instance).

@@ -256,37 +256,87 @@ def adjoint(input):
 
 
 _histogram = collections.namedtuple("histogram", ["hist", "bin_edges"])
+_histogramdd = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+
+
+def _outer_edges(column, bins, lo_hi):
+    """bins + 1 equal edges over lo_hi (or the column's min and max), an empty range widened by
+    0.5 each way as PyTorch (and NumPy) do."""
+    if lo_hi is not None:
+        lo, hi = float(lo_hi[0]), float(lo_hi[1])
+    elif column.numel():
+        lo, hi = column.min().item(), column.max().item()
+    else:
+        lo, hi = 0.0, 0.0
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _E.linspace(lo, hi, bins + 1, dtype=column.dtype, device=column.device)
+
+
+def _bin_counts(points, edges, weight, density):
+    """The histogram of the rows of points (N, D) over one edge tensor per dim, as PyTorch's
+    histogramdd kernel counts: a point outside [edges[0], edges[-1]] in any dim is left out, the
+    bin is edges[i] <= x < edges[i + 1] with the last bin closed on the right."""
+    counts = [e.numel() - 1 for e in edges]
+    keep = _E.ones(points.shape[0], dtype=_E.bool, device=points.device)
+    flat = _E.zeros(points.shape[0], dtype=_E.int64, device=points.device)
+    for d, e in enumerate(edges):
+        x = points[:, d]
+        keep = keep & (x >= e[0]) & (x <= e[-1])
+        idx = (_E.bucketize(x, e, right=True) - 1).clamp(0, max(counts[d] - 1, 0))
+        flat = flat * counts[d] + idx
+    w = _E.ones(points.shape[0], dtype=points.dtype, device=points.device) if weight is None \
+        else weight.reshape(-1).to(points.dtype)
+    total = 1
+    for n in counts:
+        total *= n
+    hist = _E.zeros(total, dtype=points.dtype, device=points.device).index_add(
+        0, flat[keep], w[keep]).reshape(counts)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[d] = counts[d]
+            hist = hist / (e[1:] - e[:-1]).reshape(shape)
+    return hist
+
+
+def _floating_histogram(input):
+    if not input.is_floating_point():
+        raise RuntimeError(f"\"histogramdd\" not implemented for '{_legacy(input.dtype)}'")
 
 
 @_both
 def histogram(input, bins=100, *, range=None, weight=None, density=False):
     """(hist, bin_edges) of input's values in `bins` equal bins over range (or given edges)."""
-    if not input.is_floating_point():
-        raise RuntimeError(f"\"histogramdd\" not implemented for '{_legacy(input.dtype)}'")
-    x = input.reshape(-1)
-    if _is_tensor(bins):
-        edges = bins.to(input.dtype)
-    else:
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif x.numel():
-            lo, hi = x.min().item(), x.max().item()
-        else:
-            lo, hi = 0.0, 0.0
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _E.linspace(lo, hi, bins + 1, dtype=input.dtype, device=input.device)
-    n = edges.numel() - 1
-    # The bin of each value: edges[i] <= x < edges[i + 1], the last bin closed on the right.
-    idx = _E.bucketize(x, edges, right=True) - 1
-    idx = _E.where(x == edges[-1], _E.full_like(idx, n - 1), idx)
-    keep = (idx >= 0) & (idx < n)
-    w = _E.ones_like(x) if weight is None else weight.reshape(-1).to(input.dtype)
-    hist = _E.zeros(n, dtype=input.dtype, device=input.device).index_add(
-        0, idx[keep], w[keep])
-    if density:
-        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
-    return _histogram(hist, edges)
+    _floating_histogram(input)
+    x = input.reshape(-1, 1)
+    edges = bins.to(input.dtype) if _is_tensor(bins) else _outer_edges(x[:, 0], bins, range)
+    if density:  # PyTorch divides once by the total times the widths
+        hist = _bin_counts(x, [edges], weight, False)
+        return _histogram(hist / (hist.sum() * (edges[1:] - edges[:-1])), edges)
+    return _histogram(_bin_counts(x, [edges], weight, False), edges)
+
+
+@_torch
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False):
+    """(hist, bin_edges) of the points in input's last dim: bins an int, one int per dim, or one
+    edge tensor per dim; range (lo0, hi0, lo1, hi1, ...) the outer edges for int bins."""
+    _floating_histogram(input)
+    dims = input.shape[-1]
+    points = input.reshape(-1, dims)
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    if len(bins) != dims:
+        raise RuntimeError(f"torch.histogramdd: expected {dims} sequences of bin edges for each "
+                           f"of the {dims} dimensions of the input, but got {len(bins)}")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should "
+                           f"have {2 * dims} elements, but got {len(range)}")
+    edges = [b.to(input.dtype) if _is_tensor(b) else
+             _outer_edges(points[:, d], b, None if range is None else range[2 * d:2 * d + 2])
+             for d, b in enumerate(bins)]
+    return _histogramdd(_bin_counts(points, edges, weight, density), tuple(edges))
 
 
 @_both

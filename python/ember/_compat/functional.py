@@ -555,7 +555,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         # Sums in float32, rounded once, as PyTorch's kernel accumulates.
         return embedding_bag(input, weight.float(), offsets, None, norm_type, scale_grad_by_freq,
                              mode, sparse, per_sample_weights if per_sample_weights is None else
-                             per_sample_weights.float(), include_last_offset,
+                             per_sample_weights.float(), False,  # offsets are trimmed already
                              padding_idx).to(weight.dtype)
     count, bags = input.shape[0], offsets.shape[0]
     # Each entry's bag: a 1 where a bag starts (repeated offsets skip empty bags), summed up.

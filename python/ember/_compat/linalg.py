@@ -103,3 +103,66 @@ def pdist(input, p=2):
     n = input.shape[0]
     i, j = triu_indices(n, n, 1, device=input.device)
     return _E.norm(input[i] - input[j], p, dim=-1)
+
+
+# ================================================================================================
+# randomized low-rank SVD and PCA (Halko, Martinsson and Tropp 2009, as torch._lowrank)
+# ================================================================================================
+
+
+def _approximate_basis(a, q, niter, m=None):
+    """Q with q orthonormal columns such that Q Q^T (a - m) approximates a - m (their Algorithm
+    4.4: a random range, then niter subspace iterations, each step re-orthonormalised)."""
+    dtype = a.dtype if a.is_floating_point() else _E.float32
+    r = _E.randn(a.shape[-1], q, dtype=dtype, device=a.device)
+    a_t = a.transpose(-2, -1)
+    m_t = None if m is None else m.transpose(-2, -1)
+
+    def times(x, mat, shift):  # (mat - shift) @ x without forming mat - shift
+        return mat @ x if shift is None else mat @ x - shift @ x
+
+    basis = _E.linalg.qr(times(r, a, m)).Q
+    for _ in range(niter):
+        basis = _E.linalg.qr(times(basis, a_t, m_t)).Q
+        basis = _E.linalg.qr(times(basis, a, m)).Q
+    return basis
+
+
+def _svd_lowrank(a, q, niter, m):
+    rows, cols = a.shape[-2:]
+    a_t = a.transpose(-2, -1)
+    m_t = None if m is None else m.transpose(-2, -1)
+    if rows < cols or cols > q:
+        # The basis of a^T's range: b_t = (a - m) Q is (rows, q).
+        basis = _approximate_basis(a_t, q, niter, m_t)
+        b_t = a @ basis if m is None else a @ basis - m @ basis
+        u, s, vh = _E.linalg.svd(b_t, full_matrices=False)
+        return u, s, basis @ vh.transpose(-2, -1)
+    basis = _approximate_basis(a, q, niter, m)
+    b = a_t @ basis if m is None else a_t @ basis - m_t @ basis
+    u, s, vh = _E.linalg.svd(b.transpose(-2, -1), full_matrices=False)
+    return basis @ u, s, vh.transpose(-2, -1)
+
+
+@_torch
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """(U, S, V) with A - M ~ U diag(S) V^T for a matrix (or batch) of rank about q, by a
+    randomized range finder (results vary with the random seed, as PyTorch's)."""
+    return _svd_lowrank(A, 6 if q is None else q, 2 if niter is None else niter, M)
+
+
+@_torch
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """(U, S, V): the principal components of A's rows (centred unless center=False) by
+    svd_lowrank; q defaults to min(6, m, n)."""
+    rows, cols = A.shape[-2:]
+    if q is None:
+        q = builtins.min(6, rows, cols)
+    elif not 0 <= q <= builtins.min(rows, cols):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than "
+                         f"min(m, n)={builtins.min(rows, cols)}")
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return _svd_lowrank(A, q, niter, None)
+    return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter, None)

@@ -170,29 +170,35 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     return x
 
 
-def _trapezoid_parts(y, x, dx, dim):
-    y = _floating(y)
-    n = y.shape[dim]
-    if n == 0:
-        return y, None
-    if x is not None:
-        if x.dim() == 1:
-            shape = [1] * y.dim()
-            shape[dim] = x.shape[0]
-            x = x.reshape(shape)
-        return y, diff(x, dim=dim).to(y.dtype) if not x.is_floating_point() else diff(x, dim=dim)
-    return y, 1.0 if dx is None else dx
+def _trapezoid_spacing(y, x, dim, name):
+    """x's spacings along dim, a 1-D x viewed along y's dim (PyTorch broadcasts x, not dx)."""
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[dim] = x.shape[0]
+        x = x.reshape(shape)
+    n = x.shape[dim]
+    return x.narrow(dim, 1, n - 1) - x.narrow(dim, 0, n - 1)
+
+
+# The trapezoidal rules in PyTorch's order of operations, integer inputs computed (and wrapping)
+# in their own dtype until the division by 2.
 
 
 @_torch
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The trapezoidal rule's integral of y along dim, over x's points or a spacing dx."""
-    y, step = _trapezoid_parts(y, x, dx, dim)
-    if step is None:
-        return y.sum(dim)
+    dim = dim % max(y.dim(), 1)
     n = y.shape[dim]
-    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * step
-    return mid.sum(dim) / 2
+    if n == 0:
+        return _E.zeros_like(y.sum(dim), dtype=_E.get_default_dtype()
+                             if not y.is_floating_point() else y.dtype)
+    if x is not None:
+        step = _trapezoid_spacing(y, x, dim, "trapezoid")
+        return ((step * (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1))) / 2.0).sum(dim)
+    dx = 1 if dx is None else dx
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
 
 
 @_torch
@@ -204,12 +210,14 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 @_torch
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal-rule integral of y along dim."""
-    y, step = _trapezoid_parts(y, x, dx, dim)
+    dim = dim % max(y.dim(), 1)
     n = y.shape[dim]
-    if step is None or n == 0:
-        return y.narrow(dim, 0, 0) if n == 0 else y
-    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * step
-    return _E.cumsum(mid, dim) / 2
+    if n == 0:
+        return _E.cumsum(y * 0.5, dim)
+    pairs = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
+    if x is not None:
+        return _E.cumsum(_trapezoid_spacing(y, x, dim, "cumulative_trapezoid") * pairs / 2.0, dim)
+    return _E.cumsum((1 if dx is None else dx) / 2.0 * pairs, dim)
 
 
 @_both

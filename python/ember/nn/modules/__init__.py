@@ -8,7 +8,7 @@ from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Con
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
-                      LPPool1d, LPPool2d)
+                      LPPool1d, LPPool2d, FractionalMaxPool2d, FractionalMaxPool3d)
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus,
                          Hardtanh, Hardswish, Hardsigmoid, LogSigmoid, Softsign, Tanhshrink,
                          Threshold, PReLU, GLU, Sigmoid, Tanh, Softmax, LogSoftmax, Softmin,

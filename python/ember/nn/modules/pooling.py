@@ -10,7 +10,7 @@ AdaptiveAvgPool2d = _C._nn.AdaptiveAvgPool2d
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "LPPool1d", "LPPool2d"]
+           "LPPool1d", "LPPool2d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -175,3 +175,41 @@ class LPPool1d(_LPPoolNd):
 
 class LPPool2d(_LPPoolNd):
     _function = "lp_pool2d"
+
+
+class _FractionalMaxPoolNd(Module):
+    _dims = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n = self._dims
+        tup = lambda v: (v,) * n if isinstance(v, (int, float)) else tuple(v)  # noqa: E731
+        self.kernel_size = tup(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = tup(output_size) if output_size is not None else None
+        self.output_ratio = tup(output_ratio) if output_ratio is not None else None
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return getattr(F, f"fractional_max_pool{self._dims}d")(
+            input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+            _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max pooling over windows at pseudo-random fractional strides (Graham, 2014)."""
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-d max pooling over windows at pseudo-random fractional strides (Graham, 2014)."""
+    _dims = 3
