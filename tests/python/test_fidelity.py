@@ -629,3 +629,28 @@ def test_fractional_max_pool_matches_pytorch_given_its_samples(dims):
     assert module(ember.randn(*shape)).shape[-dims:] == tuple(s // 2 for s in shape[-dims:])
     with pytest.raises(ValueError, match="output_ratio must be between 0 and 1"):
         getattr(nn, f"FractionalMaxPool{dims}d")(2, output_ratio=1.5)
+
+
+def test_segment_reduce_matches_pytorch():
+    """segment_reduce over lengths and offsets, each reduction, empty runs with and without an
+    initial value, along a later axis with per-row lengths; gradients as PyTorch's."""
+    torch.manual_seed(0)
+    data = torch.randn(4, 6, dtype=torch.float64)
+    # (No ties: PyTorch divides a tied max's gradient among the ties only where it is positive.)
+    cases = [(dict(lengths=torch.tensor([1, 0, 2, 1])), 0),
+             (dict(offsets=torch.tensor([0, 1, 1, 3, 4])), 0),
+             (dict(lengths=torch.tensor([[1, 0, 5], [2, 2, 2], [0, 0, 6], [3, 3, 0]])), 1)]
+    for (kwargs, axis), reduce, initial in itertools.product(
+            cases, ["max", "mean", "min", "sum", "prod"], [None, 2.0]):
+        td = data.clone().requires_grad_()
+        t = torch.segment_reduce(td, reduce, axis=axis, initial=initial, **kwargs)
+        ed = E(data).requires_grad_()
+        e = ember.segment_reduce(ed, reduce, axis=axis, initial=initial,
+                                 **{k: E(v) for k, v in kwargs.items()})
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-12)
+        g = torch.randn_like(t)
+        t.backward(g.masked_fill(~torch.isfinite(t), 0))
+        e.backward(E(g.masked_fill(~torch.isfinite(t), 0)))
+        np.testing.assert_allclose(ed.grad.numpy(), td.grad.numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="sum to"):
+        ember.segment_reduce(E(data), "sum", lengths=ember.tensor([1, 1]))

@@ -1,6 +1,7 @@
 """Reductions and scans: moments, nan-reductions, cumulative extremes, diff, trapezoid, cov. Part of
 ember._compat (see its __init__)."""
 import builtins
+import math
 import warnings
 
 from ._registry import _both, _dname, _floating, _is_tensor, _out, _torch
@@ -410,3 +411,54 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile over the non-NaN values."""
     return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
+
+
+@_torch
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """The max, mean, min, sum or prod of each run of `lengths` consecutive entries along axis
+    (or of the runs between `offsets`), with `initial` as every run's starting value (an empty
+    run's result; an empty mean without it is NaN). lengths has data.shape[:axis] + (runs,)."""
+    if reduce not in ("max", "mean", "min", "sum", "prod"):
+        raise RuntimeError(f"segment_reduce(): unsupported reduction {reduce!r}: expected one "
+                           f"of max, mean, min, sum, prod")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    axis = axis % data.dim()
+    if lengths is None:
+        n = offsets.shape[-1]
+        lengths = offsets.narrow(-1, 1, n - 1) - offsets.narrow(-1, 0, n - 1)
+    if tuple(lengths.shape[:-1]) != tuple(data.shape[:axis]):
+        raise RuntimeError(f"segment_reduce(): Expected lengths (or offsets) of shape "
+                           f"{list(data.shape[:axis])} + [segments], got {list(lengths.shape)}")
+    size = data.shape[axis]
+    if not unsafe:
+        if bool((lengths < 0).any()):
+            raise RuntimeError("lengths contains negative value!")
+        if bool((lengths.sum(-1) != size).any()):
+            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum "
+                               "to data.size(lengths.dim()-1) when !unsafe.")
+    runs = lengths.shape[-1]
+    # Each entry's run: how many runs end at or before it (runs itself: past the last run, an
+    # extra bucket dropped at the end).
+    ends = lengths.cumsum(-1)
+    run = (_E.arange(size, device=data.device) >= ends.unsqueeze(-1)).sum(-2)
+    index = run.reshape(tuple(run.shape) + (1,) * (data.dim() - axis - 1)).expand(data.shape)
+    shape = list(data.shape)
+    shape[axis] = runs + 1
+    start = {"max": -math.inf, "min": math.inf, "prod": 1}.get(reduce, 0) \
+        if initial is None else initial
+    if reduce in ("sum", "mean"):
+        out = _E.full(shape, 0 if initial is None else initial, dtype=data.dtype,
+                      device=data.device).scatter_add(axis, index, data)
+    else:
+        out = _E.full(shape, start, dtype=data.dtype, device=data.device).scatter_reduce(
+            axis, index, data, {"max": "amax", "min": "amin", "prod": "prod"}[reduce])
+    out = out.narrow(axis, 0, runs)
+    if reduce == "mean":
+        count = lengths.reshape(tuple(lengths.shape) + (1,) * (data.dim() - axis - 1))
+        empty = _E.full_like(out, math.nan if initial is None else initial)
+        out = _E.where(count > 0, out / count.clamp(min=1).to(out.dtype), empty)
+    return out
