@@ -49,6 +49,7 @@ from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
 newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402
+from ._ops import ops  # noqa: E402
 
 # The Python-made objects the C++ binding hands out, registered once here (see python_object).
 _C._register("Size", Size)

@@ -2,6 +2,7 @@
 // methods, one declaration each (op_table.h).
 #include "ember/ops/join.h"
 #include "ember/ops/linalg.h"
+#include "ember/ops/resize.h"
 #include "ember/ops/search.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
@@ -59,6 +60,22 @@ Scalar value_of(const Args& a, size_t i) {
 }  // namespace
 
 void def_shape_ops(OpTable& t) {
+  // --- resizing in place ---
+  t.def(
+      "resize_(Tensor input, int... size, *, PyObject memory_format=None)",
+      [](const Args& a) {
+        Tensor x = a.tensor(0);
+        resize_(x, sizes(a, 1));
+        return InPlace{};
+      },
+      kMethod);
+  t.def("resize_as_(Tensor input, Tensor the_template, *, PyObject memory_format=None)",
+        [](const Args& a) {
+          Tensor x = a.tensor(0);
+          resize_as_(x, a.tensor(1));
+          return InPlace{};
+        });
+
   // --- views ---
   t.def("view(Tensor input, int... size)", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); },
         kMethod);

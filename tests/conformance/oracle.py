@@ -273,8 +273,9 @@ def ember_callable(op):
         return retarget(fn)
     if op.name.startswith("__") or type(fn).__name__ in ("method_descriptor", "wrapper_descriptor"):
         return _method(fn.__name__ if hasattr(fn, "__name__") else op.name)
-    if type(fn).__name__ == "OpOverload":
-        return lookup(op.name)
+    if type(fn).__name__ == "OpOverload":  # torch.ops.aten.slice.Tensor: ember.ops' own
+        namespace, name = fn._schema.name.split("::")
+        return lookup(f"ops.{namespace}.{name}.{fn._overloadname}")
     return lookup(op.name)
 
 

@@ -654,3 +654,17 @@ def test_segment_reduce_matches_pytorch():
         np.testing.assert_allclose(ed.grad.numpy(), td.grad.numpy(), rtol=1e-12, atol=1e-12)
     with pytest.raises(RuntimeError, match="sum to"):
         ember.segment_reduce(E(data), "sum", lengths=ember.tensor([1, 1]))
+
+
+def test_torch_ops_namespace_resolves_aten_operators():
+    """torch.ops.aten.<op>.<overload> (what traced graphs and OpInfo's slice entry call)."""
+    x = ember.arange(10.0)
+    t = torch.arange(10.0)
+    np.testing.assert_array_equal(ember.ops.aten.slice.Tensor(x, 0, 2, 8, 3).numpy(),
+                                  torch.ops.aten.slice.Tensor(t, 0, 2, 8, 3).numpy())
+    np.testing.assert_array_equal(ember.ops.aten.add.Tensor(x, x).numpy(), (t + t).numpy())
+    np.testing.assert_array_equal(ember.ops.aten.relu.default(x - 5).numpy(),
+                                  torch.ops.aten.relu.default(t - 5).numpy())
+    assert "aten.slice" in repr(ember.ops.aten.slice)
+    with pytest.raises(AttributeError, match="no attribute 'not_an_op'"):
+        ember.ops.aten.not_an_op
