@@ -310,6 +310,23 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
               " and input.ndim is equal to ", a.dim());
   EMBER_CHECK(tau.dtype() == a.dtype(), "torch.linalg.householder_product: tau dtype ",
               tau.dtype(), " does not match input dtype ", a.dtype());
+  if (any_requires_grad({&a, &tau})) {
+    // Under autograd, the reflectors applied one by one with differentiable ops, so that the
+    // gradient is the product's: H_i = I - tau_i v_i v_i^T (v_i: A's i-th column below the
+    // diagonal, 1 on it) applied to the identity's first n columns, last reflector first.
+    Shape lead(a.sizes().begin(), a.sizes().end() - 2);
+    Shape qshape = lead;
+    qshape.push_back(m);
+    qshape.push_back(n);
+    Tensor eye_mn = eye(m, n, TensorOptions(a.dtype()).with_device(a.device()));
+    Tensor vs = tril(a, -1) + eye_mn;
+    Tensor q = eye_mn.expand(qshape);
+    for (int64_t i = k - 1; i >= 0; --i) {
+      Tensor v = vs.narrow(-1, i, 1);
+      q = q - tau.narrow(-1, i, 1).unsqueeze(-1) * matmul(v, matmul(v.transpose(-1, -2), q));
+    }
+    return q;
+  }
   Tensor buf = column_major(a), t = tau.contiguous();
   if (m > 0 && n > 0)
     detail::dispatch_lapack(a.dtype(), "householder_product", [&](auto zero) {

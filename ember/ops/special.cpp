@@ -71,11 +71,34 @@ Tensor igammac(const Tensor& a, const Tensor& x) {
   return incomplete_gamma(BinaryOp::Igammac, "IgammacBackward0", a, x);
 }
 
+namespace {
+// The bfloat16 after a towards b, in float32 (where bfloat16 values and their neighbours are
+// exact): a step of 2^(e - 8) for |a| in [2^(e-1), 2^e) (8 significant bits), half that when
+// stepping towards zero from a power of two, 2^-133 among the subnormals.
+Tensor nextafter_bfloat16(const Tensor& a, const Tensor& b) {
+  NoGradGuard no_grad;
+  Tensor x = a.to(kFloat32), y = b.to(kFloat32);
+  auto [mantissa, exponent] = frexp(x);
+  Tensor e = exponent.to(kFloat32);
+  Tensor toward_zero = lt((y - x) * x, 0);
+  Tensor halved = logical_and(toward_zero, eq(abs(mantissa), 0.5));
+  Tensor step = exp2(clamp(where(halved, e - 9.0, e - 8.0), Scalar(-133.0), std::nullopt));
+  Tensor tiny = scalar_tensor(std::ldexp(1.0, -133), x.options());
+  Tensor r = where(gt(y, x), x + step, x - step);
+  r = where(eq(x, 0), where(gt(y, 0), tiny, -tiny), r);
+  r = where(logical_and(isinf(x), ne(x, y)), sign(x) * 3.3895313892515355e38, r);
+  r = where(eq(x, y), y, r);
+  r = where(logical_or(isnan(x), isnan(y)), x + y, r);
+  return r.to(kBFloat16);
+}
+}  // namespace
+
 Tensor nextafter(const Tensor& a, const Tensor& b) {
   EMBER_OP(nextafter, a, b);
   DType t = promote_types(a.dtype(), b.dtype());
+  if (t == kBFloat16) return nextafter_bfloat16(a, b);
   EMBER_CHECK(t == kFloat32 || t == kFloat64, "[nextafter] \"nextafter_cpu\" not implemented for '",
-              t, "' (ember has it for float32 and float64)");
+              t, "' (ember has it for bfloat16, float32 and float64)");
   return detail::binary(BinaryOp::Nextafter, a, b);
 }
 

@@ -247,3 +247,9 @@ def _output_mask(op, input, *args, **kwargs):
     if name in _NORMALIZATIONS:
         return _mask(input, kwargs.get("mask"))
     raise ValueError(f"expected masked operation, got {name}")
+
+
+def _input_mask(input, *args, **kwargs):
+    """The canonical input mask: kwargs' mask broadcast to input's shape, as bool (PyTorch's
+    masked tests build their expected counts from it)."""
+    return _mask(input, kwargs.get("mask"))

@@ -13,25 +13,33 @@ from oracle import ROUNDING  # noqa: E402
 
 ORDER = ["pass", "wrong", "raises", "missing", "crash", "n/a"]
 
-# Wrong answers where PyTorch 1.13 itself is wrong and 2.x fixed it: ember gives 2.6's result
-# (checked by hand in a Debian 13 root with PyTorch 2.6, see docs/api-public.md for making one).
-FIXED_IN_2X = {
-    "aminmax": "PyTorch 1.13 gives shape [1] for a 0-dim input with dim=0, keepdim=True (and "
-               "warns that it resized its output); 2.6 gives shape [], as ember",
-    "linspace": "PyTorch 1.13 truncates integer linspace from the wrong end (linspace(0, -3, 50, "
-                "dtype=int32) has 24 zeros); 2.6 gives 17, as ember",
+# Wrong answers where PyTorch itself is wrong, by (entry, part): checked by hand against the
+# mathematics and against PyTorch 2.6 in a Debian 13 root (docs/api-public.md says how to make
+# one). ember gives the right result.
+PYTORCH_BUGS = {
+    ("aminmax", "forward"): "PyTorch 1.13 gives shape [1] for a 0-dim input with dim=0, "
+                            "keepdim=True (and warns that it resized its output); 2.6 gives "
+                            "shape [], as ember",
+    ("linspace", "forward"): "PyTorch 1.13 truncates integer linspace from the wrong end "
+                             "(linspace(0, -3, 50, dtype=int32) has 24 zeros); 2.6 gives 17, "
+                             "as ember",
+    ("as_strided_scatter", "gradient"): "PyTorch's gradient for input is wrong: 1 on the "
+                                        "overwritten elements (which do not reach the output) "
+                                        "and, off them, uninitialised memory in 1.13 and 0 in "
+                                        "2.6; ember's is 0 on them and 1 elsewhere",
 }
 
 
-def explanation(r):
-    """Why a wrong entry is wrong, where it is explained: 16-bit rounding that the oracle
-    measured, or a PyTorch 1.13 bug."""
-    if r["forward"][0] != "wrong":
+def explanation(r, part="forward"):
+    """Why an entry's part is wrong, where it is explained: rounding that the oracle measured,
+    or a PyTorch bug."""
+    outcome = r.get(part)
+    if not outcome or outcome[0] != "wrong":
         return None
-    if r["forward"][1].startswith(ROUNDING):
+    if outcome[1].startswith(ROUNDING):
         return "rounding"
-    if r["name"] in FIXED_IN_2X:
-        return "fixed in 2.x"
+    if (r["name"], part) in PYTORCH_BUGS:
+        return "pytorch bug"
     return None
 
 
@@ -81,13 +89,17 @@ def main(src, dst):
     add_total("OpInfo gradient", [r["gradient"][0] for r in ops if r.get("gradient")])
     add_total("ModuleInfo", [r["forward"][0] for r in modules])
     why = Counter(explanation(r) for r in ops if r["forward"][0] == "wrong")
+    grad_why = Counter(explanation(r, "gradient") for r in ops
+                       if r.get("gradient") and r["gradient"][0] == "wrong")
+    bugs = ", ".join(f"`{name}` ({part})" for name, part in sorted(PYTORCH_BUGS))
     lines += ["", f"Of the {sum(why.values())} wrong forward entries, {why['rounding']} differ only "
-              "in 16-bit samples where ember's result is at least as near the float64 answer as "
-              "PyTorch's (the oracle computes the float64 result and both errors for each such "
-              "sample; the entry's line gives them, and the entry's other samples and dtypes all "
-              f"pass), {why['fixed in 2.x']} are PyTorch 1.13 bugs that 2.x fixed (ember gives "
-              f"2.6's result: {', '.join(f'`{k}`' for k in sorted(FIXED_IN_2X))}), and "
-              f"{why[None]} are ember's own wrong answers."]
+              "in float16, bfloat16 or float32 samples where ember's result is at least as near "
+              "the float64 answer as PyTorch's (the oracle computes the float64 result and both "
+              "errors for each such sample; the entry's line gives them, and the entry's other "
+              f"samples and dtypes all pass), {why['pytorch bug']} are PyTorch bugs (listed "
+              f"with their reasons below: {bugs}), and {why[None]} are ember's own wrong "
+              f"answers. Of the {sum(grad_why.values())} wrong gradient entries, "
+              f"{grad_why['pytorch bug']} are PyTorch bugs and {grad_why[None]} ember's own."]
     lines += ["", "## By namespace (OpInfo forward)", "",
               "| namespace | entries | " + " | ".join(ORDER) + " | passing |",
               "|---|---|" + "---|" * len(ORDER) + "---|"]
@@ -119,10 +131,12 @@ def main(src, dst):
             if f[0] == "pass" and (g is None or g[0] == "pass"):
                 continue
             cell = lambda v: "-" if v is None else f"**{v[0]}** {v[1]}".replace("|", "\\|")
-            fwd = cell(f)
-            if r["name"] in FIXED_IN_2X and f[0] == "wrong":
-                fwd += " (PyTorch 1.13's bug: " + FIXED_IN_2X[r["name"]] + ")"
-            out.append(f"| `{r['name']}` | {fwd} | {cell(g)} |")
+            fwd, grad = cell(f), cell(g)
+            if explanation(r) == "pytorch bug":
+                fwd += " (PyTorch's bug: " + PYTORCH_BUGS[(r["name"], "forward")] + ")"
+            if explanation(r, "gradient") == "pytorch bug":
+                grad += " (PyTorch's bug: " + PYTORCH_BUGS[(r["name"], "gradient")] + ")"
+            out.append(f"| `{r['name']}` | {fwd} | {grad} |")
         return out
 
     lines += entry_lines(ops, "OpInfo entries that do not pass everywhere")

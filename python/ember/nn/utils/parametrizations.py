@@ -22,22 +22,6 @@ def _is_orthogonal(Q, eps=None):
     return _C._ops.allclose(Q.mH @ Q, Id, atol=eps)
 
 
-def _householder_product(A, tau):
-    """linalg.householder_product(A, tau) from differentiable ops: H_1 ... H_k applied to the
-    first n columns of the identity, H_i = I - tau_i v_i v_i^H with v_i the i-th column of A
-    below the diagonal and 1 on it. ember's linalg.householder_product (LAPACK's orgqr) has no
-    backward: its gradient passes through as if the result were A, so the Householder map's
-    forward, which gradients flow through, uses this instead."""
-    m, n, k = A.size(-2), A.size(-1), tau.size(-1)
-    batch = tuple(A.shape[:-2])
-    Q = _C._ops.eye(m, dtype=A.dtype, device=A.device)[:, :n].expand(*batch, m, n)
-    for i in reversed(range(k)):
-        v = _C._ops.cat([A.new_zeros(*batch, i), A.new_ones(*batch, 1), A[..., i + 1:, i]],
-                        dim=-1).unsqueeze(-1)
-        Q = Q - tau[..., i].unsqueeze(-1).unsqueeze(-1) * (v @ (v.mH @ Q))
-    return Q
-
-
 def _make_orthogonal(A):
     """The Q of A = QR (A tall) with diag(R) real and non-negative."""
     X, tau = _C._ops.geqrf(A)
@@ -95,7 +79,7 @@ class _Orthogonal(Module):
             # X is real here (no complex householder)
             A = X.tril(diagonal=-1)
             tau = 2. / (1. + (A * A).sum(dim=-2))
-            Q = _householder_product(A, tau)
+            Q = _native.package().linalg.householder_product(A, tau)
             # The diagonal of X is 1's and -1's; it is not differentiated nor updated, hence
             # PyTorch's cast to int. ember's cast to an integer type keeps the graph, so the
             # diagonal is also detached.
