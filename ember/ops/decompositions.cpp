@@ -325,6 +325,13 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
       Tensor v = vs.narrow(-1, i, 1);
       q = q - tau.narrow(-1, i, 1).unsqueeze(-1) * matmul(v, matmul(v.transpose(-1, -2), q));
     }
+    if (k == 0) {  // no reflector: the identity, followed with zero gradients as PyTorch's
+      q = q.contiguous().clone();
+      record("LinalgHouseholderProductBackward0", {&q}, {&a, &tau},
+             [sa = a.sizes(), st = tau.sizes()](const Tensor& g) {
+               return TensorList{zeros(sa, g.options()), zeros(st, g.options())};
+             });
+    }
     return q;
   }
   Tensor buf = column_major(a), t = tau.contiguous();

@@ -96,15 +96,24 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       start += t.size(d);
     }
   }
-  if (any_requires_grad(parts)) {
+  if (any_requires_grad(tensors)) {
+    // Every input takes part, the skipped empty ones too (with empty gradients), as PyTorch's.
     Shape lengths;
-    for (const Tensor& t : parts) lengths.push_back(t.size(d));
-    record_list("CatBackward0", {out}, parts,
-                [lengths, d](std::vector<Tensor>& g, const Node& n) -> TensorList {
+    std::vector<bool> skipped;
+    for (const Tensor& t : tensors) {
+      skipped.push_back(t.dim() == 1 && t.numel() == 0);
+      if (!skipped.back()) lengths.push_back(t.size(d));
+    }
+    record_list("CatBackward0", {out}, tensors,
+                [lengths, skipped, d](std::vector<Tensor>& g, const Node& n) -> TensorList {
                   std::vector<Tensor> pieces = g[0].split(lengths, d);
-                  for (size_t i = 0; i < pieces.size(); ++i)
-                    if (!n.needs_input_grad(i)) pieces[i] = Tensor();
-                  return pieces;
+                  TensorList grads;
+                  size_t k = 0;
+                  for (size_t i = 0; i < skipped.size(); ++i) {
+                    Tensor piece = skipped[i] ? zeros({0}, g[0].options()) : pieces[k++];
+                    grads.push_back(n.needs_input_grad(i) ? piece : Tensor());
+                  }
+                  return grads;
                 });
   }
   return out;

@@ -563,8 +563,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
 
 Tensor matrix_exp(const Tensor& a) {
   EMBER_OP(matrix_exp, a);
-  if (a.dtype() == kFloat16 || a.dtype() == kBFloat16)  // in float32, as PyTorch's opmath
+  // 16-bit in float32, as PyTorch's opmath; float32 in float64, where the squarings of a large
+  // exponent keep their digits (PyTorch's float32 result is off by more than float32 rounding).
+  if (a.dtype() == kFloat16 || a.dtype() == kBFloat16)
     return matrix_exp(a.to(kFloat32)).to(a.dtype());
+  if (a.dtype() == kFloat32) return matrix_exp(a.to(kFloat64)).to(kFloat32);
   detail::check_linalg_input("linalg.matrix_exp", a, true);
   int64_t n = a.size(-1);
   if (a.numel() == 0) return a.clone();

@@ -2,7 +2,7 @@
 // methods, one declaration each (op_table.h).
 #include "ember/ops/join.h"
 #include "ember/ops/linalg.h"
-#include "ember/ops/resize.h"
+#include "ember/ops/inplace_geometry.h"
 #include "ember/ops/search.h"
 #include "ember/ops/shape.h"
 #include "ember/ops/sort.h"
@@ -75,6 +75,35 @@ void def_shape_ops(OpTable& t) {
           resize_as_(x, a.tensor(1));
           return InPlace{};
         });
+  // The in-place views: the tensor itself becomes the view.
+  auto in_place = [&t](const std::string& schema, Tensor& (*op)(Tensor&, const Args&)) {
+    t.def(
+        schema,
+        [op](const Args& a) {
+          Tensor x = a.tensor(0);
+          op(x, a);
+          return InPlace{};
+        },
+        kMethod);
+  };
+  in_place("squeeze_(Tensor input)", [](Tensor& x, const Args&) -> Tensor& { return squeeze_(x); });
+  in_place("squeeze_(Tensor input, int dim)",
+           [](Tensor& x, const Args& a) -> Tensor& { return squeeze_(x, a.int64(1)); });
+  in_place("unsqueeze_(Tensor input, int dim)",
+           [](Tensor& x, const Args& a) -> Tensor& { return unsqueeze_(x, a.int64(1)); });
+  in_place("t_(Tensor input)", [](Tensor& x, const Args&) -> Tensor& { return t_(x); });
+  for (const char* schema : {"transpose_(Tensor input, int dim0, int dim1)",
+                             "swapdims_(Tensor input, int dim0, int dim1)",
+                             "swapaxes_(Tensor input, int axis0, int axis1)"})
+    in_place(schema, [](Tensor& x, const Args& a) -> Tensor& {
+      return transpose_(x, a.int64(1), a.int64(2));
+    });
+  in_place("as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+           [](Tensor& x, const Args& a) -> Tensor& {
+             return as_strided_(x, a.shape(1), a.shape(2), a.opt_int(3));
+           });
+  in_place("set_(Tensor input, Tensor source)",
+           [](Tensor& x, const Args& a) -> Tensor& { return set_(x, a.tensor(1)); });
 
   // --- views ---
   t.def("view(Tensor input, int... size)", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); },

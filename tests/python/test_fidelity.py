@@ -668,3 +668,46 @@ def test_torch_ops_namespace_resolves_aten_operators():
     assert "aten.slice" in repr(ember.ops.aten.slice)
     with pytest.raises(AttributeError, match="no attribute 'not_an_op'"):
         ember.ops.aten.not_an_op
+
+
+def test_resize_set_and_in_place_views_match_pytorch():
+    """resize_ (growing the storage every view shares), resize_as_, set_, and the in-place views
+    squeeze_/unsqueeze_/t_/transpose_/swapaxes_/swapdims_/as_strided_ with their gradients."""
+    for lib in (torch, ember):
+        x = lib.arange(6.0)
+        view = x[:2]
+        assert x.resize_(2, 2) is x and tuple(x.shape) == (2, 2)
+        assert x.tolist() == [[0, 1], [2, 3]]  # (numpy() would pin torch's storage's size)
+        x.resize_(3, 4)  # grows: the first 6 values stay
+        assert x.reshape(-1)[:6].tolist() == list(range(6))
+        view.fill_(7)
+        assert x[0, 0].item() == 7  # the view shares the grown storage
+        y = lib.zeros(5)
+        assert tuple(y.resize_as_(lib.zeros(1, 2)).shape) == (1, 2)
+        s = lib.ones(3)
+        z = lib.zeros(2, 2)
+        z.set_(s)
+        s[1] = 5
+        assert tuple(z.shape) == (3,) and z[1].item() == 5
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            lib.ones(2, requires_grad=True).resize_(3)
+        with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+            lib.ones(2, requires_grad=True).unsqueeze_(0)
+    torch.manual_seed(0)
+    base = torch.randn(2, 1, 3, dtype=torch.float64)
+    ops = [lambda t: t.squeeze_(), lambda t: t.squeeze_(1), lambda t: t.unsqueeze_(-1),
+           lambda t: t.transpose_(0, 2), lambda t: t.swapaxes_(0, 1),
+           lambda t: t.swapdims_(2, 0), lambda t: t.squeeze_().t_(),
+           lambda t: t.as_strided_((3, 2), (1, 3))]
+    for op in ops:
+        tb = base.clone().requires_grad_()
+        tv = tb * 2
+        op(tv)
+        (tv * torch.arange(tv.numel(), dtype=torch.float64).reshape(tv.shape)).sum().backward()
+        eb = E(base).requires_grad_()
+        ev = eb * 2
+        op(ev)
+        assert tuple(ev.shape) == tuple(tv.shape) and tuple(ev.stride()) == tuple(tv.stride())
+        np.testing.assert_array_equal(ev.detach().numpy(), tv.detach().numpy())
+        (ev * ember.arange(ev.numel(), dtype=ember.float64).reshape(ev.shape)).sum().backward()
+        np.testing.assert_array_equal(eb.grad.numpy(), tb.grad.numpy())

@@ -114,6 +114,8 @@ def logcumsumexp(input, dim, *, out=None):
         raise RuntimeError(f"\"logcumsumexp_out_cpu\" not implemented for '{_legacy(input.dtype)}'")
     if input.dim() == 0:
         return _out(input.clone(), out)
+    if _dname(input.dtype) in ("float16", "bfloat16"):  # accumulated in float32, as PyTorch's
+        return _out(_scan(input.float(), dim, _logaddexp).to(input.dtype), out)
     return _out(_scan(input, dim, _logaddexp), out)
 
 
@@ -239,6 +241,8 @@ def dist(input, other, p=2):
 def renorm(input, p, dim, maxnorm):
     """input with each slice along dim rescaled to p-norm at most maxnorm."""
     dims = [d for d in range(input.dim()) if d != dim % input.dim()]
+    if _dname(input.dtype) in ("float16", "bfloat16"):  # norms and scales in float32, as PyTorch's
+        return renorm(input.float(), p, dim, maxnorm).to(input.dtype)
     norms = _E.norm(input, p, dim=dims, keepdim=True)
     scale = _E.where(norms > maxnorm, maxnorm / (norms + 1e-7), _E.ones_like(norms))
     return input * scale

@@ -2,6 +2,7 @@
 in-place variants install() adds. Part of ember._compat (see its __init__)."""
 import builtins
 import math
+import warnings
 
 from ._registry import _PROPS, _as_tensor, _both, _dname, _method, _out, _torch
 from .dtypes import can_cast
@@ -20,6 +21,28 @@ _E = None  # the ember module, set by install()
 def to_dense(self, dtype=None):
     """self (in dtype): ember's tensors are dense already."""
     return self if dtype is None else self.to(dtype)
+
+
+@_method
+def resize(self, *sizes):
+    """The deprecated out-of-place resize: self in another shape of as many elements (a copy,
+    differentiable)."""
+    warnings.warn("non-inplace resize is deprecated")
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    count = math.prod(shape)
+    if count != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({count} elements in total), but "
+            f"the given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            f"elements). autograd's resize can only change the shape of a given tensor, while "
+            f"preserving the number of elements. ")
+    return self.contiguous().clone().view(shape)
+
+
+@_method
+def resize_as(self, tensor):
+    """The deprecated out-of-place resize_as: resize(tensor's shape)."""
+    return resize(self, tuple(tensor.shape))
 
 
 @_method
