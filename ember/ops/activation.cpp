@@ -33,7 +33,10 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
                     "[gelu] approximate must be 'none' or 'tanh', got '", approximate, "'");
   if (approximate == "none")
     return activation(UnaryOp::Gelu, "GeluBackward0", x, {}, [](const Tensor& g, const Tensor& x) {
-      return detail::binary(BinaryOp::GeluBackward, g, x);
+      if (!GradMode::is_enabled()) return detail::binary(BinaryOp::GeluBackward, g, x);
+      // Under create_graph, as differentiable ops: Phi(x) + x phi(x).
+      constexpr double kInvSqrt2 = 0.7071067811865476, kInvSqrt2Pi = 0.3989422804014327;
+      return g * ((erf(x * kInvSqrt2) + 1.0) * 0.5 + x * exp(x * x * -0.5) * kInvSqrt2Pi);
     });
   return activation(UnaryOp::GeluTanh, "GeluBackward0", x, {}, [](const Tensor& g, const Tensor& x) {
     // d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2).
@@ -46,7 +49,9 @@ Tensor gelu(const Tensor& x, const std::string& approximate) {
 Tensor silu(const Tensor& x) {
   EMBER_OP(silu, x);
   return activation(UnaryOp::Silu, "SiluBackward0", x, {}, [](const Tensor& g, const Tensor& x) {
-    return detail::binary(BinaryOp::SiluBackward, g, x);
+    if (!GradMode::is_enabled()) return detail::binary(BinaryOp::SiluBackward, g, x);
+    Tensor s = sigmoid(x);  // under create_graph, as differentiable ops
+    return g * s * (1.0 + x * (1.0 - s));
   });
 }
 

@@ -1,5 +1,7 @@
 #include "ember/ops/attention.h"
 
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -14,6 +16,7 @@
 
 namespace ember {
 namespace {
+std::array<std::atomic<bool>, 4> g_sdp_enabled{true, true, true, true};
 
 void check_qkv(const Tensor& q, const Tensor& k, const Tensor& v) {
   const char* op = "scaled_dot_product_attention";
@@ -71,15 +74,45 @@ std::tuple<Tensor, Tensor> attention_math(const Tensor& q, const Tensor& k, cons
   return {matmul(dropped, v), weights};
 }
 
+void set_sdp_backend_enabled(SdpBackend backend, bool enabled) {
+  g_sdp_enabled[static_cast<size_t>(backend)].store(enabled);
+}
+bool sdp_backend_enabled(SdpBackend backend) {
+  return g_sdp_enabled[static_cast<size_t>(backend)].load();
+}
+
 Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
                                     const Tensor& attn_mask, double dropout_p, bool is_causal,
-                                    std::optional<double> scale, Generator* gen) {
+                                    std::optional<double> scale, bool enable_gqa, Generator* gen) {
   EMBER_OP(scaled_dot_product_attention, q_in, k_in, v_in, attn_mask, dropout_p, is_causal, scale,
-           gen);
+           enable_gqa, gen);
+  if (enable_gqa && q_in.dim() >= 3 && k_in.dim() >= 3 && v_in.dim() >= 3) {
+    // Grouped-query attention: each key/value head serves query.size(-3) / key.size(-3) query
+    // heads (repeat_interleave along the heads).
+    int64_t hq = q_in.size(-3), hk = k_in.size(-3), hv = v_in.size(-3);
+    EMBER_CHECK(hk > 0 && hv > 0 && hq % hk == 0 && hq % hv == 0,
+                "Number of heads in key and value must divide the number of heads in query (",
+                hq, " query heads, ", hk, " key heads, ", hv, " value heads)");
+    auto repeat_heads = [hq](const Tensor& t) {
+      int64_t h = t.size(-3);
+      if (h == hq) return t;
+      Shape grouped = t.sizes(), full = t.sizes();
+      grouped.insert(grouped.end() - 2, hq / h);
+      full[full.size() - 3] = hq;
+      return t.unsqueeze(-3).expand(grouped).reshape(full);
+    };
+    return scaled_dot_product_attention(q_in, repeat_heads(k_in), repeat_heads(v_in), attn_mask,
+                                        dropout_p, is_causal, scale, false, gen);
+  }
   check_qkv(q_in, k_in, v_in);
   EMBER_CHECK_VALUE(dropout_p >= 0 && dropout_p < 1,
                     "[scaled_dot_product_attention] dropout_p must be in [0, 1), got ", dropout_p);
-  if (attn_mask.defined() && attn_mask.requires_grad())  // the fused kernel has no mask gradient
+  bool fused = sdp_backend_enabled(SdpBackend::Flash);
+  EMBER_CHECK(fused || sdp_backend_enabled(SdpBackend::Math),
+              "No available kernel. Aborting execution. (ember's scaled_dot_product_attention "
+              "has the flash-style fused kernel and the math path; both are disabled)");
+  // The math path where the fused kernel is switched off, or has no gradient for the mask.
+  if (!fused || (attn_mask.defined() && attn_mask.requires_grad()))
     return std::get<0>(attention_math(q_in, k_in, v_in, attn_mask, dropout_p, is_causal, scale,
                                       gen));
   // The kernels compute in float32 or float64; 16-bit inputs come back in their dtype.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ember/core/device_backend.h"
+#include "ember/core/grad_mode.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/indexing.h"
 #include "ember/ops/op_entry.h"
@@ -11,14 +12,23 @@
 
 namespace ember {
 
-const Tensor& SavedTensor::get() const {
-  if (tensor_.defined() && tensor_._version() != version_) {
+Tensor SavedTensor::get() const {
+  const Tensor& t = output_ ? output_->data : tensor_;
+  if (t.defined() && t._version() != version_) {
     EMBER_FAIL(
         "[backward] one of the tensors needed for gradient computation has been modified by an inplace operation: ",
-        tensor_.toString(), " is at version ", tensor_._version(), "; expected version ", version_,
+        t.toString(), " is at version ", t._version(), "; expected version ", version_,
         " instead");
   }
-  return tensor_;
+  if (output_ && GradMode::is_enabled()) {
+    if (std::shared_ptr<Node> node = output_->node.lock()) {
+      // A fresh alias each time: stored, its history would keep the node alive from inside.
+      Tensor alias = output_->data.detach();
+      set_history(alias, node, output_->output_nr);
+      return alias;
+    }
+  }
+  return t;
 }
 
 namespace detail {
@@ -47,6 +57,14 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
   for (size_t i = 0; i < outputs.size(); ++i)
     if (outputs[i]->defined() && is_floating_point(outputs[i]->dtype()))
       set_history(*outputs[i], node, static_cast<uint32_t>(i));
+  // The outputs the backward saved learn their node (for get() under create_graph).
+  for (const std::shared_ptr<SavedOutput>& saved : t_pending_outputs)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i]->defined() && outputs[i]->unsafe_impl() == saved->original) {
+        saved->node = node;
+        saved->output_nr = static_cast<uint32_t>(i);
+      }
+  t_pending_outputs.clear();
 }
 }  // namespace detail
 

@@ -52,18 +52,42 @@ inline thread_local int t_saved_since_record = 0;
 /// A tensor kept for backward. Inputs keep their graph (double backward works through them);
 /// outputs are kept detached, which avoids an ownership cycle through their own node. Using one
 /// that was modified in place since is an error.
+namespace detail {
+/// An op's output saved for its backward: kept without its history (the node would hold itself),
+/// and told its node and output number when record() attaches the node, so that under
+/// create_graph get() can give it back with its history (PyTorch's SavedVariable does the same).
+struct SavedOutput {
+  Tensor data;
+  const TensorImpl* original = nullptr;
+  std::weak_ptr<Node> node;
+  uint32_t output_nr = 0;
+};
+/// Saved outputs made on this thread whose node record() has not attached yet.
+inline thread_local std::vector<std::shared_ptr<SavedOutput>> t_pending_outputs;
+}  // namespace detail
+
 class SavedTensor {
  public:
   SavedTensor() = default;
   explicit SavedTensor(const Tensor& t, bool is_output = false)
-      : tensor_(is_output && t.defined() ? t.detach() : t),
-        version_(t.defined() ? t._version() : 0) {
+      : version_(t.defined() ? t._version() : 0) {
+    if (is_output && t.defined()) {
+      output_ = std::make_shared<detail::SavedOutput>();
+      output_->data = t.detach();
+      output_->original = t.unsafe_impl();
+      detail::t_pending_outputs.push_back(output_);
+    } else {
+      tensor_ = t;
+    }
     ++detail::t_saved_since_record;
   }
-  const Tensor& get() const;
+  /// The saved tensor. A saved output comes back with its history while gradients are recorded
+  /// (a backward under create_graph), so that the backward of the backward reaches it.
+  Tensor get() const;
 
  private:
   Tensor tensor_;
+  std::shared_ptr<detail::SavedOutput> output_;
   uint32_t version_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include "ember/ops/factory.h"
 #include "ember/ops/join.h"
 #include "ember/ops/pad.h"
+#include "ember/ops/reduce.h"
 
 namespace ember {
 
@@ -20,6 +21,39 @@ Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Pair stride,
   Tensor padded = pad(x, {0, p.extra[1], 0, p.extra[0]});
   return conv2d(padded, w, bias, stride, p.before, dilation, groups);
 }
+
+namespace {
+// conv2d's gradients as differentiable ops, for a backward under create_graph (gradient
+// penalties differentiate them again; the kernels record nothing): the input's by the transposed
+// convolution, the weight's by correlating the input with the output gradient (stride and
+// dilation trading places), group by group; x (N, C, H, W), w (O, C / groups, kH, kW).
+TensorList conv2d_backward_differentiable(const Tensor& x, const Tensor& w, const Tensor& g,
+                                          const Conv2dParams& p, const Node& n) {
+  Pair stride{p.stride[0], p.stride[1]}, padding{p.padding[0], p.padding[1]};
+  Pair dilation{p.dilation[0], p.dilation[1]};
+  Tensor gx, gw, gb;
+  if (n.needs_input_grad(0)) {
+    Pair extra;
+    for (int i = 0; i < 2; ++i)
+      extra[i] = x.size(2 + i) - ((g.size(2 + i) - 1) * stride[i] - 2 * padding[i] +
+                                  dilation[i] * (w.size(2 + i) - 1) + 1);
+    gx = conv_transpose2d(g, w, Tensor(), stride, padding, extra, p.groups, dilation);
+  }
+  if (n.needs_input_grad(1)) {
+    int64_t cg = w.size(1), og = w.size(0) / p.groups;
+    std::vector<Tensor> parts;
+    for (int64_t k = 0; k < p.groups; ++k) {
+      Tensor xs = x.narrow(1, k * cg, cg).transpose(0, 1);  // (C/g, N, H, W)
+      Tensor gs = g.narrow(1, k * og, og).transpose(0, 1);  // (O/g, N, oH, oW)
+      Tensor corr = conv2d(xs, gs, Tensor(), dilation, padding, stride, 1);  // (C/g, O/g, ...)
+      parts.push_back(corr.transpose(0, 1).narrow(2, 0, w.size(2)).narrow(3, 0, w.size(3)));
+    }
+    gw = p.groups == 1 ? parts[0] : cat(parts, 0);
+  }
+  if (n.needs_input_grad(2)) gb = sum(g, Dims{0, 2, 3});
+  return {gx, gw, gb};
+}
+}  // namespace
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {
@@ -87,6 +121,7 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
                const Tensor& g, const Node& n) -> TensorList {
              const Tensor& x = sx.get();
              const Tensor& w = sw.get();
+             if (GradMode::is_enabled()) return conv2d_backward_differentiable(x, w, g, p, n);
              Tensor gx, gw, gb;
              if (n.needs_input_grad(0))
                gx = empty(x.sizes(), TensorOptions(kt).with_device(x.device()));

@@ -2,7 +2,10 @@
 
 #include "ember/ops/autograd_support.h"
 #include "ember/ops/dispatch.h"
+#include "ember/ops/elementwise.h"
 #include "ember/ops/op_entry.h"
+#include "ember/ops/pointwise.h"
+#include "ember/ops/reduce.h"
 
 namespace ember {
 namespace {
@@ -21,6 +24,14 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<DType> dtype,
     record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&out}, {&x},
            [so = SavedTensor(out, true), d, log](const Tensor& g) -> TensorList {
              const Tensor& y = so.get();
+             if (GradMode::is_enabled()) {
+               // Under create_graph, as differentiable ops (the kernel records nothing):
+               // softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g).
+               if (y.dim() == 0) return {g * 0.0};
+               Dims along{d};
+               if (log) return {g - exp(y) * sum(g, along, true)};
+               return {y * (g - sum(g * y, along, true))};
+             }
              Tensor gc = g.contiguous();
              Tensor gi = empty(y.sizes(), y.options());
              Tensor y1 = y.dim() == 0 ? y.reshape({1}) : y;

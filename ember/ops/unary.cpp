@@ -54,12 +54,17 @@ EMBER_UNARY_WITH_GRAD(exp, Exp, kFp32OnCuda, "ExpBackward0", false, g* out)
 EMBER_UNARY_WITH_GRAD(log, Log, kFp32OnCuda, "LogBackward0", true, g / x)
 EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, kNoCast, "SqrtBackward0", false, g / (out * 2.0))
 EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, kFp32OnCuda, "RsqrtBackward0", false, g* out* out* out * -0.5)
+// The fused backward kernels record nothing: under create_graph (grad mode on in backward) the
+// same formulas run as differentiable ops, so that gradients of gradients see them.
 EMBER_UNARY_WITH_GRAD(tanh, Tanh, kNoCast, "TanhBackward0", false,
-                      detail::binary(BinaryOp::TanhBackward, g, out))
+                      GradMode::is_enabled() ? g * (1.0 - out * out)
+                                             : detail::binary(BinaryOp::TanhBackward, g, out))
 EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, kNoCast, "SigmoidBackward0", false,
-                      detail::binary(BinaryOp::SigmoidBackward, g, out))
+                      GradMode::is_enabled() ? g * out * (1.0 - out)
+                                             : detail::binary(BinaryOp::SigmoidBackward, g, out))
 EMBER_UNARY_WITH_GRAD(relu, Relu, kNoCast, "ReluBackward0", false,
-                      detail::binary(BinaryOp::ReluBackward, g, out))
+                      GradMode::is_enabled() ? where(gt(out, 0), g, zeros_like(g))
+                                             : detail::binary(BinaryOp::ReluBackward, g, out))
 EMBER_UNARY_WITH_GRAD(sin, Sin, kNoCast, "SinBackward0", true, g* cos(x))
 EMBER_UNARY_WITH_GRAD(cos, Cos, kNoCast, "CosBackward0", true, -g* sin(x))
 EMBER_UNARY_WITH_GRAD(square, Square, kNoCast, "PowBackward0", true, g* x * 2.0)

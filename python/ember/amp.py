@@ -51,9 +51,16 @@ class autocast(contextlib.ContextDecorator):
 
 
 class GradScaler(_a.GradScaler):
-    """torch.cuda.amp.GradScaler on any device: scale(loss).backward(), step(optimizer) (unscales,
-    skips the step when a gradient holds an inf or NaN), update() (backs off or grows the scale).
-    unscale_(optimizer) first to clip gradients."""
+    """torch.amp.GradScaler (PyTorch 2.3's signature, the device first) on any device:
+    scale(loss).backward(), step(optimizer) (unscales, skips the step when a gradient holds an
+    inf or NaN), update() (backs off or grows the scale). unscale_(optimizer) first to clip
+    gradients. ember's scaler works on every device, so a "cuda" scaler on the CPU stays
+    enabled (PyTorch's disables itself there)."""
+
+    def __init__(self, device="cuda", init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5,
+                 growth_interval=2000, enabled=True):
+        super().__init__(init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+        self._device = str(device)
 
     def step(self, optimizer, *args, **kwargs):
         """Steps the optimizer unless its gradients hold an inf or NaN; returns what

@@ -4,6 +4,7 @@ no_grad, enable_grad and set_grad_enabled work as context managers and as decora
 as in PyTorch.
 """
 import functools
+import sys
 
 from . import _C
 
@@ -180,11 +181,7 @@ def once_differentiable(fn):
     return fn
 
 
-class _Functional:
-    """torch.autograd.functional's names ember lacks fail when used."""
-
-    def __getattr__(self, name):
-        raise AttributeError(f"ember does not have torch.autograd.functional.{name} yet")
-
-
-functional = _Functional()
+# torch.autograd.functional, importable by its module path too (from torch.autograd.functional
+# import jacobian) though ember.autograd is one file.
+from . import _autograd_functional as functional  # noqa: E402
+sys.modules[__name__ + ".functional"] = functional

@@ -2,6 +2,7 @@
 // A build or a machine without CUDA answers "no devices" (and why); calls that need a GPU raise.
 #include "bind.h"
 #include "ember/backend/cudnn.h"
+#include "ember/ops/attention.h"
 
 namespace ember::python {
 namespace {
@@ -98,6 +99,16 @@ void bind_cuda(py::module_& m) {
       "set_per_process_memory_fraction",
       [](double f, py::handle d) { cuda::set_per_process_memory_fraction(f, device_index(d)); },
       "fraction"_a, "device"_a = py::none());
+  // torch.backends.cuda's attention switches (they choose ember's kernels on the CPU too).
+  for (auto [name, backend] : {std::pair{"math", SdpBackend::Math},
+                               std::pair{"flash", SdpBackend::Flash},
+                               std::pair{"mem_efficient", SdpBackend::MemEfficient},
+                               std::pair{"cudnn", SdpBackend::Cudnn}}) {
+    c.def((std::string("enable_") + name + "_sdp").c_str(),
+          [backend](bool on) { set_sdp_backend_enabled(backend, on); });
+    c.def((std::string(name) + "_sdp_enabled").c_str(),
+          [backend] { return sdp_backend_enabled(backend); });
+  }
   c.def("set_allow_tf32", &cuda::set_allow_tf32);
   c.def("allow_tf32", &cuda::allow_tf32);
   c.def("cudnn_built", &cudnn::built);

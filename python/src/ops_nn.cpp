@@ -555,11 +555,11 @@ void def_nn_ops(OpTable& t) {
   // layers look for this name and take the fused path when it is there.
   t.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
         "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, "
-        "float? scale=None)",
+        "float? scale=None, bool enable_gqa=False)",
         [](const Args& a) {
           return scaled_dot_product_attention(a.tensor(0), a.tensor(1), a.tensor(2),
                                               a.tensor_or_undefined(3), a.real(4), a.flag(5),
-                                              a.opt_real(6));
+                                              a.opt_real(6), a.flag(7));
         });
   // The weights too, as nn.MultiheadAttention(need_weights=True) returns them.
   t.def("_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "

@@ -711,3 +711,32 @@ def test_resize_set_and_in_place_views_match_pytorch():
         np.testing.assert_array_equal(ev.detach().numpy(), tv.detach().numpy())
         (ev * ember.arange(ev.numel(), dtype=ember.float64).reshape(ev.shape)).sum().backward()
         np.testing.assert_array_equal(eb.grad.numpy(), tb.grad.numpy())
+
+
+def test_grouped_query_attention_and_kernel_choice():
+    """scaled_dot_product_attention(enable_gqa=True) (PyTorch 2.5): each key/value head serves a
+    group of query heads; sdpa_kernel/backends.cuda's switches choose the fused kernel or the
+    math path, and refuse when neither is allowed, as PyTorch 2.6."""
+    from ember.nn.attention import SDPBackend, sdpa_kernel
+    torch.manual_seed(0)
+    q = torch.randn(2, 6, 5, 8, dtype=torch.float64)
+    k = torch.randn(2, 2, 7, 8, dtype=torch.float64)
+    v = torch.randn(2, 2, 7, 4, dtype=torch.float64)
+    kr, vr = k.repeat_interleave(3, -3), v.repeat_interleave(3, -3)
+    mask = torch.ones(5, 7).tril().bool()
+    weights = (q @ kr.transpose(-1, -2) / math.sqrt(8)).masked_fill(~mask, -math.inf)
+    expected = torch.softmax(weights, -1) @ vr
+    for backends in ([SDPBackend.FLASH_ATTENTION], [SDPBackend.MATH],
+                     [SDPBackend.MATH, SDPBackend.FLASH_ATTENTION]):
+        with sdpa_kernel(backends):
+            out = F.scaled_dot_product_attention(E(q), E(k), E(v), is_causal=True,
+                                                 enable_gqa=True)
+        np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-10, atol=1e-12)
+    assert ember.backends.cuda.flash_sdp_enabled() and ember.backends.cuda.math_sdp_enabled()
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        assert not ember.backends.cuda.flash_sdp_enabled()
+        with pytest.raises(RuntimeError, match="No available kernel"):
+            F.scaled_dot_product_attention(E(q), E(kr), E(vr))
+    with pytest.raises(RuntimeError, match="must divide the number of heads"):
+        F.scaled_dot_product_attention(E(q), E(k[:, :1].expand(2, 4, 7, 8)), E(v),
+                                       enable_gqa=True)

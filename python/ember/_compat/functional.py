@@ -251,6 +251,15 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return (_E.sign(out) * F.relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
+@_functional
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The 3-D power-average pool: (sum over each window of x**p) ** (1/p) (PyTorch 2.6)."""
+    F = _E.nn.functional
+    kd, kh, kw = (kernel_size,) * 3 if isinstance(kernel_size, int) else kernel_size
+    out = F.avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (_E.sign(out) * F.relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 

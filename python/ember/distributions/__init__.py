@@ -31,6 +31,7 @@ from .gumbel import Gumbel
 from .half_cauchy import HalfCauchy
 from .half_normal import HalfNormal
 from .independent import Independent
+from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl, _add_kl_info
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
@@ -79,6 +80,7 @@ __all__ = [
     'HalfCauchy',
     'HalfNormal',
     'Independent',
+    'InverseGamma',
     'Kumaraswamy',
     'LKJCholesky',
     'Laplace',

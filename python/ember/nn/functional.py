@@ -9,4 +9,14 @@ from .._missing import missing
 # torch.nn.functional exposes these under its own names too.
 from .._C._ops import tanh, sigmoid  # noqa: E402,F401
 
+# grid_sample's mode and padding_mode names and ATen's codes for them, as PyTorch exports them.
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """Asserts that arg is an int or has two entries; message.format(arg_name) otherwise."""
+    assert isinstance(arg, int) or len(arg) == 2, message.format(arg_name)
+
+
 __getattr__ = missing(__name__)

@@ -8,7 +8,7 @@ from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Con
 from .pooling import (MaxPool1d, MaxPool2d, MaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d,
                       AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d, AdaptiveMaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
-                      LPPool1d, LPPool2d, FractionalMaxPool2d, FractionalMaxPool3d)
+                      LPPool1d, LPPool2d, LPPool3d, FractionalMaxPool2d, FractionalMaxPool3d)
 from .activation import (ReLU, ReLU6, LeakyReLU, ELU, SELU, CELU, GELU, SiLU, Mish, Softplus,
                          Hardtanh, Hardswish, Hardsigmoid, LogSigmoid, Softsign, Tanhshrink,
                          Threshold, PReLU, GLU, Sigmoid, Tanh, Softmax, LogSoftmax, Softmin,
@@ -20,7 +20,7 @@ from .normalization import (LayerNorm, RMSNorm, GroupNorm, LocalResponseNorm, Cr
                             BatchNorm2d, BatchNorm3d, SyncBatchNorm, LazyBatchNorm1d,
                             LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
                             LazyInstanceNorm2d, LazyInstanceNorm3d)
-from .container import Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
+from .container import Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
 from .sparse import Embedding, EmbeddingBag
 from .misc import (Flatten, Unflatten, PixelShuffle, PixelUnshuffle, Upsample,
                    UpsamplingNearest2d, UpsamplingBilinear2d, ZeroPad2d, ConstantPad1d,

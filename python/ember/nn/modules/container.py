@@ -1,8 +1,9 @@
 """Containers: Sequential (ember's C++ one), ModuleList, ModuleDict, ParameterList and
-ParameterDict. Their children and parameters are registered under their index or key, so
-parameters(), state_dict() and .to() see them as PyTorch's do."""
+ParameterDict (and the deprecated Container). Their children and parameters are registered
+under their index or key, so parameters(), state_dict() and .to() see them as PyTorch's do."""
 from collections import OrderedDict
 import operator
+import warnings
 
 from ... import _C
 from ..parameter import Parameter
@@ -10,7 +11,20 @@ from .module import Module
 
 Sequential = _C._nn.Sequential
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
+
+
+class Container(Module):
+    """Deprecated (Module does all it did): the keyword arguments become named children."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        # A UserWarning as PyTorch's, since DeprecationWarning is hidden by default.
+        warnings.warn("nn.Container is deprecated. All of it's functionality "
+                      "is now implemented in nn.Module. Subclass that instead.")
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class ModuleList(Module):

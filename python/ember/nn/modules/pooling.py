@@ -10,7 +10,7 @@ AdaptiveAvgPool2d = _C._nn.AdaptiveAvgPool2d
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d",
-           "LPPool1d", "LPPool2d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
+           "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -175,6 +175,10 @@ class LPPool1d(_LPPoolNd):
 
 class LPPool2d(_LPPoolNd):
     _function = "lp_pool2d"
+
+
+class LPPool3d(_LPPoolNd):
+    _function = "lp_pool3d"
 
 
 class _FractionalMaxPoolNd(Module):

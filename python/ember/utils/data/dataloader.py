@@ -1,4 +1,4 @@
-"""The DataLoader and its collation (torch.utils.data.dataloader).
+"""The DataLoader (torch.utils.data.dataloader; its collation is in _utils/collate.py).
 
 Over one of ember's C++ datasets (a TensorDataset of (data, target), MNIST, FashionMNIST) with no
 sampler and no collate_fn, the DataLoader is the C++ one: batches stacked by worker threads
@@ -15,9 +15,12 @@ import threading
 import warnings
 
 from ... import _C
-from ..._C import Tensor, float64, from_numpy, tensor
-from ..._C._ops import stack
+from ..._C import Tensor, int64
+from ._utils import fetch
+from ._utils.collate import default_collate, default_convert
 from .dataset import IterableDataset
+from .datapipes.datapipe import IterDataPipe
+from . import graph_settings
 from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
 
 _d = _C._data
@@ -25,49 +28,17 @@ _d = _C._data
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 
-def default_collate(batch):
-    """A list of samples -> one batch, as torch.utils.data.default_collate: tensors are stacked
-    (NumPy arrays become tensors first), numbers become a 1-D tensor (float64 for floats, as in
-    PyTorch), strings stay a list, and tuples, lists and dicts are collated field by field (a
-    tuple's fields come back as a list, a namedtuple's as the namedtuple, as in PyTorch)."""
-    first = batch[0]
-    if isinstance(first, Tensor):
-        return stack(list(batch))
-    if type(first).__module__ == "numpy" and hasattr(first, "shape"):
-        if first.shape == ():  # a NumPy scalar
-            return tensor([x.item() for x in batch])
-        return stack([from_numpy(x) for x in batch])
-    if isinstance(first, bool):
-        return tensor(batch)
-    if isinstance(first, float):
-        return tensor(batch, dtype=float64)
-    if isinstance(first, int):
-        return tensor(batch)
-    if isinstance(first, (str, bytes)):
-        return list(batch)
-    if isinstance(first, collections.abc.Mapping):
-        return {key: default_collate([sample[key] for sample in batch]) for key in first}
-    if isinstance(first, tuple) and hasattr(first, "_fields"):  # a namedtuple
-        return type(first)(*(default_collate(list(field)) for field in zip(*batch)))
-    if isinstance(first, collections.abc.Sequence):
-        if len(set(map(len, batch))) != 1:
-            raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(field)) for field in zip(*batch)]  # tuples too, as PyTorch
-    raise TypeError("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
-                    f"lists; found {type(first)}")
+class _DatasetKind:
+    """A dataset's kind (Map: __getitem__ by index; Iterable: __iter__) and the fetcher that
+    reads a batch from it, as torch.utils.data.dataloader._DatasetKind."""
+    Map = 0
+    Iterable = 1
 
-
-def default_convert(data):
-    """NumPy arrays (and arrays nested in lists, tuples and dicts) as tensors; the rest as is."""
-    if type(data).__module__ == "numpy" and hasattr(data, "shape"):
-        return from_numpy(data) if data.shape != () else tensor(data.item())
-    if isinstance(data, collections.abc.Mapping):
-        return {k: default_convert(v) for k, v in data.items()}
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return type(data)(*(default_convert(v) for v in data))
-    if isinstance(data, (list, tuple)):
-        return [default_convert(v) for v in data]
-    return data
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        if kind == _DatasetKind.Map:
+            return fetch._MapDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
+        return fetch._IterableDatasetFetcher(dataset, auto_collation, collate_fn, drop_last)
 
 
 def _pin(batch):
@@ -153,6 +124,10 @@ class DataLoader:
         if timeout < 0:
             raise ValueError("timeout option should be non-negative")
         self._iterable = isinstance(dataset, IterableDataset)
+        if isinstance(dataset, IterDataPipe):
+            # As PyTorch: shuffle= turns the pipeline's Shufflers on or off.
+            dataset = graph_settings.apply_shuffle_settings(dataset, shuffle=shuffle)
+            shuffle = None
         if self._iterable:
             if shuffle not in (None, False):
                 raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle "
@@ -221,6 +196,8 @@ class DataLoader:
         if self.batch_sampler is None:  # automatic batching off
             sample = self.dataset[indices]
             return _pin(sample) if self.pin_memory else sample
+        if getattr(self.dataset, "__getitems__", None):  # a batch at a time, as PyTorch
+            return self._collate(self.dataset.__getitems__(indices))
         return self._collate([self.dataset[i] for i in indices])
 
     def __iter__(self):
@@ -236,6 +213,13 @@ class DataLoader:
     def _iterate(self):
         # An iterable dataset is read by this thread (one copy; PyTorch's workers would each read
         # a copy of it unless it splits itself with get_worker_info).
+        if isinstance(self.dataset, IterDataPipe):
+            # As PyTorch at each epoch: the random DataPipes get seeds from the loader's
+            # generator (the default one without).
+            rng = _C.Generator()
+            rng.manual_seed(int(_C._ops.empty((), dtype=int64).random_(
+                generator=self.generator).item()))
+            graph_settings.apply_random_seed(self.dataset, rng)
         if self.batch_size is None:
             for sample in self.dataset:
                 yield _pin(sample) if self.pin_memory else sample

@@ -1,6 +1,6 @@
 """Datasets: map-style (Dataset, __getitem__ and __len__), iterable (IterableDataset, __iter__),
-and the ones made of others (TensorDataset, Subset, ConcatDataset, random_split), as
-torch.utils.data.dataset."""
+and the ones made of others (TensorDataset, StackDataset, Subset, ConcatDataset, random_split),
+as torch.utils.data.dataset."""
 import bisect
 
 from ... import _C
@@ -8,18 +8,18 @@ from ..._C import Tensor
 
 _d = _C._data
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
-           "Subset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset",
+           "ChainDataset", "Subset", "random_split"]
 
 
 class Dataset:
     """The base of map-style datasets: define __len__ and __getitem__(i)."""
 
+    # No default __len__, as PyTorch: a dataset without one is not Sized (len() is a TypeError,
+    # and an IterDataPipe over it reports no valid length).
+
     def __getitem__(self, index):
         raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
-
-    def __len__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
 
 
 class IterableDataset(Dataset):
@@ -50,6 +50,55 @@ class TensorDataset(Dataset):
 
     def __len__(self):
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Datasets of one length side by side (PyTorch 2.6): item i is the tuple of their items i
+    (StackDataset(a, b)) or the dict of them (StackDataset(image=a, label=b))."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or"
+                                 "``dict``- (via ``kwargs``) like input/output, but both types "
+                                 "are given.")
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])
+            if any(self._length != len(dataset) for dataset in tmp):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices):
+        """The items at `indices`, a batch at a time from each dataset that has __getitems__."""
+        def column(dataset):
+            if callable(getattr(dataset, "__getitems__", None)):
+                items = dataset.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError("Nested dataset's output size mismatch."
+                                     f" Expected {len(indices)}, got {len(items)}")
+                return items
+            return [dataset[idx] for idx in indices]
+
+        if isinstance(self.datasets, dict):
+            columns = {k: column(dataset) for k, dataset in self.datasets.items()}
+            return [{k: c[i] for k, c in columns.items()} for i in range(len(indices))]
+        columns = [column(dataset) for dataset in self.datasets]
+        return [tuple(c[i] for c in columns) for i in range(len(indices))]
+
+    def __len__(self):
+        return self._length
 
 
 class ConcatDataset(Dataset):
