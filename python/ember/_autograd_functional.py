@@ -71,6 +71,18 @@ def _check_v(v, like, fn, arg="v"):
                                f"{list(b.shape)} but got {list(a.shape)}.")
 
 
+def _input_shaped_v(v, inputs, fn):
+    """v as a tuple shaped as inputs (None: ones, for a single one-element input)."""
+    if v is None:
+        if len(inputs) != 1 or inputs[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the input to the user-provided "
+                               "function is a single Tensor with a single element.")
+        return (ember.ones_like(inputs[0]),)
+    _, v = _as_tuple(v, "v", fn)
+    _check_v(v, inputs, fn)
+    return v
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product at inputs (v may be omitted for a
     single-element output)."""
@@ -98,15 +110,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with ember.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (ember.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", "jvp")
-            _check_v(v, inputs, "jvp")
+        v = _input_shaped_v(v, inputs, "jvp")
         out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function",
                                        "jvp")
         dummies = tuple(ember.zeros_like(o).requires_grad_(True) for o in outputs)
@@ -180,15 +184,7 @@ def _hessian_product(func, inputs, v, create_graph, strict, name):
     with ember.enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", name)
         inputs = _grad_inputs(inputs, create_graph)
-        if v is None:
-            if len(inputs) != 1 or inputs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            v = (ember.ones_like(inputs[0]),)
-        else:
-            _, v = _as_tuple(v, "v", name)
-            _check_v(v, inputs, name)
+        v = _input_shaped_v(v, inputs, name)
         out = func(*inputs)
         if not isinstance(out, ember.Tensor) or out.numel() != 1:
             raise RuntimeError(f"The function given to {name} should return a single Tensor "
