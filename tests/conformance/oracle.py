@@ -28,6 +28,7 @@ from torch.testing._internal.common_device_type import (precisionOverride,  # no
                                                         toleranceOverride)
 
 import ember  # noqa: E402
+from labels import ROUNDING  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -318,7 +319,6 @@ class Rounding(Wrong):
     float32 digamma loses digits near the poles), not a wrong formula."""
 
 
-ROUNDING = "rounding, ember nearer float64"
 _ROUNDED = (torch.float16, torch.bfloat16, torch.float32)
 
 

@@ -9,7 +9,7 @@ import sys
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from oracle import ROUNDING  # noqa: E402
+from labels import ROUNDING  # noqa: E402
 
 ORDER = ["pass", "wrong", "raises", "missing", "crash", "n/a"]
 
