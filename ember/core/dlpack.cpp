@@ -21,6 +21,10 @@ DLDataType dl_dtype(DType t) {
       return {kDLInt, 64, 1};
     case DType::Int32:
       return {kDLInt, 32, 1};
+    case DType::Int16:
+      return {kDLInt, 16, 1};
+    case DType::Int8:
+      return {kDLInt, 8, 1};
     case DType::UInt8:
     case DType::Bool:
       return {kDLUInt, 8, 1};
@@ -38,9 +42,11 @@ DType ember_dtype(const DLDataType& d) {
   if (d.code == kDLBfloat && d.bits == 16) return DType::BFloat16;
   if (d.code == kDLInt && d.bits == 64) return DType::Int64;
   if (d.code == kDLInt && d.bits == 32) return DType::Int32;
+  if (d.code == kDLInt && d.bits == 16) return DType::Int16;
+  if (d.code == kDLInt && d.bits == 8) return DType::Int8;
   if (d.code == kDLUInt && d.bits == 8) return DType::UInt8;
   EMBER_FAIL("[from_dlpack] unsupported DLPack dtype (code ", int(d.code), ", ", int(d.bits),
-             " bits): ember has float16/32/64, bfloat16, int32/64 and uint8");
+             " bits): ember has float16/32/64, bfloat16, int8/16/32/64, uint8 and bool");
 }
 
 // What a DLManagedTensor made by to_dlpack owns: the tensor (its storage) and the shape and

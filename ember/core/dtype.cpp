@@ -10,6 +10,10 @@ const char* dtype_name(DType t) {
       return "bool";
     case DType::UInt8:
       return "uint8";
+    case DType::Int8:
+      return "int8";
+    case DType::Int16:
+      return "int16";
     case DType::Int32:
       return "int32";
     case DType::Int64:
@@ -39,7 +43,10 @@ DType promote_types(DType a, DType b) {
     if (itemsize(a) == 2 && itemsize(b) == 2) return DType::Float32;
     return itemsize(a) > itemsize(b) ? a : b;
   }
-  return itemsize(a) > itemsize(b) ? a : b;  // uint8 < int32 < int64
+  // uint8 and int8 meet in int16 (neither holds the other); otherwise the wider wins:
+  // int8 < int16 < int32 < int64, uint8 < int16.
+  if (itemsize(a) == itemsize(b)) return DType::Int16;
+  return itemsize(a) > itemsize(b) ? a : b;
 }
 
 void throw_unsupported_dtype(const char* op, DType t) {

@@ -11,11 +11,16 @@
 
 namespace ember {
 
-enum class DType : int8_t { Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64 };
-inline constexpr int kNumDTypes = 8;
+// (int8 and int16 came last: the values of the others stay what files and peers know.)
+enum class DType : int8_t {
+  Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64, Int8, Int16
+};
+inline constexpr int kNumDTypes = 10;
 
 inline constexpr DType kBool = DType::Bool;
 inline constexpr DType kUInt8 = DType::UInt8;
+inline constexpr DType kInt8 = DType::Int8;
+inline constexpr DType kInt16 = DType::Int16;
 inline constexpr DType kInt32 = DType::Int32;
 inline constexpr DType kInt64 = DType::Int64;
 inline constexpr DType kFloat16 = DType::Float16;
@@ -27,13 +32,17 @@ inline constexpr DType kFloat = DType::Float32;
 inline constexpr DType kDouble = DType::Float64;
 inline constexpr DType kLong = DType::Int64;
 inline constexpr DType kInt = DType::Int32;
+inline constexpr DType kShort = DType::Int16;
+inline constexpr DType kChar = DType::Int8;
 
 /// Bytes per element.
 constexpr size_t itemsize(DType t) {
   switch (t) {
     case DType::Bool:
     case DType::UInt8:
+    case DType::Int8:
       return 1;
+    case DType::Int16:
     case DType::Float16:
     case DType::BFloat16:
       return 2;
@@ -55,8 +64,40 @@ constexpr bool is_floating_point(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
 constexpr bool is_integral(DType t, bool include_bool) {
-  return t == DType::UInt8 || t == DType::Int32 || t == DType::Int64 ||
-         (include_bool && t == DType::Bool);
+  return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
+         t == DType::Int64 || (include_bool && t == DType::Bool);
+}
+
+/// The smallest and the largest value of an integral dtype (bool: 0 and 1).
+constexpr int64_t integral_min(DType t) {
+  switch (t) {
+    case DType::Int8:
+      return -128;
+    case DType::Int16:
+      return -32768;
+    case DType::Int32:
+      return -2147483648LL;
+    case DType::Int64:
+      return INT64_MIN;
+    default:
+      return 0;
+  }
+}
+constexpr int64_t integral_max(DType t) {
+  switch (t) {
+    case DType::Bool:
+      return 1;
+    case DType::UInt8:
+      return 255;
+    case DType::Int8:
+      return 127;
+    case DType::Int16:
+      return 32767;
+    case DType::Int32:
+      return 2147483647LL;
+    default:
+      return INT64_MAX;
+  }
 }
 
 /// PyTorch's torch.promote_types: the smallest dtype that holds values of both.
@@ -81,6 +122,14 @@ struct DTypeOf<bool> {
 template <>
 struct DTypeOf<uint8_t> {
   static constexpr DType value = DType::UInt8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::Int8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::Int16;
 };
 template <>
 struct DTypeOf<int32_t> {
@@ -135,7 +184,7 @@ struct TypeTag {
 
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType t);
 
-/// Calls f(TypeTag<T>{}) for the C++ type of `t`, any of the eight dtypes.
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`, any of the ten dtypes.
 template <typename F>
 decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
   switch (t) {
@@ -143,6 +192,10 @@ decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
       return f(TypeTag<bool>{});
     case DType::UInt8:
       return f(TypeTag<uint8_t>{});
+    case DType::Int8:
+      return f(TypeTag<int8_t>{});
+    case DType::Int16:
+      return f(TypeTag<int16_t>{});
     case DType::Int32:
       return f(TypeTag<int32_t>{});
     case DType::Int64:
@@ -184,6 +237,10 @@ decltype(auto) dispatch_integral(DType t, const char* op, F&& f) {
       return f(TypeTag<bool>{});
     case DType::UInt8:
       return f(TypeTag<uint8_t>{});
+    case DType::Int8:
+      return f(TypeTag<int8_t>{});
+    case DType::Int16:
+      return f(TypeTag<int16_t>{});
     case DType::Int32:
       return f(TypeTag<int32_t>{});
     case DType::Int64:
@@ -199,6 +256,10 @@ decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {
   switch (t) {
     case DType::UInt8:
       return f(TypeTag<uint8_t>{});
+    case DType::Int8:
+      return f(TypeTag<int8_t>{});
+    case DType::Int16:
+      return f(TypeTag<int16_t>{});
     case DType::Int32:
       return f(TypeTag<int32_t>{});
     case DType::Int64:

@@ -24,6 +24,10 @@ const char* dtype_code(DType t) {
       return "BOOL";
     case kUInt8:
       return "U8";
+    case kInt8:
+      return "I8";
+    case kInt16:
+      return "I16";
     case kInt32:
       return "I32";
     case kInt64:
@@ -41,7 +45,8 @@ const char* dtype_code(DType t) {
 }
 
 std::optional<DType> dtype_from_code(const std::string& s) {
-  for (DType t : {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
+  for (DType t : {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32,
+                  kFloat64})
     if (s == dtype_code(t)) return t;
   return std::nullopt;
 }

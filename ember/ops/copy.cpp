@@ -114,13 +114,11 @@ namespace {
 // negative one may wrap into uint8 as two's complement (`a - b` as `a + 255 * b`).
 void check_fits(const Scalar& v, DType t) {
   if (t == kBool || t == kFloat64) return;
-  double hi = t == kUInt8     ? 255.0
-              : t == kInt32   ? 2147483647.0
-              : t == kInt64   ? 9223372036854775807.0
-              : t == kFloat16 ? 65504.0
-              : t == kFloat32 ? static_cast<double>(std::numeric_limits<float>::max())
-                              : 3.38953138925153547590e38;  // bfloat16's largest
-  double lo = t == kUInt8 ? 0.0 : t == kInt32 ? -2147483648.0 : -hi;
+  double hi = is_integral(t, false) ? static_cast<double>(integral_max(t))
+              : t == kFloat16       ? 65504.0
+              : t == kFloat32       ? static_cast<double>(std::numeric_limits<float>::max())
+                                    : 3.38953138925153547590e38;  // bfloat16's largest
+  double lo = is_integral(t, false) ? static_cast<double>(integral_min(t)) : -hi;
   bool fits;
   if (v.is_floating_point()) {
     double d = v.to_double();

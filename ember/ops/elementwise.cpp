@@ -89,10 +89,10 @@ void check_fits(const char* op, Scalar v, DType t) {
   double lo = 0, hi = 0;
   switch (t) {
     case DType::UInt8:
-      lo = 0, hi = 255;
-      break;
+    case DType::Int8:
+    case DType::Int16:
     case DType::Int32:
-      lo = -2147483648.0, hi = 2147483647.0;
+      lo = static_cast<double>(integral_min(t)), hi = static_cast<double>(integral_max(t));
       break;
     case DType::Int64:
       if (!v.is_floating_point()) return;

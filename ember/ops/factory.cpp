@@ -160,10 +160,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& sizes, const TensorOption
   TensorOptions o = options;
   if (!o.has_dtype) o.with_dtype(kInt64);  // a device alone keeps torch's int64
   if (!is_floating_point(o.dtype) && o.dtype != kInt64) {
-    int64_t lo = o.dtype == kInt32 ? std::numeric_limits<int32_t>::min() : 0;
-    int64_t hi = o.dtype == kInt32   ? std::numeric_limits<int32_t>::max()
-                 : o.dtype == kUInt8 ? 255
-                                     : 1;
+    int64_t lo = integral_min(o.dtype), hi = integral_max(o.dtype);
     EMBER_CHECK(low >= lo && high - 1 <= hi, "[randint] [", low, ", ", high,
                 ") is out of bounds for ", o.dtype);
   }

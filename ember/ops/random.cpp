@@ -69,7 +69,9 @@ Tensor& random_(Tensor& t, int64_t from, std::optional<int64_t> to, Generator* g
       case kFloat64: hi = int64_t{1} << 53; break;
       case kBool: hi = 2; break;
       case kUInt8: hi = 256; break;
-      case kInt32: hi = std::numeric_limits<int32_t>::max(); break;
+      case kInt8:
+      case kInt16:
+      case kInt32: hi = integral_max(t.dtype()); break;
       default: hi = std::numeric_limits<int64_t>::max(); break;
     }
   }

@@ -85,8 +85,8 @@ UnaryParams clamp_params(DType t, std::optional<Scalar> min, std::optional<Scala
   double lo = -std::numeric_limits<double>::infinity(),
          hi = std::numeric_limits<double>::infinity();
   if (!is_floating_point(t)) {  // integer bounds must stay representable
-    lo = t == kUInt8 ? 0.0 : (t == kInt32 ? -2147483648.0 : -9.2233720368547758e18);
-    hi = t == kUInt8 ? 255.0 : (t == kInt32 ? 2147483647.0 : 9.2233720368547748e18);
+    lo = t == kInt64 ? -9.2233720368547758e18 : static_cast<double>(integral_min(t));
+    hi = t == kInt64 ? 9.2233720368547748e18 : static_cast<double>(integral_max(t));
   }
   if (min) lo = std::max(lo, min->to_double());
   if (max) hi = std::min(hi, max->to_double());

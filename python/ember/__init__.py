@@ -7,7 +7,7 @@ Every computation runs in C++ (ember._C); this package gives its parts PyTorch's
 """
 from . import _C
 from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
-                 int64, long, int32, int, uint8, bool, manual_seed, initial_seed, set_num_threads,
+                 int64, long, int32, int, int16, short, int8, uint8, bool, manual_seed, initial_seed, set_num_threads,
                  get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel,
                  from_numpy, from_dlpack, Generator, default_generator)
 from ._size import Size

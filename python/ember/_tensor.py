@@ -9,7 +9,8 @@ Tensor = _C.Tensor
 # torch.cuda.FloatTensor on a GPU.
 _LEGACY = [("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
            ("BFloat16Tensor", "bfloat16"), ("LongTensor", "int64"), ("IntTensor", "int32"),
-           ("ByteTensor", "uint8"), ("BoolTensor", "bool")]
+           ("ShortTensor", "int16"), ("CharTensor", "int8"), ("ByteTensor", "uint8"),
+           ("BoolTensor", "bool")]
 _LEGACY_BY_DTYPE = {dtype: name for name, dtype in _LEGACY}
 
 

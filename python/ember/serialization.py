@@ -35,6 +35,7 @@ _STORAGES = {
     "float32": ("FloatStorage", np.float32), "float64": ("DoubleStorage", np.float64),
     "float16": ("HalfStorage", np.float16), "bfloat16": ("BFloat16Storage", np.uint16),
     "int64": ("LongStorage", np.int64), "int32": ("IntStorage", np.int32),
+    "int16": ("ShortStorage", np.int16), "int8": ("CharStorage", np.int8),
     "uint8": ("ByteStorage", np.uint8), "bool": ("BoolStorage", np.bool_),
 }
 _BY_STORAGE = {storage: dtype for dtype, (storage, _) in _STORAGES.items()}

@@ -73,6 +73,7 @@ void bind_device(py::module_& m) {
                         {"double", kFloat64},    {"float16", kFloat16}, {"half", kFloat16},
                         {"bfloat16", kBFloat16}, {"int64", kInt64},     {"long", kInt64},
                         {"int32", kInt32},       {"int", kInt32},       {"uint8", kUInt8},
+                        {"int16", kInt16},       {"short", kInt16},     {"int8", kInt8},
                         {"bool", kBool}};
   for (const Name& n : names) {
     py::object*& slot = dtype_objects()[static_cast<size_t>(n.dtype)];

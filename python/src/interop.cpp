@@ -22,6 +22,10 @@ py::dtype numpy_dtype(DType t) {
       return py::dtype::of<int64_t>();
     case kInt32:
       return py::dtype::of<int32_t>();
+    case kInt16:
+      return py::dtype::of<int16_t>();
+    case kInt8:
+      return py::dtype::of<int8_t>();
     case kUInt8:
       return py::dtype::of<uint8_t>();
     case kBool:
@@ -40,11 +44,13 @@ DType ember_dtype(const py::dtype& d) {
   if (kind == 'f' && size == 2) return kFloat16;
   if (kind == 'i' && size == 8) return kInt64;
   if (kind == 'i' && size == 4) return kInt32;
+  if (kind == 'i' && size == 2) return kInt16;
+  if (kind == 'i' && size == 1) return kInt8;
   if (kind == 'u' && size == 1) return kUInt8;
   if (kind == 'b') return kBool;
   throw py::type_error("can't convert np.ndarray of type " + std::string(py::str(d.attr("name"))) +
                        ". The only supported types are: float64, float32, float16, int64, int32, "
-                       "uint8 and bool.");
+                       "int16, int8, uint8, and bool.");
 }
 
 py::array to_numpy(const Tensor& t) {

@@ -318,6 +318,18 @@ void bind_tensor(py::module_& m) {
           },
           "memory_format"_a = py::none())
       .def(
+          "short",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kInt16); });
+          },
+          "memory_format"_a = py::none())
+      .def(
+          "char",
+          [](const Tensor& x, py::handle memory_format) {
+            return nogil([&] { return x.to(kInt8); });
+          },
+          "memory_format"_a = py::none())
+      .def(
           "byte",
           [](const Tensor& x, py::handle memory_format) {
             return nogil([&] { return x.to(kUInt8); });

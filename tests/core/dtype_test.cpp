@@ -11,6 +11,10 @@ namespace {
 TEST(DType, SizesAndNames) {
   EXPECT_EQ(itemsize(kBool), 1u);
   EXPECT_EQ(itemsize(kUInt8), 1u);
+  EXPECT_EQ(itemsize(kInt8), 1u);
+  EXPECT_EQ(itemsize(kInt16), 2u);
+  EXPECT_EQ(integral_min(kInt16), -32768);
+  EXPECT_EQ(integral_max(kInt8), 127);
   EXPECT_EQ(itemsize(kInt32), 4u);
   EXPECT_EQ(itemsize(kInt64), 8u);
   EXPECT_EQ(itemsize(kFloat16), 2u);
@@ -18,6 +22,7 @@ TEST(DType, SizesAndNames) {
   EXPECT_EQ(itemsize(kFloat32), 4u);
   EXPECT_EQ(itemsize(kFloat64), 8u);
   EXPECT_STREQ(dtype_name(kBFloat16), "bfloat16");
+  EXPECT_STREQ(dtype_name(kInt16), "int16");
   EXPECT_TRUE(is_floating_point(kFloat16));
   EXPECT_FALSE(is_floating_point(kInt64));
   EXPECT_TRUE(is_integral(kBool, true));
@@ -26,22 +31,25 @@ TEST(DType, SizesAndNames) {
 
 // torch.promote_types for every pair of ember's dtypes (checked against PyTorch 1.13).
 TEST(DType, PromotionTableMatchesPyTorch) {
-  const DType order[] = {kBool, kUInt8, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64};
-  const DType b = kBool, u = kUInt8, i = kInt32, l = kInt64, h = kFloat16, bf = kBFloat16,
-              f = kFloat32, d = kFloat64;
-  const DType expected[8][8] = {
-      /* bool  */ {b, u, i, l, h, bf, f, d},
-      /* uint8 */ {u, u, i, l, h, bf, f, d},
-      /* int32 */ {i, i, i, l, h, bf, f, d},
-      /* int64 */ {l, l, l, l, h, bf, f, d},
-      /* f16   */ {h, h, h, h, h, f, f, d},
-      /* bf16  */ {bf, bf, bf, bf, f, bf, f, d},
-      /* f32   */ {f, f, f, f, f, f, f, d},
-      /* f64   */ {d, d, d, d, d, d, d, d},
+  const DType order[] = {kBool,    kUInt8,    kInt8,    kInt16,   kInt32,
+                         kInt64,   kFloat16,  kBFloat16, kFloat32, kFloat64};
+  const DType b = kBool, u = kUInt8, c = kInt8, s = kInt16, i = kInt32, l = kInt64, h = kFloat16,
+              bf = kBFloat16, f = kFloat32, d = kFloat64;
+  const DType expected[10][10] = {
+      /* bool  */ {b, u, c, s, i, l, h, bf, f, d},
+      /* uint8 */ {u, u, s, s, i, l, h, bf, f, d},
+      /* int8  */ {c, s, c, s, i, l, h, bf, f, d},
+      /* int16 */ {s, s, s, s, i, l, h, bf, f, d},
+      /* int32 */ {i, i, i, i, i, l, h, bf, f, d},
+      /* int64 */ {l, l, l, l, l, l, h, bf, f, d},
+      /* f16   */ {h, h, h, h, h, h, h, f, f, d},
+      /* bf16  */ {bf, bf, bf, bf, bf, bf, f, bf, f, d},
+      /* f32   */ {f, f, f, f, f, f, f, f, f, d},
+      /* f64   */ {d, d, d, d, d, d, d, d, d, d},
   };
-  for (int r = 0; r < 8; ++r)
-    for (int c = 0; c < 8; ++c)
-      EXPECT_EQ(promote_types(order[r], order[c]), expected[r][c]) << order[r] << " + " << order[c];
+  for (int r = 0; r < 10; ++r)
+    for (int k = 0; k < 10; ++k)
+      EXPECT_EQ(promote_types(order[r], order[k]), expected[r][k]) << order[r] << " + " << order[k];
 }
 
 TEST(Half, RoundTripsAndRoundsToNearestEven) {

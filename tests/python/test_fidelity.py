@@ -740,3 +740,45 @@ def test_grouped_query_attention_and_kernel_choice():
     with pytest.raises(RuntimeError, match="must divide the number of heads"):
         F.scaled_dot_product_attention(E(q), E(k[:, :1].expand(2, 4, 7, 8)), E(v),
                                        enable_gqa=True)
+
+
+def test_int16_and_int8_dtypes_match_pytorch():
+    """torch.int16/short and torch.int8 (x.short(), x.char(), ShortTensor/CharTensor): promotion
+    (uint8 with int8 is int16), wrapping arithmetic, reductions, matmul, iinfo, NumPy, DLPack and
+    torch.save as PyTorch's."""
+    for name in ("int16", "short", "int8"):
+        assert isinstance(getattr(ember, name), ember.dtype)
+    assert ember.short == ember.int16 and ember.int16.itemsize == 2 and ember.int8.is_signed
+    assert ember.promote_types(ember.uint8, ember.int8) == ember.int16
+    assert ember.promote_types(ember.int8, ember.int16) == ember.int16
+    assert ember.promote_types(ember.int16, ember.float16) == ember.float16
+    info = ember.iinfo(ember.int16)
+    assert (info.min, info.max, info.bits) == (-32768, 32767, 16)
+    t = torch.tensor([[120, -7, 3], [100, 50, -128]], dtype=torch.int16)
+    e = ember.tensor(t.tolist(), dtype=ember.int16)
+    for op in (lambda x: x * 300, lambda x: x + x, lambda x: x // 3, lambda x: x % 7,
+               lambda x: x.sum(0), lambda x: x.sum(), lambda x: x.amax(1), lambda x: x.cumsum(1),
+               lambda x: x @ x.t(), lambda x: x.char(), lambda x: x.char() * 2,
+               lambda x: x.short(), lambda x: x.float() / 3, lambda x: x.abs(),
+               lambda x: x.char().to(dtype=ember.uint8 if isinstance(x, ember.Tensor)
+                                     else torch.uint8) + x.char(),
+               lambda x: x.sort(1).values, lambda x: x.clamp(-5, 60), lambda x: x.bitwise_xor(x.t().t() >> 1)):
+        got, want = op(e), op(t)
+        assert str(got.dtype).rpartition(".")[2] == str(want.dtype).rpartition(".")[2], op
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert e.numpy().dtype == np.int16 and ember.from_numpy(np.arange(3, dtype=np.int8)).dtype \
+        == ember.int8
+    np.testing.assert_array_equal(torch.from_dlpack(e.char()).numpy(), t.char().numpy())
+    assert ember.from_dlpack(t.char()).dtype == ember.int8
+    assert e.type() == "torch.ShortTensor" and e.char().type() == "torch.CharTensor"
+    import io
+    buf = io.BytesIO()
+    torch.save({"s": t, "c": t.char()}, buf)
+    buf.seek(0)
+    back = ember.load(buf)
+    assert back["s"].dtype == ember.int16 and back["c"].dtype == ember.int8
+    np.testing.assert_array_equal(back["c"].numpy(), t.char().numpy())
+    buf = io.BytesIO()
+    ember.save({"s": e}, buf)
+    buf.seek(0)
+    assert torch.load(buf)["s"].dtype == torch.int16

@@ -163,6 +163,8 @@ void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, 
     case kFloat64:
       return bmm_typed<double, double>(a, b, out, alpha, beta, cpu::dgemm);
     case kUInt8:
+    case kInt8:
+    case kInt16:
     case kInt32:
     case kInt64:
       return bmm_integer(a, b, out, alpha, beta);

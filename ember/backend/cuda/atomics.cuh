@@ -10,31 +10,6 @@
 
 namespace ember::cuda {
 
-template <typename T>
-__device__ inline void atomic_add(T* address, T value) {
-  if constexpr (std::is_same_v<T, Half>) {
-    atomicAdd(reinterpret_cast<__half*>(address), __ushort_as_half(value.bits));
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    atomicAdd(reinterpret_cast<__nv_bfloat16*>(address), __ushort_as_bfloat16(value.bits));
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(address),
-              static_cast<unsigned long long>(value));
-  } else if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, bool>) {
-    // Bytes: add into the aligned 32-bit word that holds them.
-    auto* word =
-        reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(address) & ~uintptr_t{3});
-    unsigned shift = (reinterpret_cast<uintptr_t>(address) & 3) * 8;
-    unsigned old = *word, assumed;
-    do {
-      assumed = old;
-      unsigned byte = ((assumed >> shift) & 0xFFu) + static_cast<unsigned>(value);
-      old = atomicCAS(word, assumed, (assumed & ~(0xFFu << shift)) | ((byte & 0xFFu) << shift));
-    } while (assumed != old);
-  } else {
-    atomicAdd(address, value);
-  }
-}
-
 // *address = f(*address, value), atomically, for a value of 1, 2, 4 or 8 bytes.
 template <typename T, typename F>
 __device__ inline void atomic_update(T* address, T value, F f) {
@@ -71,6 +46,24 @@ __device__ inline void atomic_update(T* address, T value, F f) {
                                                                 uint16_t>*>(&now);
       old = atomicCAS(word, assumed, (assumed & ~(kMask << shift)) | (out << shift));
     } while (assumed != old);
+  }
+}
+
+template <typename T>
+__device__ inline void atomic_add(T* address, T value) {
+  if constexpr (std::is_same_v<T, Half>) {
+    atomicAdd(reinterpret_cast<__half*>(address), __ushort_as_half(value.bits));
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    atomicAdd(reinterpret_cast<__nv_bfloat16*>(address), __ushort_as_bfloat16(value.bits));
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(address),
+              static_cast<unsigned long long>(value));
+  } else if constexpr (sizeof(T) <= 2) {
+    // bool and the 8- and 16-bit integers (CUDA adds none of them): wrapping addition by
+    // compare-and-swap on the word that holds them.
+    atomic_update(address, value, [](T a, T b) { return static_cast<T>(a + b); });
+  } else {
+    atomicAdd(address, value);
   }
 }
 

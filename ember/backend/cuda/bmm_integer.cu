@@ -120,6 +120,10 @@ void bmm_integer(const Tensor& a, const Tensor& b, const Tensor& out, double alp
   switch (out.dtype()) {
     case kUInt8:
       return launch<uint8_t>(a, b, out, al, be, scope.stream);
+    case kInt8:
+      return launch<int8_t>(a, b, out, al, be, scope.stream);
+    case kInt16:
+      return launch<int16_t>(a, b, out, al, be, scope.stream);
     case kInt32:
       return launch<int32_t>(a, b, out, al, be, scope.stream);
     case kInt64:

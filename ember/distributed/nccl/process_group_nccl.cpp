@@ -56,8 +56,12 @@ ncclDataType_t nccl_type(DType dtype) {
     case DType::Bool:
     case DType::UInt8:
       return ncclUint8;
+    case DType::Int8:
+      return ncclInt8;
     case DType::Int32:
       return ncclInt32;
+    case DType::Int16:  // NCCL has no 16-bit integers (PyTorch's NCCL group refuses them too)
+      break;
     case DType::Int64:
       return ncclInt64;
     case DType::Float16:

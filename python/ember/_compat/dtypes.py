@@ -13,8 +13,9 @@ _E = None  # the ember module, set by install()
 # ================================================================================================
 
 # Category (0 bool, 1 integer, 2 floating) and bits of each ember dtype.
-_KIND = {"bool": (0, 8), "uint8": (1, 8), "int32": (1, 32), "int64": (1, 64), "float16": (2, 16),
-         "bfloat16": (2, 16), "float32": (2, 32), "float64": (2, 64)}
+_KIND = {"bool": (0, 8), "uint8": (1, 8), "int8": (1, 8), "int16": (1, 16), "int32": (1, 32),
+         "int64": (1, 64), "float16": (2, 16), "bfloat16": (2, 16), "float32": (2, 32),
+         "float64": (2, 64)}
 _PY_TYPES = {float: "float64", int: "int64", builtins.bool: "bool"}
 
 
@@ -63,8 +64,8 @@ class finfo:
 class iinfo:
     """Machine limits of an integer dtype: bits, max, min (torch.iinfo)."""
 
-    _TABLE = {"uint8": (8, 0, 255), "int32": (32, -2 ** 31, 2 ** 31 - 1),
-              "int64": (64, -2 ** 63, 2 ** 63 - 1)}
+    _TABLE = {"uint8": (8, 0, 255), "int8": (8, -128, 127), "int16": (16, -2 ** 15, 2 ** 15 - 1),
+              "int32": (32, -2 ** 31, 2 ** 31 - 1), "int64": (64, -2 ** 63, 2 ** 63 - 1)}
 
     def __init__(self, type):
         d = _to_dtype(type, "iinfo")
@@ -191,6 +192,8 @@ def _promote(a, b):
         return a if ka > kb else b
     if {a, b} == {"float16", "bfloat16"}:
         return "float32"
+    if {a, b} == {"uint8", "int8"}:  # neither holds the other
+        return "int16"
     return a if ba > bb else b
 
 

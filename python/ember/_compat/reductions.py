@@ -85,7 +85,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 def _legacy(dtype):
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "int64": "Long", "int32": "Int", "uint8": "Byte", "bool": "Bool"}[_dname(dtype)]
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}[_dname(dtype)]
 
 
 def _scan(x, dim, combine):
