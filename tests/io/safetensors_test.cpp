@@ -88,8 +88,8 @@ TEST(Safetensors, ReaderRules) {
           four_floats),
       "duplicate key 'w'");
   expect_rejected(
-      file_bytes(R"({"w":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", std::string(4, '\0')),
-      "tensor 'w' has unsupported dtype I16");
+      file_bytes(R"({"w":{"dtype":"C64","shape":[2],"data_offsets":[0,16]}})", std::string(16, '\0')),
+      "tensor 'w' has unsupported dtype C64");
   expect_rejected(
       file_bytes(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", four_floats),
       "span 16 bytes but dtype and shape need 12");
