@@ -128,9 +128,13 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   Tensor s;
   {
     NoGradGuard no_grad;
-    s = sum(x, dims, keepdim);
+    // 16-bit means divide the float32 sum and round once, as PyTorch's (rounding the sum to 16
+    // bits first can land a unit in the last place away).
+    bool narrow = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
+    s = narrow ? sum(x, dims, keepdim, kFloat32) : sum(x, dims, keepdim);
     s = n > 0 ? detail::binary_scalar(BinaryOp::Div, s, Scalar(static_cast<double>(n)))
               : full_like(s, std::numeric_limits<double>::quiet_NaN());
+    if (narrow) s = s.to(x.dtype());
   }
   if (any_requires_grad({&x})) {
     record("MeanBackward1", {&s}, {&x},
