@@ -266,6 +266,21 @@ void bind_tensor(py::module_& m) {
                return r.is_none() ? Tensor() : r.cast<Tensor>();
              });
            })
+      .def("register_post_accumulate_grad_hook",
+           [](py::object self, py::function fn) {
+             // PyTorch 2.1's: runs with the leaf once its .grad holds the new gradient (an
+             // optimizer step fused into backward). The hook gets this very Python object, as
+             // programs key their optimizers by parameter; a weak reference, so that the hook,
+             // which the tensor holds, does not keep it alive.
+             const Tensor& x = self.cast<const Tensor&>();
+             auto hook = std::make_shared<py::function>(std::move(fn));
+             auto weak = std::make_shared<py::weakref>(self);
+             return x.register_post_accumulate_grad_hook([hook, weak](const Tensor& leaf) {
+               py::gil_scoped_acquire gil;
+               py::object obj = (*weak)();
+               (*hook)(obj.is_none() ? py::cast(leaf) : obj);
+             });
+           })
       // --- conversions and copies ---
       .def("to", &to_call)
       .def(

@@ -782,3 +782,29 @@ def test_int16_and_int8_dtypes_match_pytorch():
     ember.save({"s": e}, buf)
     buf.seek(0)
     assert torch.load(buf)["s"].dtype == torch.int16
+
+
+def test_post_accumulate_grad_hook_gets_the_parameter_it_was_registered_on():
+    """Tensor.register_post_accumulate_grad_hook (PyTorch 2.1): called with the leaf, after its
+    .grad holds the new gradient; refused on a non-leaf."""
+    m = nn.Linear(3, 2)
+    params = list(m.parameters())
+    optims = {id(p): ember.optim.SGD([p], lr=0.1) for p in params}
+    seen = []
+
+    def hook(p):
+        seen.append(any(p is q for q in params))
+        assert p.grad is not None
+        optims[id(p)].step()
+        optims[id(p)].zero_grad()
+
+    handles = [p.register_post_accumulate_grad_hook(hook) for p in params]
+    before = [p.detach().clone() for p in params]
+    m(ember.ones(4, 3)).sum().backward()
+    assert seen == [True, True]
+    for p, b in zip(params, before):
+        assert not np.allclose(p.detach().numpy(), b.numpy())
+    for h in handles:
+        h.remove()
+    with pytest.raises(RuntimeError, match="leaf"):
+        (params[0] * 2).register_post_accumulate_grad_hook(hook)
