@@ -31,6 +31,10 @@ Tensor& resize_(Tensor& self, const Shape& sizes) {
       grown.narrow(0, 0, old_elements).copy_(old_flat);
     }
     StorageImpl& fresh = *grown.unsafe_impl()->storage;
+    // Memory the device's allocator did not make (shared memory, a NumPy array, a DLPack
+    // capsule) cannot be moved: PyTorch's storages there are not resizable either.
+    EMBER_CHECK(!storage.data || storage.data.deleter() == fresh.data.deleter(),
+                "Trying to resize storage that is not resizable");
     storage.data = std::move(fresh.data);
     storage.nbytes = fresh.nbytes;
   }

@@ -691,6 +691,8 @@ def test_resize_set_and_in_place_views_match_pytorch():
         assert tuple(z.shape) == (3,) and z[1].item() == 5
         with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
             lib.ones(2, requires_grad=True).resize_(3)
+        with pytest.raises(RuntimeError, match="not resizable"):  # memory NumPy owns
+            lib.from_numpy(np.zeros(3)).resize_(10)
         with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
             lib.ones(2, requires_grad=True).unsqueeze_(0)
     torch.manual_seed(0)
