@@ -312,10 +312,10 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
     _floating_histogram(input)
     x = input.reshape(-1, 1)
     edges = bins.to(input.dtype) if _is_tensor(bins) else _outer_edges(x[:, 0], bins, range)
+    hist = _bin_counts(x, [edges], weight, False)
     if density:  # PyTorch divides once by the total times the widths
-        hist = _bin_counts(x, [edges], weight, False)
-        return _histogram(hist / (hist.sum() * (edges[1:] - edges[:-1])), edges)
-    return _histogram(_bin_counts(x, [edges], weight, False), edges)
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _histogram(hist, edges)
 
 
 @_torch
