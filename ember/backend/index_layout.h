@@ -56,6 +56,8 @@ EMBER_HOST_DEVICE inline T scatter_combine(ScatterReduce r, T dst, T v) {
     if (r == ScatterReduce::Sum || r == ScatterReduce::Max) return dst || v;
     if (r == ScatterReduce::Prod || r == ScatterReduce::Min) return dst && v;
     return v;
+  } else if constexpr (is_complex_v<T>) {  // no order: ops/ refuses amax and amin of complex
+    return r == ScatterReduce::Sum ? dst + v : r == ScatterReduce::Prod ? dst * v : v;
   } else {
     using A = opmath_t<T>;
     A a = static_cast<A>(dst), b = static_cast<A>(v);

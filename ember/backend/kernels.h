@@ -243,6 +243,16 @@ void attention_backward_cuda(const Tensor& q, const Tensor& k, const Tensor& v, 
                              const Tensor& dout, const Tensor& dq, const Tensor& dk,
                              const Tensor& dv);
 
+// Discrete Fourier transforms over `dims` (sorted, distinct), each output scaled by `scale`
+// (PyTorch's _fft_c2c, _fft_r2c and _fft_c2r). c2c: complex in and out, one shape, the sign of
+// the exponent negative when `forward`. r2c: real in, complex out with the last of `dims` cut to
+// n / 2 + 1 (the other half is the conjugate). c2r: the inverse of r2c, out's last dim giving n.
+// CPU only for now (pocketfft); cuFFT's are to come, and ops/fft refuses CUDA tensors.
+void fft_c2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, bool forward,
+                 double scale);
+void fft_r2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale);
+void fft_c2r_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale);
+
 // Random fill of a contiguous tensor: element i = random_value(p, i) converted to its dtype.
 void random_cpu(const Tensor& out, const RandomParams& p);
 void random_cuda(const Tensor& out, const RandomParams& p);

@@ -62,8 +62,9 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
               "[requires_grad_] you can only change requires_grad of leaf tensors; "
               "use detach() to get a leaf from a tensor made by ",
               meta.grad_fn->name());
-  EMBER_CHECK(!requires_grad || is_floating_point(),
-              "[requires_grad_] only tensors of floating point dtype can require gradients, got ",
+  EMBER_CHECK(!requires_grad || is_floating_point() || is_complex(),
+              "[requires_grad_] only Tensors of floating point and complex dtype can require "
+              "gradients, got ",
               dtype());
   meta.requires_grad = requires_grad;
   return *this;
@@ -123,7 +124,7 @@ void Tensor::set_data(const Tensor& data) const {
   TensorImpl& dst = *impl_;
   const TensorImpl& src = *data.impl_;
   if (dst.autograd && dst.autograd->requires_grad)
-    EMBER_CHECK(ember::is_floating_point(src.dtype),
+    EMBER_CHECK(ember::is_floating_point(src.dtype) || ember::is_complex(src.dtype),
                 "[set_data] a tensor that requires grad needs floating point data, got ",
                 src.dtype);
   dst.storage = src.storage;

@@ -26,6 +26,10 @@ const char* dtype_name(DType t) {
       return "float32";
     case DType::Float64:
       return "float64";
+    case DType::Complex64:
+      return "complex64";
+    case DType::Complex128:
+      return "complex128";
   }
   return "unknown";
 }
@@ -36,6 +40,12 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
+  if (is_complex(a) || is_complex(b)) {
+    // The complex type that holds both parts: complex64 + float64 is complex128.
+    bool wide = a == DType::Complex128 || b == DType::Complex128 || a == DType::Float64 ||
+                b == DType::Float64;
+    return wide ? DType::Complex128 : DType::Complex64;
+  }
   bool fa = is_floating_point(a), fb = is_floating_point(b);
   if (fa != fb) return fa ? a : b;  // integer + floating -> the floating one
   if (fa) {

@@ -7,15 +7,17 @@
 #include <ostream>
 #include <type_traits>
 
+#include "ember/core/complex.h"
 #include "ember/core/half.h"
 
 namespace ember {
 
-// (int8 and int16 came last: the values of the others stay what files and peers know.)
+// (Later dtypes come last: the values of the others stay what files and peers know.)
 enum class DType : int8_t {
-  Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64, Int8, Int16
+  Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64, Int8, Int16, Complex64,
+  Complex128
 };
-inline constexpr int kNumDTypes = 10;
+inline constexpr int kNumDTypes = 12;
 
 inline constexpr DType kBool = DType::Bool;
 inline constexpr DType kUInt8 = DType::UInt8;
@@ -34,6 +36,10 @@ inline constexpr DType kLong = DType::Int64;
 inline constexpr DType kInt = DType::Int32;
 inline constexpr DType kShort = DType::Int16;
 inline constexpr DType kChar = DType::Int8;
+inline constexpr DType kComplex64 = DType::Complex64;
+inline constexpr DType kComplex128 = DType::Complex128;
+inline constexpr DType kComplexFloat = DType::Complex64;
+inline constexpr DType kComplexDouble = DType::Complex128;
 
 /// Bytes per element.
 constexpr size_t itemsize(DType t) {
@@ -51,7 +57,10 @@ constexpr size_t itemsize(DType t) {
       return 4;
     case DType::Int64:
     case DType::Float64:
+    case DType::Complex64:
       return 8;
+    case DType::Complex128:
+      return 16;
   }
   return 0;
 }
@@ -62,6 +71,15 @@ std::ostream& operator<<(std::ostream& os, DType t);
 
 constexpr bool is_floating_point(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
+}
+constexpr bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
+/// complex64 -> float32, complex128 -> float64; the others are their own.
+constexpr DType to_real_dtype(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+}
+/// The complex dtype with a real dtype's precision (float64 -> complex128, else complex64).
+constexpr DType to_complex_dtype(DType t) {
+  return t == DType::Float64 || t == DType::Complex128 ? DType::Complex128 : DType::Complex64;
 }
 constexpr bool is_integral(DType t, bool include_bool) {
   return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
@@ -103,9 +121,10 @@ constexpr int64_t integral_max(DType t) {
 /// PyTorch's torch.promote_types: the smallest dtype that holds values of both.
 DType promote_types(DType a, DType b);
 /// PyTorch's torch.can_cast: whether an in-place op may store a `from` result into `to` (no
-/// floating into integral, nothing but bool into bool).
+/// complex into real, no floating into integral, nothing but bool into bool).
 constexpr bool can_cast(DType from, DType to) {
-  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating_point(from) && !is_floating_point(to) && !is_complex(to)) return false;
   return from == DType::Bool || to != DType::Bool;
 }
 
@@ -155,6 +174,14 @@ template <>
 struct DTypeOf<double> {
   static constexpr DType value = DType::Float64;
 };
+template <>
+struct DTypeOf<Complex<float>> {
+  static constexpr DType value = DType::Complex64;
+};
+template <>
+struct DTypeOf<Complex<double>> {
+  static constexpr DType value = DType::Complex128;
+};
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
@@ -184,7 +211,8 @@ struct TypeTag {
 
 [[noreturn]] void throw_unsupported_dtype(const char* op, DType t);
 
-/// Calls f(TypeTag<T>{}) for the C++ type of `t`, any of the ten dtypes.
+/// Calls f(TypeTag<T>{}) for the C++ type of `t`, any of the ten real dtypes (the complex ones
+/// are dispatched only where an op asks for them: dispatch_with_complex).
 template <typename F>
 decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
   switch (t) {
@@ -208,6 +236,9 @@ decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
       return f(TypeTag<float>{});
     case DType::Float64:
       return f(TypeTag<double>{});
+    case DType::Complex64:
+    case DType::Complex128:
+      break;
   }
   throw_unsupported_dtype(op, t);
 }
@@ -275,6 +306,26 @@ decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {
     default:
       throw_unsupported_dtype(op, t);
   }
+}
+
+/// complex64 and complex128.
+template <typename F>
+decltype(auto) dispatch_complex(DType t, const char* op, F&& f) {
+  switch (t) {
+    case DType::Complex64:
+      return f(TypeTag<Complex<float>>{});
+    case DType::Complex128:
+      return f(TypeTag<Complex<double>>{});
+    default:
+      throw_unsupported_dtype(op, t);
+  }
+}
+
+/// Every dtype, the complex ones included (copies, fills, gathers: ops that move values).
+template <typename F>
+decltype(auto) dispatch_all_and_complex(DType t, const char* op, F&& f) {
+  if (is_complex(t)) return dispatch_complex(t, op, f);
+  return dispatch_all(t, op, f);
 }
 
 }  // namespace ember

@@ -100,6 +100,7 @@ class Tensor {
   int get_device() const;
   bool is_contiguous() const { return impl_->contiguous; }
   bool is_floating_point() const { return ember::is_floating_point(impl_->dtype); }
+  bool is_complex() const { return ember::is_complex(impl_->dtype); }
   int64_t storage_offset() const { return impl_->offset; }
   size_t element_size() const { return itemsize(impl_->dtype); }
   size_t nbytes() const { return static_cast<size_t>(impl_->numel) * element_size(); }

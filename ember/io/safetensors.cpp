@@ -40,13 +40,17 @@ const char* dtype_code(DType t) {
       return "F32";
     case kFloat64:
       return "F64";
+    case kComplex64:
+      return "C64";
+    case kComplex128:
+      return "C128";
   }
   return "?";
 }
 
 std::optional<DType> dtype_from_code(const std::string& s) {
   for (DType t : {kBool, kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32,
-                  kFloat64})
+                  kFloat64, kComplex64, kComplex128})
     if (s == dtype_code(t)) return t;
   return std::nullopt;
 }

@@ -53,9 +53,10 @@ void attach_node(const std::shared_ptr<Node>& node, const std::vector<const Tens
       node->stream = device_backend(kCUDA).current_stream(node->device.index());
   }
   // Integer and bool outputs (indices, an int cast) take no history: as in PyTorch, only
-  // floating tensors carry gradients.
+  // floating and complex tensors carry gradients.
   for (size_t i = 0; i < outputs.size(); ++i)
-    if (outputs[i]->defined() && is_floating_point(outputs[i]->dtype()))
+    if (outputs[i]->defined() &&
+        (is_floating_point(outputs[i]->dtype()) || is_complex(outputs[i]->dtype())))
       set_history(*outputs[i], node, static_cast<uint32_t>(i));
   // The outputs the backward saved learn their node (for get() under create_graph).
   for (const std::shared_ptr<SavedOutput>& saved : t_pending_outputs)

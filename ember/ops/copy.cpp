@@ -113,7 +113,9 @@ namespace {
 // dtype's range (infinities fill floating dtypes only, NaN too); an int must fit, except that a
 // negative one may wrap into uint8 as two's complement (`a - b` as `a + 255 * b`).
 void check_fits(const Scalar& v, DType t) {
-  if (t == kBool || t == kFloat64) return;
+  if (t == kBool || t == kFloat64 || is_complex(t)) return;
+  EMBER_CHECK(!v.is_complex(), "[fill_] value ", v, " cannot be converted to type ", t,
+              " without overflow");
   double hi = is_integral(t, false) ? static_cast<double>(integral_max(t))
               : t == kFloat16       ? 65504.0
               : t == kFloat32       ? static_cast<double>(std::numeric_limits<float>::max())
@@ -157,7 +159,7 @@ Scalar Tensor::item() const {
   EMBER_CHECK(numel() == 1, "[item] a Tensor with ", numel(),
               " elements cannot be converted to Scalar");
   Tensor c = is_cpu() ? *this : to(Device(DeviceType::CPU, 0));
-  return dispatch_all(c.dtype(), "item", [&](auto tag) -> Scalar {
+  return dispatch_all_and_complex(c.dtype(), "item", [&](auto tag) -> Scalar {
     using T = EMBER_TYPE(tag);
     return Scalar(*static_cast<const T*>(c.data_ptr()));
   });

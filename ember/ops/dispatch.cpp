@@ -46,10 +46,15 @@ void check_defined(const char* op, const Tensor& t, const char* name) {
 }
 
 namespace {
-int category(DType t) { return t == DType::Bool ? 0 : (is_floating_point(t) ? 2 : 1); }
+int category(DType t) {
+  return t == DType::Bool ? 0 : is_complex(t) ? 3 : is_floating_point(t) ? 2 : 1;
+}
 
 // PyTorch's combine_categories: `higher` is the result of the more important class of operands.
 DType combine(DType higher, DType lower) {
+  if (is_complex(higher)) return higher;
+  // A complex scalar keeps a floating tensor's precision (float64 + 1j is complex128).
+  if (is_complex(lower)) return is_floating_point(higher) ? to_complex_dtype(higher) : lower;
   if (is_floating_point(higher)) return higher;
   if (higher == DType::Bool || is_floating_point(lower)) return promote_types(higher, lower);
   return higher;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
@@ -13,7 +14,7 @@
 namespace ember {
 namespace {
 
-DType floating_of(DType t) { return is_floating_point(t) ? t : kDefaultFloat; }
+DType floating_of(DType t) { return is_floating_point(t) || is_complex(t) ? t : kDefaultFloat; }
 Tensor cast(const Tensor& t, DType d) { return t.dtype() == d ? t : t.to(d); }
 
 // The dtype the op's kernel runs in, given the promoted dtype of its operands.
@@ -76,6 +77,8 @@ void check_alpha(const char* op, const Tensor& a, const Tensor& b, Scalar alpha)
 Scalar scaled(const char* op, DType result, Scalar b, Scalar alpha) {
   check_alpha(op, result, alpha);
   if (result == DType::Bool) return Scalar(b.to<bool>() && alpha.to<bool>());
+  if (b.is_complex() || alpha.is_complex())
+    return Scalar(b.to<Complex<double>>() * alpha.to<Complex<double>>());
   if (b.is_floating_point() || alpha.is_floating_point())
     return Scalar(b.to_double() * alpha.to_double());
   return Scalar(b.to_int() * alpha.to_int());
@@ -114,6 +117,7 @@ void check_fits(const char* op, Scalar v, DType t) {
 }
 
 Scalar negated(Scalar s) {
+  if (s.is_complex()) return Scalar(-s.to<Complex<double>>());
   return s.is_floating_point() ? Scalar(-s.to_double()) : Scalar(-s.to_int());
 }
 
@@ -250,8 +254,9 @@ Tensor mul(const Tensor& a, const Tensor& b) {
           const Tensor& a = sa.get();
           const Tensor& b = sb.get();
           Tensor ga, gb;
-          if (n.needs_input_grad(0)) ga = sum_to(g * b, a.sizes());
-          if (n.needs_input_grad(1)) gb = sum_to(g * a, b.sizes());
+          // Conjugates: complex gradients follow PyTorch's convention (conj is free on reals).
+          if (n.needs_input_grad(0)) ga = sum_to(g * conj(b), a.sizes());
+          if (n.needs_input_grad(1)) gb = sum_to(g * conj(a), b.sizes());
           return {ga, gb};
         });
   }
@@ -276,8 +281,8 @@ Tensor div(const Tensor& a, const Tensor& b) {
           const Tensor& a = sa.get();
           const Tensor& b = sb.get();
           Tensor ga, gb;
-          if (n.needs_input_grad(0)) ga = sum_to(g / b, a.sizes());
-          if (n.needs_input_grad(1)) gb = sum_to(-g * a / (b * b), b.sizes());
+          if (n.needs_input_grad(0)) ga = sum_to(g / conj(b), a.sizes());
+          if (n.needs_input_grad(1)) gb = sum_to(-g * conj(a / (b * b)), b.sizes());
           return {ga, gb};
         });
   }

@@ -253,15 +253,20 @@ void TensorData::value(size_t dim, const Scalar& v) {
 }
 
 Tensor TensorData::make(const TensorOptions& options) const {
-  DType inferred = kind_ == Scalar::Kind::Float ? kDefaultFloat
-                   : values_.empty()            ? kDefaultFloat
-                   : kind_ == Scalar::Kind::Int ? kInt64
-                                                : kBool;
+  DType inferred = kind_ == Scalar::Kind::Complex ? to_complex_dtype(kDefaultFloat)
+                   : kind_ == Scalar::Kind::Float ? kDefaultFloat
+                   : values_.empty()              ? kDefaultFloat
+                   : kind_ == Scalar::Kind::Int   ? kInt64
+                                                  : kBool;
   EMBER_CHECK(numel_of(sizes_) == static_cast<int64_t>(values_.size()), "[tensor] shape ", sizes_,
               " needs ", numel_of(sizes_), " values, got ", values_.size());
   // Written in float64 or int64 first so that int64 values stay exact, then converted at once.
   Tensor t;
-  if (inferred == kDefaultFloat) {
+  if (is_complex(inferred)) {
+    t = empty(sizes_, TensorOptions(kComplex128));
+    auto* p = static_cast<Complex<double>*>(t.data_ptr());
+    for (const Scalar& x : values_) *p++ = x.to<Complex<double>>();
+  } else if (inferred == kDefaultFloat) {
     t = empty(sizes_, TensorOptions(kFloat64));
     auto* p = static_cast<double*>(t.data_ptr());
     for (const Scalar& x : values_) *p++ = x.to_double();

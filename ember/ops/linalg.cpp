@@ -1,6 +1,7 @@
 #include "ember/ops/linalg.h"
 
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/join.h"
@@ -55,8 +56,8 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
         "BmmBackward0", {&out}, {&a, &b},
         [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& g, const Node& n) -> TensorList {
           Tensor ga, gb;
-          if (n.needs_input_grad(0)) ga = bmm(g, sb.get().transpose(1, 2));
-          if (n.needs_input_grad(1)) gb = bmm(sa.get().transpose(1, 2), g);
+          if (n.needs_input_grad(0)) ga = bmm(g, conj(sb.get().transpose(1, 2)));
+          if (n.needs_input_grad(1)) gb = bmm(conj(sa.get().transpose(1, 2)), g);
           return {ga, gb};
         });
   }
@@ -68,11 +69,12 @@ namespace {
 // column-major too, so that after the transpose's backward the weight's gradient is contiguous:
 // kept as .grad as it is, not copied (PyTorch's mm_mat1/mat2_backward do the same).
 bool column_major(const Tensor& m) { return m.stride(0) == 1 && m.stride(1) == m.size(0); }
+// Complex operands take the conjugate transpose (PyTorch's convention; conj is free on reals).
 Tensor mm_grad_a(const Tensor& g, const Tensor& a, const Tensor& b) {
-  return column_major(a) ? mm(b, g.t()).t() : mm(g, b.t());
+  return column_major(a) ? conj(mm(b, conj(g.t())).t()) : mm(g, conj(b.t()));
 }
 Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
-  return column_major(b) ? mm(g.t(), a).t() : mm(a.t(), g);
+  return column_major(b) ? conj(mm(conj(g.t()), a).t()) : mm(conj(a.t()), g);
 }
 }  // namespace
 

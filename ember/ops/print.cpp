@@ -10,6 +10,7 @@
 
 #include "ember/core/autograd_meta.h"
 #include "ember/core/grad_mode.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 
 namespace ember {
@@ -79,11 +80,22 @@ struct Printer {
   const Formatter& f;
   bool summarize;
   bool is_bool;
+  const double* imag = nullptr;  // complex tensors: `data` holds the real parts
+  const Formatter* fi = nullptr;  // and this formats the imaginary ones
 
   std::string pad(const std::string& s) const {
     return s.size() < f.width ? std::string(f.width - s.size(), ' ') + s : s;
   }
+  // PyTorch's complex format: the real part padded, then the imaginary part with its sign and j.
+  std::string complex_element(int64_t pos) const {
+    double im = imag[pos];
+    std::string i = fi->format(std::fabs(im));
+    if (i.size() + 1 < fi->width) i = std::string(fi->width - i.size() - 1, ' ') + i;
+    return f.padded(data[pos]) + (std::signbit(im) && !std::isnan(im) ? "-" : "+") + i + "j";
+  }
+  size_t element_width() const { return imag ? f.width + fi->width + 2 : f.width; }
   std::string element(int64_t pos) const {
+    if (imag) return complex_element(pos);
     if (ints) return pad(std::to_string(ints[pos]));
     if (!is_bool) return f.padded(data[pos]);
     return pad(data[pos] != 0 ? "True" : "False");
@@ -99,7 +111,7 @@ struct Printer {
       if (!cut || i < kEdgeItems || i >= n - kEdgeItems) idx.push_back(i);
     std::string out = "[";
     if (d == t.dim() - 1) {
-      size_t per_line = std::max<size_t>(1, (kLineWidth - indent) / (f.width + 2));
+      size_t per_line = std::max<size_t>(1, (kLineWidth - indent) / (element_width() + 2));
       for (size_t k = 0; k < idx.size(); ++k) {
         if (k > 0) out += (k % per_line == 0) ? ",\n" + std::string(indent + 1, ' ') : ", ";
         if (cut && k == static_cast<size_t>(kEdgeItems)) out += " ..., ";
@@ -137,11 +149,54 @@ std::vector<T> shown_values(const Tensor& c, bool summarize) {
   return edges;
 }
 
+// "tensor(body, device=..., dtype=..., grad_fn=...)".
+std::ostream& finish(std::ostream& os, const Tensor& t, const std::string& body,
+                     std::vector<std::string> suffixes) {
+  if (!(t.device().is_cpu() && t.device().index() <= 0))
+    suffixes.push_back("device='" + t.device().str() + "'");
+  if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool &&
+      t.dtype() != kComplex64)
+    suffixes.push_back(std::string("dtype=ember.") + dtype_name(t.dtype()));
+  if (t.grad_fn())
+    suffixes.push_back("grad_fn=<" + t.grad_fn()->name() + ">");
+  else if (t.requires_grad())
+    suffixes.push_back("requires_grad=True");
+  os << "tensor(" << body;
+  for (const std::string& s : suffixes) os << ", " << s;
+  return os << ")";
+}
+
+// Complex tensors: the real and the imaginary parts each get a formatter, as in PyTorch.
+std::ostream& print_complex(std::ostream& os, const Tensor& t) {
+  Tensor parts = view_as_real(t.to(Device(DeviceType::CPU, 0), kComplex128)).contiguous();
+  Tensor re = parts.select(-1, 0).contiguous(), im = parts.select(-1, 1).contiguous();
+  bool summarize = t.numel() > kThreshold;
+  Formatter f = make_formatter(shown_values<double>(re, summarize), true, false);
+  Formatter fi = make_formatter(shown_values<double>(im, summarize), true, false);
+  std::vector<std::string> suffixes;
+  std::string body = "[]";
+  Printer p{re, static_cast<const double*>(re.data_ptr()), nullptr, f, summarize, false,
+            static_cast<const double*>(im.data_ptr()), &fi};
+  if (t.dim() == 0) {
+    body = p.complex_element(0);
+    body.erase(0, body.find_first_not_of(' '));
+  } else if (t.numel() > 0) {
+    body = p.block(0, 0, 7);
+  }
+  if (t.numel() == 0 && t.dim() > 1) {
+    std::string dims;
+    for (int64_t d = 0; d < t.dim(); ++d) dims += (d ? ", " : "") + std::to_string(t.size(d));
+    suffixes.push_back("size=(" + dims + ")");
+  }
+  return finish(os, t, body, suffixes);
+}
+
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ undefined tensor ]";
   NoGradGuard no_grad;
+  if (t.is_complex()) return print_complex(os, t);
   bool floating = t.is_floating_point();
   bool is_bool = t.dtype() == kBool;
   bool integral = !floating && !is_bool;  // printed from int64: a double rounds above 2^53
@@ -175,17 +230,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     Printer p{c, data, ints, f, summarize, is_bool};
     body = p.block(0, 0, 7);
   }
-  if (!(t.device().is_cpu() && t.device().index() <= 0))
-    suffixes.push_back("device='" + t.device().str() + "'");
-  if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool)
-    suffixes.push_back(std::string("dtype=ember.") + dtype_name(t.dtype()));
-  if (t.grad_fn())
-    suffixes.push_back("grad_fn=<" + t.grad_fn()->name() + ">");
-  else if (t.requires_grad())
-    suffixes.push_back("requires_grad=True");
-  os << "tensor(" << body;
-  for (const std::string& s : suffixes) os << ", " << s;
-  return os << ")";
+  return finish(os, t, body, suffixes);
 }
 
 }  // namespace ember

@@ -100,7 +100,7 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DTy
   check_defined("sum", x);
   Shape dims = normalize_dims(x, dims_in, "sum");
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
-  DType out_dtype = is_floating_point(in.dtype()) ? in.dtype() : kInt64;
+  DType out_dtype = is_floating_point(in.dtype()) || is_complex(in.dtype()) ? in.dtype() : kInt64;
   Tensor out = finish(reduce_raw(ReduceOp::Sum, in, dims, out_dtype), in, dims, keepdim);
   if (dtype && *dtype != out_dtype) {  // an integer sum asked for in a narrower type
     NoGradGuard no_grad;
@@ -120,8 +120,8 @@ Tensor sum(const Tensor& x, std::optional<DType> dtype) { return sum(x, Shape{},
 Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
   EMBER_OP(mean, x, dims_in, keepdim);
   check_defined("mean", x);
-  EMBER_CHECK(x.is_floating_point(),
-              "[mean] could not infer output dtype: input dtype must be floating point, got ",
+  EMBER_CHECK(x.is_floating_point() || x.is_complex(),
+              "[mean] could not infer output dtype: input dtype must be floating point or complex, got ",
               x.dtype());
   Shape dims = normalize_dims(x, dims_in, "mean");
   int64_t n = count(x, dims);
@@ -151,7 +151,7 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP_CAST(kFp32, prod, x, dim, keepdim);
   check_defined("prod", x);
   Shape dims = normalize_dims(x, {dim}, "prod");
-  DType out_dtype = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
+  DType out_dtype = is_floating_point(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : kInt64;
   Tensor out = finish(reduce_raw(ReduceOp::Prod, x, dims, out_dtype), x, dims, keepdim);
   if (any_requires_grad({&x})) {
     // d prod / d x_i is the product of the other elements: prod / x_i when there is no zero; with

@@ -2,6 +2,7 @@
 #include <limits>
 
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -17,7 +18,12 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
   check_defined(name, x);
   OpKind kind = unary_op_kind(op);
   DType t = x.dtype();
-  if (kind == OpKind::Floating && !is_floating_point(t)) t = kDefaultFloat;
+  if (is_complex(t)) {
+    if (op == UnaryOp::Abs) return complex_abs(x);
+    EMBER_CHECK(op != UnaryOp::Sign, "[sign] Unlike NumPy, torch.sign is not intended to support "
+                                     "complex numbers. Please use torch.sgn instead.");
+  }
+  if (kind == OpKind::Floating && !is_floating_point(t) && !is_complex(t)) t = kDefaultFloat;
   if (kind == OpKind::Bool) t = kBool;
   // PyTorch on bool: sign is the identity, square promotes to int64 as pow(x, 2) does.
   if (t == kBool && op == UnaryOp::Sign) return x.clone();
@@ -37,7 +43,8 @@ namespace {
 Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   const char* name = unary_op_name(op);
   OpKind kind = unary_op_kind(op);
-  EMBER_CHECK(kind != OpKind::Floating || self.is_floating_point(), "[", name, "_] result type ",
+  EMBER_CHECK(kind != OpKind::Floating || self.is_floating_point() || self.is_complex(), "[", name,
+              "_] result type ",
               kDefaultFloat, " can't be cast to the desired output type ", self.dtype());
   check_no_overlap(name, self);
   TensorIter it(self, {self});
@@ -49,33 +56,37 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
 }  // namespace
 
 EMBER_UNARY_WITH_GRAD(neg, Neg, kNoCast, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
-EMBER_UNARY_WITH_GRAD(abs, Abs, kNoCast, "AbsBackward0", true, g* sign(x))
-EMBER_UNARY_WITH_GRAD(exp, Exp, kFp32OnCuda, "ExpBackward0", false, g* out)
-EMBER_UNARY_WITH_GRAD(log, Log, kFp32OnCuda, "LogBackward0", true, g / x)
-EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, kNoCast, "SqrtBackward0", false, g / (out * 2.0))
-EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, kFp32OnCuda, "RsqrtBackward0", false, g* out* out* out * -0.5)
+EMBER_UNARY_WITH_GRAD(abs, Abs, kNoCast, "AbsBackward0", true, g* sgn(x))
+EMBER_UNARY_WITH_GRAD(exp, Exp, kFp32OnCuda, "ExpBackward0", false, g* conj(out))
+EMBER_UNARY_WITH_GRAD(log, Log, kFp32OnCuda, "LogBackward0", true, g / conj(x))
+EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, kNoCast, "SqrtBackward0", false, g / conj(out * 2.0))
+EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, kFp32OnCuda, "RsqrtBackward0", false,
+                      g* conj(out * out * out * -0.5))
 // The fused backward kernels record nothing: under create_graph (grad mode on in backward) the
-// same formulas run as differentiable ops, so that gradients of gradients see them.
+// same formulas run as differentiable ops, so that gradients of gradients see them. Complex
+// gradients are conjugated as PyTorch's (conj is free on reals).
 EMBER_UNARY_WITH_GRAD(tanh, Tanh, kNoCast, "TanhBackward0", false,
-                      GradMode::is_enabled() ? g * (1.0 - out * out)
-                                             : detail::binary(BinaryOp::TanhBackward, g, out))
+                      GradMode::is_enabled() || out.is_complex()
+                          ? g * conj(1.0 - out * out)
+                          : detail::binary(BinaryOp::TanhBackward, g, out))
 EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, kNoCast, "SigmoidBackward0", false,
-                      GradMode::is_enabled() ? g * out * (1.0 - out)
-                                             : detail::binary(BinaryOp::SigmoidBackward, g, out))
+                      GradMode::is_enabled() || out.is_complex()
+                          ? g * conj(out * (1.0 - out))
+                          : detail::binary(BinaryOp::SigmoidBackward, g, out))
 EMBER_UNARY_WITH_GRAD(relu, Relu, kNoCast, "ReluBackward0", false,
                       GradMode::is_enabled() ? where(gt(out, 0), g, zeros_like(g))
                                              : detail::binary(BinaryOp::ReluBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sin, Sin, kNoCast, "SinBackward0", true, g* cos(x))
-EMBER_UNARY_WITH_GRAD(cos, Cos, kNoCast, "CosBackward0", true, -g* sin(x))
-EMBER_UNARY_WITH_GRAD(square, Square, kNoCast, "PowBackward0", true, g* x * 2.0)
+EMBER_UNARY_WITH_GRAD(sin, Sin, kNoCast, "SinBackward0", true, g* conj(cos(x)))
+EMBER_UNARY_WITH_GRAD(cos, Cos, kNoCast, "CosBackward0", true, -g* conj(sin(x)))
+EMBER_UNARY_WITH_GRAD(square, Square, kNoCast, "PowBackward0", true, g* conj(x * 2.0))
 EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, kFp32OnCuda, "ReciprocalBackward0", false,
-                      -g* out* out)
+                      -g* conj(out * out))
 EMBER_UNARY_WITH_GRAD(sign, Sign, kNoCast, "SignBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(floor, Floor, kNoCast, "FloorBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(ceil, Ceil, kNoCast, "CeilBackward0", false, zeros_like(g))
 EMBER_UNARY_WITH_GRAD(round, Round, kNoCast, "RoundBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(log1p, Log1p, kFp32OnCuda, "Log1PBackward0", true, g / (x + 1.0))
-EMBER_UNARY_WITH_GRAD(expm1, Expm1, kFp32OnCuda, "Expm1Backward0", false, g*(out + 1.0))
+EMBER_UNARY_WITH_GRAD(log1p, Log1p, kFp32OnCuda, "Log1PBackward0", true, g / conj(x + 1.0))
+EMBER_UNARY_WITH_GRAD(expm1, Expm1, kFp32OnCuda, "Expm1Backward0", false, g* conj(out + 1.0))
 #undef EMBER_UNARY_WITH_GRAD
 
 Tensor logical_not(const Tensor& x) { return detail::unary(UnaryOp::LogicalNot, x); }

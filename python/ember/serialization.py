@@ -37,6 +37,8 @@ _STORAGES = {
     "int64": ("LongStorage", np.int64), "int32": ("IntStorage", np.int32),
     "int16": ("ShortStorage", np.int16), "int8": ("CharStorage", np.int8),
     "uint8": ("ByteStorage", np.uint8), "bool": ("BoolStorage", np.bool_),
+    "complex64": ("ComplexFloatStorage", np.complex64),
+    "complex128": ("ComplexDoubleStorage", np.complex128),
 }
 _BY_STORAGE = {storage: dtype for dtype, (storage, _) in _STORAGES.items()}
 

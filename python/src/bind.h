@@ -57,6 +57,7 @@ void def_special_top_level(OpTable& t);
 void def_special_ops(OpTable& t);
 void def_linalg_top_level(OpTable& t);
 void def_linalg_ops(OpTable& t);
+void def_fft_ops(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---
@@ -98,9 +99,11 @@ py::object inplace(py::object self, F&& fn);
 void bind_tensor_math(py::class_<Tensor>& t);
 
 // --- conversions (convert.cpp) ---
-/// Python bool, int or float (and NumPy scalars) as a Scalar; nullopt for anything else.
+/// Python bool, int, float or complex (and NumPy scalars) as a Scalar; nullopt for anything else.
 std::optional<Scalar> as_scalar(py::handle h);
 Scalar to_scalar(py::handle h, const char* what);
+/// A Scalar as a Python bool, int, float or complex.
+py::object scalar_to_py(const Scalar& s);
 /// A tensor argument, or a number made into a 0-dim tensor (like PyTorch's wrapped numbers).
 bool is_tensor(py::handle h);
 /// The Python type name of h's object ("float", "Tensor"), for error messages.

@@ -24,6 +24,8 @@ std::optional<Scalar> as_scalar(py::handle h) {
     return Scalar(static_cast<int64_t>(v));
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
+  if (PyComplex_Check(o))
+    return Scalar(Complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
   // NumPy scalars and 0-dim arrays, and anything else with __index__ or __float__.
   if (py::hasattr(h, "dtype") && py::hasattr(h, "item") && !is_tensor(h)) {
     py::object kind = h.attr("dtype").attr("kind");
@@ -32,8 +34,20 @@ std::optional<Scalar> as_scalar(py::handle h) {
     if (k == "b") return Scalar(h.attr("item")().cast<bool>());
     if (k == "i" || k == "u") return Scalar(h.attr("item")().cast<int64_t>());
     if (k == "f") return Scalar(h.attr("item")().cast<double>());
+    if (k == "c") {
+      py::object v = h.attr("item")();
+      return Scalar(Complex<double>(PyComplex_RealAsDouble(v.ptr()), PyComplex_ImagAsDouble(v.ptr())));
+    }
   }
   return std::nullopt;
+}
+
+py::object scalar_to_py(const Scalar& s) {
+  if (s.is_bool()) return py::bool_(s.to<bool>());
+  if (s.is_integral()) return py::int_(s.to_int());
+  if (s.is_complex())
+    return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(s.to_double(), s.imag()));
+  return py::float_(s.to_double());
 }
 
 Scalar to_scalar(py::handle h, const char* what) {

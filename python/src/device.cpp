@@ -57,7 +57,15 @@ void bind_device(py::module_& m) {
   py::class_<DType>(m, "dtype", "An element type: ember.float32, ember.int64, ...")
       .def_property_readonly("is_floating_point",
                              [](DType t) { return ember::is_floating_point(t); })
+      .def_property_readonly("is_complex", [](DType t) { return ember::is_complex(t); })
       .def_property_readonly("is_signed", [](DType t) { return t != kBool && t != kUInt8; })
+      .def("to_real", [](DType t) { return to_real_dtype(t); })
+      .def("to_complex",
+           [](DType t) {
+             EMBER_CHECK(ember::is_floating_point(t) || ember::is_complex(t),
+                         "to_complex is only supported for floating point dtypes, got ", t);
+             return to_complex_dtype(t);
+           })
       .def_property_readonly("itemsize", [](DType t) { return itemsize(t); })
       .def("__repr__", [](DType t) { return std::string("ember.") + dtype_name(t); })
       .def("__eq__",
@@ -74,13 +82,17 @@ void bind_device(py::module_& m) {
                         {"bfloat16", kBFloat16}, {"int64", kInt64},     {"long", kInt64},
                         {"int32", kInt32},       {"int", kInt32},       {"uint8", kUInt8},
                         {"int16", kInt16},       {"short", kInt16},     {"int8", kInt8},
-                        {"bool", kBool}};
+                        {"bool", kBool},         {"complex64", kComplex64},
+                        {"cfloat", kComplex64},  {"complex128", kComplex128},
+                        {"cdouble", kComplex128}};
   for (const Name& n : names) {
     py::object*& slot = dtype_objects()[static_cast<size_t>(n.dtype)];
     if (slot == nullptr) slot = new py::object(py::cast(n.dtype));
     m.attr(n.name) = *slot;
   }
 
+  m.def("_promote_types", &promote_types, "type1"_a, "type2"_a);
+  m.def("_can_cast", &can_cast, "from_"_a, "to"_a);
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, "seed"_a,
       "Seeds the default generator (every device's random numbers come from it).");

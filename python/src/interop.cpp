@@ -30,6 +30,10 @@ py::dtype numpy_dtype(DType t) {
       return py::dtype::of<uint8_t>();
     case kBool:
       return py::dtype::of<bool>();
+    case kComplex64:
+      return py::dtype("complex64");
+    case kComplex128:
+      return py::dtype("complex128");
     default:
       throw py::type_error(std::string("numpy() has no dtype for ember.") + dtype_name(t) +
                            ": convert it first, e.g. .float()");
@@ -48,9 +52,11 @@ DType ember_dtype(const py::dtype& d) {
   if (kind == 'i' && size == 1) return kInt8;
   if (kind == 'u' && size == 1) return kUInt8;
   if (kind == 'b') return kBool;
+  if (kind == 'c' && size == 8) return kComplex64;
+  if (kind == 'c' && size == 16) return kComplex128;
   throw py::type_error("can't convert np.ndarray of type " + std::string(py::str(d.attr("name"))) +
-                       ". The only supported types are: float64, float32, float16, int64, int32, "
-                       "int16, int8, uint8, and bool.");
+                       ". The only supported types are: float64, float32, float16, complex64, "
+                       "complex128, int64, int32, int16, int8, uint8, and bool.");
 }
 
 py::array to_numpy(const Tensor& t) {

@@ -445,11 +445,7 @@ py::object to_python(const std::vector<Tensor>& ts) {
 py::object to_python(bool v) { return py::bool_(v); }
 py::object to_python(int64_t v) { return py::int_(v); }
 py::object to_python(double v) { return py::float_(v); }
-py::object to_python(const Scalar& s) {
-  if (s.is_bool()) return py::bool_(s.to<bool>());
-  if (s.is_integral()) return py::int_(s.to_int());
-  return py::float_(s.to_double());
-}
+py::object to_python(const Scalar& s) { return scalar_to_py(s); }
 py::object to_python(py::object v) { return v; }
 PyObject* in_place_marker() {
   static PyObject* marker = PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type));
@@ -725,6 +721,11 @@ void bind_ops(py::module_& m) {
   OpTable l(linalg, m.attr("Tensor"));
   def_linalg_ops(l);
   l.finish();
+  // torch.fft's names, as functions of ember._C._fft (ember.fft).
+  py::module_ fft = m.def_submodule("_fft", "ember.fft, declared by signature");
+  OpTable ft(fft, m.attr("Tensor"));
+  def_fft_ops(ft);
+  ft.finish();
   // torch.special's names, as functions of ember._C._special (ember.special).
   py::module_ special = m.def_submodule("_special", "ember.special, declared by signature");
   OpTable s(special, m.attr("Tensor"));

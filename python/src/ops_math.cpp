@@ -81,7 +81,27 @@ void def_math_ops(OpTable& t) {
   unary(t, "square", [](const Tensor& x) { return square(x); });
   unary(t, "reciprocal", [](const Tensor& x) { return reciprocal(x); });
   unary(t, "sign", [](const Tensor& x) { return sign(x); });
-  unary(t, "sgn", [](const Tensor& x) { return sign(x); });
+  unary(t, "sgn", [](const Tensor& x) { return sgn(x); });
+  // Complex numbers (ops/complex.h).
+  t.def("angle(Tensor input, *, Tensor? out=None)", [](const Args& a) { return angle(a.tensor(0)); });
+  t.def("view_as_real(Tensor input)", [](const Args& a) { return view_as_real(a.tensor(0)); },
+        kFunction);
+  t.def("view_as_complex(Tensor input)", [](const Args& a) { return view_as_complex(a.tensor(0)); },
+        kFunction);
+  t.def("real(Tensor input)", [](const Args& a) { return real(a.tensor(0)); }, kFunction);
+  t.def("imag(Tensor input)", [](const Args& a) { return imag(a.tensor(0)); }, kFunction);
+  t.def("conj(Tensor input)", [](const Args& a) { return conj(a.tensor(0)); });
+  t.def("conj_physical(Tensor input, *, Tensor? out=None)",
+        [](const Args& a) { return a.tensor(0).is_complex() ? conj(a.tensor(0)) : a.tensor(0).clone(); });
+  t.def("resolve_conj(Tensor input)", [](const Args& a) { return a.tensor(0); });
+  t.def("is_conj(Tensor input)", [](const Args& a) { return false; });
+  t.def("is_complex(Tensor input)", [](const Args& a) { return a.tensor(0).is_complex(); });
+  t.def("complex(Tensor real, Tensor imag, *, Tensor? out=None)",
+        [](const Args& a) { return complex(a.tensor(0), a.tensor(1)); }, kFunction);
+  t.def("polar(Tensor abs, Tensor angle, *, Tensor? out=None)",
+        [](const Args& a) { return polar(a.tensor(0), a.tensor(1)); }, kFunction);
+  t.def("hypot(Tensor input, Tensor other, *, Tensor? out=None)",
+        [](const Args& a) { return hypot(a.tensor(0), a.tensor(1)); });
   unary(t, "floor", [](const Tensor& x) { return floor(x); });
   unary(t, "ceil", [](const Tensor& x) { return ceil(x); });
   unary(t, "trunc", [](const Tensor& x) { return trunc(x); });

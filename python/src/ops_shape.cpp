@@ -109,15 +109,7 @@ void def_shape_ops(OpTable& t) {
   t.def("view(Tensor input, int... size)", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); },
         kMethod);
   t.def("view(Tensor input, ScalarType dtype)",
-        [](const Args& a) -> Tensor {
-          EMBER_CHECK(a.tensor(0).dtype() == *a.dtype(1) ||
-                          itemsize(a.tensor(0).dtype()) == itemsize(*a.dtype(1)),
-                      "view(dtype): ember reinterprets only between dtypes of one size, got ",
-                      a.tensor(0).dtype(), " and ", *a.dtype(1));
-          EMBER_CHECK(a.tensor(0).dtype() == *a.dtype(1),
-                      "view(dtype) between different dtypes is not supported by ember yet");
-          return a.tensor(0);
-        },
+        [](const Args& a) { return view_dtype(a.tensor(0), *a.dtype(1)); },
         kMethod);
   t.def("view_as(Tensor input, Tensor other)",
         [](const Args& a) { return a.tensor(0).view(a.tensor(1).sizes()); }, kMethod);

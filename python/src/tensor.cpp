@@ -7,11 +7,6 @@
 namespace ember::python {
 namespace {
 
-py::object scalar_to_py(const Scalar& s) {
-  if (s.is_bool()) return py::bool_(s.to<bool>());
-  if (s.is_integral()) return py::int_(s.to_int());
-  return py::float_(s.to_double());
-}
 
 // The elements of t as nested Python lists (tolist()).
 py::object to_list(const Tensor& t) {
@@ -37,6 +32,10 @@ py::object to_list(const Tensor& t) {
     return convert(std::type_identity<uint8_t>{}, [](uint8_t v) { return py::bool_(v != 0); });
   if (c.is_floating_point())
     return convert(std::type_identity<double>{}, [](double v) { return py::float_(v); });
+  if (c.is_complex())
+    return convert(std::type_identity<Complex<double>>{}, [](Complex<double> v) {
+      return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.re, v.im));
+    });
   return convert(std::type_identity<int64_t>{}, [](int64_t v) { return py::int_(v); });
 }
 
@@ -106,8 +105,8 @@ Tensor reversed_dims(const Tensor& x) {
   return x.permute(dims);
 }
 
-// x.mT, x.mH and x.adjoint() (ember has no complex dtypes, so all three are the transpose of the
-// last two dims); a 0-dim tensor is its own, as PyTorch's.
+// The transpose of the last two dims (x.mT; x.mH and x.adjoint() conjugate it too); a 0-dim
+// tensor is its own, as PyTorch's.
 Tensor matrix_transpose(const Tensor& x, const char* name) {
   if (x.dim() == 0) return x.view_as(x);
   EMBER_CHECK(x.dim() >= 2, "tensor.", name, " is only supported on matrices or batches of "
@@ -146,6 +145,21 @@ void bind_tensor(py::module_& m) {
 
   py::class_<Tensor> t(m, "Tensor", py::dynamic_attr(), "A multi-dimensional array on a device.");
   set_tensor_type(t);
+  // x.float(), x.short(), x.cdouble(), ...: conversions named by the target dtype.
+  struct Conversion {
+    const char* name;
+    DType dtype;
+  };
+  for (Conversion c : {Conversion{"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16},
+                       {"bfloat16", kBFloat16}, {"long", kInt64}, {"int", kInt32},
+                       {"short", kInt16}, {"char", kInt8}, {"byte", kUInt8}, {"bool", kBool},
+                       {"cfloat", kComplex64}, {"cdouble", kComplex128}})
+    t.def(
+        c.name,
+        [d = c.dtype](const Tensor& x, py::handle memory_format) {
+          return nogil([&] { return x.to(d); });
+        },
+        "memory_format"_a = py::none());
   t.def(py::init<>())
       .def(py::init([](py::handle data) {
              if (is_tensor(data)) return Tensor(as_tensor(data).impl());  // shares, as Parameter
@@ -296,66 +310,6 @@ void bind_tensor(py::module_& m) {
           },
           "device"_a = py::none(), "non_blocking"_a = false)
       .def("cpu", [](const Tensor& x) { return nogil([&] { return x.cpu(); }); })
-      .def(
-          "float",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kFloat32); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "double",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kFloat64); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "half",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kFloat16); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "bfloat16",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kBFloat16); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "long",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kInt64); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "int",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kInt32); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "short",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kInt16); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "char",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kInt8); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "byte",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kUInt8); });
-          },
-          "memory_format"_a = py::none())
-      .def(
-          "bool",
-          [](const Tensor& x, py::handle memory_format) {
-            return nogil([&] { return x.to(kBool); });
-          },
-          "memory_format"_a = py::none())
       .def("type_as",
            [](const Tensor& x, const Tensor& o) { return nogil([&] { return x.to(o.dtype()); }); })
       .def("clone", [](const Tensor& x) { return nogil([&] { return x.clone(); }); })
@@ -427,9 +381,23 @@ void bind_tensor(py::module_& m) {
           "requires_grad"_a = false)
       .def_property_readonly("T", &reversed_dims)
       .def_property_readonly("mT", [](const Tensor& x) { return matrix_transpose(x, "mT"); })
-      .def_property_readonly("H", &reversed_dims)
-      .def_property_readonly("mH", [](const Tensor& x) { return matrix_transpose(x, "mH"); })
-      .def("adjoint", [](const Tensor& x) { return matrix_transpose(x, "adjoint()"); })
+      .def_property_readonly("H", [](const Tensor& x) { return conj(reversed_dims(x)); })
+      .def_property_readonly("mH",
+                             [](const Tensor& x) { return conj(matrix_transpose(x, "mH")); })
+      .def("adjoint", [](const Tensor& x) { return conj(matrix_transpose(x, "adjoint()")); })
+      // The parts of a complex tensor, as views; assigning writes into them (x.real = y).
+      .def_property(
+          "real", [](const Tensor& x) { return real(x); },
+          [](Tensor& x, py::handle v) {
+            Tensor r = real(x);
+            if (is_tensor(v)) r.copy_(as_tensor(v)); else r.fill_(to_scalar(v, "real"));
+          })
+      .def_property(
+          "imag", [](const Tensor& x) { return imag(x); },
+          [](Tensor& x, py::handle v) {
+            Tensor i = imag(x);
+            if (is_tensor(v)) i.copy_(as_tensor(v)); else i.fill_(to_scalar(v, "imag"));
+          })
       .def("__iter__",
            [](const Tensor& x) {
              if (x.dim() == 0) throw py::type_error("iteration over a 0-d tensor");

@@ -100,6 +100,27 @@ void bf16gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, co
                                });
 }
 
+template <typename T>
+void complex_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, Complex<T> alpha,
+                  const Complex<T>* a, int64_t lda, const Complex<T>* b, int64_t ldb,
+                  Complex<T> beta, Complex<T>* c, int64_t ldc) {
+  auto call = [](CBLAS_ORDER o, CBLAS_TRANSPOSE ta_, CBLAS_TRANSPOSE tb_, int m_, int n_, int k_,
+                 Complex<T> al, const Complex<T>* a_, int lda_, const Complex<T>* b_, int ldb_,
+                 Complex<T> be, Complex<T>* c_, int ldc_) {
+    if constexpr (std::is_same_v<T, float>)
+      cblas_cgemm(o, ta_, tb_, m_, n_, k_, &al, a_, lda_, b_, ldb_, &be, c_, ldc_);
+    else
+      cblas_zgemm(o, ta_, tb_, m_, n_, k_, &al, a_, lda_, b_, ldb_, &be, c_, ldc_);
+  };
+  gemm_blocks<Complex<T>, Complex<T>>(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, call);
+}
+template void complex_gemm<float>(bool, bool, int64_t, int64_t, int64_t, Complex<float>,
+                                  const Complex<float>*, int64_t, const Complex<float>*, int64_t,
+                                  Complex<float>, Complex<float>*, int64_t);
+template void complex_gemm<double>(bool, bool, int64_t, int64_t, int64_t, Complex<double>,
+                                   const Complex<double>*, int64_t, const Complex<double>*,
+                                   int64_t, Complex<double>, Complex<double>*, int64_t);
+
 }  // namespace ember::cpu
 
 namespace ember {
@@ -162,6 +183,12 @@ void bmm_cpu(const Tensor& a, const Tensor& b, const Tensor& out, double alpha, 
       return bmm_typed<float, float>(a, b, out, alpha, beta, cpu::sgemm);
     case kFloat64:
       return bmm_typed<double, double>(a, b, out, alpha, beta, cpu::dgemm);
+    case kComplex64:
+      return bmm_typed<Complex<float>, Complex<float>>(a, b, out, alpha, beta,
+                                                       cpu::complex_gemm<float>);
+    case kComplex128:
+      return bmm_typed<Complex<double>, Complex<double>>(a, b, out, alpha, beta,
+                                                         cpu::complex_gemm<double>);
     case kUInt8:
     case kInt8:
     case kInt16:

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ember/core/complex.h"
 #include "ember/core/half.h"
 
 namespace ember::cpu {
@@ -22,6 +23,12 @@ void dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double a
 void bf16gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
               const BFloat16* a, int64_t lda, const BFloat16* b, int64_t ldb, float beta,
               BFloat16* c, int64_t ldc);
+
+/// The same for complex64 (T = float) and complex128 (T = double) through cgemm and zgemm.
+template <typename T>
+void complex_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, Complex<T> alpha,
+                  const Complex<T>* a, int64_t lda, const Complex<T>* b, int64_t ldb,
+                  Complex<T> beta, Complex<T>* c, int64_t ldc);
 
 /// Makes sure OpenBLAS runs single-threaded (called before any BLAS use).
 void init_blas();

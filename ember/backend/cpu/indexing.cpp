@@ -54,7 +54,7 @@ void scatter_cpu(const Tensor& out, int64_t dim, const Tensor& index, const Tens
                    : reduce == ScatterReduce::Sum  ? "scatter_add"
                                                    : "scatter_reduce";
   // Serial: two index entries may name the same destination (the last one wins a plain scatter).
-  dispatch_all(out.dtype(), op, [&](auto tag) {
+  dispatch_all_and_complex(out.dtype(), op, [&](auto tag) {
     using T = EMBER_TYPE(tag);
     cpu::for_each_run(it, 0, it.numel, [&](char** ptrs, const int64_t* strides, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {

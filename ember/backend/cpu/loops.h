@@ -156,6 +156,7 @@ void cpu_kernel(const TensorIter& it, const F& f) {
 
 /// The CPU's launcher for the shared op tables (functors/expand.h).
 struct Launcher {
+  static constexpr bool kComplex = true;
   template <typename Out, typename... In, typename F>
   static void run(const TensorIter& it, const F& f) {
     cpu_kernel<Out, In...>(it, f);

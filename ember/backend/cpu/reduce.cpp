@@ -150,7 +150,7 @@ void reduce_cpu(ReduceOp op, const Tensor& in_, const Shape& dims, const Tensor&
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Prod:
-      dispatch_all(in.dtype(), "sum", [&](auto tag) {
+      dispatch_all_and_complex(in.dtype(), "sum", [&](auto tag) {
         using T = EMBER_TYPE(tag);
         using A = sum_acc_t<T>;
         using O = std::conditional_t<std::is_integral_v<T>, int64_t, T>;

@@ -199,6 +199,7 @@ void gpu_kernel(const TensorIter& it, const F& f) {
 
 /// CUDA's launcher for the shared op tables (functors/expand.h).
 struct Launcher {
+  static constexpr bool kComplex = false;  // complex tensors are CPU-only for now
   template <typename Out, typename... In, typename F>
   static void run(const TensorIter& it, const F& f) {
     gpu_kernel<Out, In...>(it, f);

@@ -49,6 +49,7 @@ EMBER_BINARY_FUNCTOR(RemainderFn, T, math::remainder(a, b))
 EMBER_BINARY_FUNCTOR(FmodFn, T, math::fmod_any(a, b))
 EMBER_BINARY_FUNCTOR(FloorDivideFn, T, math::floor_divide(a, b))
 EMBER_BINARY_FUNCTOR(Atan2Fn, T, math::atan2(a, b))
+EMBER_BINARY_FUNCTOR(HypotFn, T, math::hypot(a, b))
 // Backward formulas: a is the incoming gradient, b what the forward saved.
 // b = input; a NaN input passes the gradient, as PyTorch's threshold_backward (b <= 0 is false).
 EMBER_BINARY_FUNCTOR(ReluBackwardFn, T, b <= T(0) ? T(0) : a)
@@ -91,6 +92,7 @@ EMBER_BINARY_FUNCTOR(RightShiftFn, T, math::right_shift(a, b))
   _(Fmod, FmodFn, Numeric)                        \
   _(FloorDivide, FloorDivideFn, Numeric)          \
   _(Atan2, Atan2Fn, Floating)                     \
+  _(Hypot, HypotFn, Floating)                     \
   _(ReluBackward, ReluBackwardFn, Floating)       \
   _(SigmoidBackward, SigmoidBackwardFn, Floating) \
   _(TanhBackward, TanhBackwardFn, Floating)       \
@@ -108,6 +110,22 @@ enum class BinaryOp {
   EMBER_BINARY_OPS(EMBER_ENUM_ENTRY)
 #undef EMBER_ENUM_ENTRY
 };
+
+/// The ops whose functors also run on complex64 and complex128.
+constexpr bool binary_takes_complex(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Pow:
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+      return true;
+    default:
+      return false;
+  }
+}
 
 const char* binary_op_name(BinaryOp op);
 OpKind binary_op_kind(BinaryOp op);
@@ -169,6 +187,10 @@ enum class TernaryOp {
   EMBER_TERNARY_OPS(EMBER_ENUM_ENTRY)
 #undef EMBER_ENUM_ENTRY
 };
+
+constexpr bool ternary_takes_complex(TernaryOp op) {
+  return op == TernaryOp::Addcmul || op == TernaryOp::Addcdiv;
+}
 
 const char* ternary_op_name(TernaryOp op);
 

@@ -9,8 +9,12 @@
 
 namespace ember {
 
-template <OpKind kind, typename F>
+/// `complex`: the op's functor also runs on complex64 and complex128 (and the backend takes them).
+template <OpKind kind, bool complex, typename F>
 void dispatch_kind(DType t, const char* op, F&& f) {
+  if constexpr (complex) {
+    if (is_complex(t)) return dispatch_complex(t, op, f);
+  }
   if constexpr (kind == OpKind::Floating)
     dispatch_floating(t, op, f);
   else if constexpr (kind == OpKind::Numeric)

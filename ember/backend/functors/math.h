@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ember/core/complex.h"
 #include "ember/core/half.h"
 #include "ember/core/macros.h"
 
@@ -168,6 +169,8 @@ EMBER_HOST_DEVICE inline float atanh(float x) { return ::atanhf(x); }
 EMBER_HOST_DEVICE inline double atanh(double x) { return ::atanh(x); }
 EMBER_HOST_DEVICE inline float atan2(float a, float b) { return ::atan2f(a, b); }
 EMBER_HOST_DEVICE inline double atan2(double a, double b) { return ::atan2(a, b); }
+EMBER_HOST_DEVICE inline float hypot(float a, float b) { return ::hypotf(a, b); }
+EMBER_HOST_DEVICE inline double hypot(double a, double b) { return ::hypot(a, b); }
 EMBER_HOST_DEVICE inline float trunc(float x) { return ::truncf(x); }
 EMBER_HOST_DEVICE inline double trunc(double x) { return ::trunc(x); }
 EMBER_HOST_DEVICE inline float fmod(float a, float b) { return ::fmodf(a, b); }
@@ -291,6 +294,51 @@ EMBER_HOST_DEVICE inline T max(T a, T b) {
 template <typename T>
 EMBER_HOST_DEVICE inline T min(T a, T b) {
   return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b));
+}
+
+// Complex versions (CPU only: the CUDA backend does not take complex tensors yet), through
+// std::complex as PyTorch's CPU kernels do.
+#define EMBER_COMPLEX_FROM_STD(name)               \
+  template <typename T>                            \
+  inline Complex<T> name(Complex<T> z) {           \
+    return Complex<T>(std::name(z.std()));         \
+  }
+EMBER_COMPLEX_FROM_STD(exp)
+EMBER_COMPLEX_FROM_STD(log)
+EMBER_COMPLEX_FROM_STD(log10)
+EMBER_COMPLEX_FROM_STD(sqrt)
+EMBER_COMPLEX_FROM_STD(sin)
+EMBER_COMPLEX_FROM_STD(cos)
+EMBER_COMPLEX_FROM_STD(tan)
+EMBER_COMPLEX_FROM_STD(sinh)
+EMBER_COMPLEX_FROM_STD(cosh)
+EMBER_COMPLEX_FROM_STD(tanh)
+EMBER_COMPLEX_FROM_STD(asin)
+EMBER_COMPLEX_FROM_STD(acos)
+EMBER_COMPLEX_FROM_STD(atan)
+EMBER_COMPLEX_FROM_STD(asinh)
+EMBER_COMPLEX_FROM_STD(acosh)
+EMBER_COMPLEX_FROM_STD(atanh)
+#undef EMBER_COMPLEX_FROM_STD
+template <typename T>
+inline Complex<T> rsqrt(Complex<T> z) {
+  return Complex<T>(T(1)) / sqrt(z);
+}
+template <typename T>
+inline Complex<T> log2(Complex<T> z) {
+  return Complex<T>(std::log(z.std()) / std::log(T(2)));
+}
+template <typename T>
+inline Complex<T> log1p(Complex<T> z) {
+  return Complex<T>(std::log(T(1) + z.std()));
+}
+template <typename T>
+inline Complex<T> expm1(Complex<T> z) {
+  return Complex<T>(std::exp(z.std()) - T(1));
+}
+template <typename T>
+inline Complex<T> pow(Complex<T> a, Complex<T> b) {
+  return Complex<T>(std::pow(a.std(), b.std()));
 }
 
 }  // namespace ember::math

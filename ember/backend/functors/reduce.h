@@ -16,8 +16,17 @@ enum class ReduceOp { Sum, Prod, Max, Min, ArgMax, ArgMin, All, Any };
 /// The type a sum or product accumulates in: float for floating inputs up to 32 bits, double
 /// for double, int64 for integers and bool.
 template <typename T>
-using sum_acc_t = std::conditional_t<std::is_same_v<T, double>, double,
-                                     std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
+struct SumAcc {
+  using type = std::conditional_t<std::is_same_v<T, double>, double,
+                                  std::conditional_t<std::is_integral_v<T>, int64_t, float>>;
+};
+/// Complex sums accumulate in complex128 (PyTorch's CPU accumulation type for complex64).
+template <typename T>
+struct SumAcc<Complex<T>> {
+  using type = Complex<double>;
+};
+template <typename T>
+using sum_acc_t = typename SumAcc<T>::type;
 
 template <typename A>
 struct SumReducer {

@@ -195,6 +195,42 @@ enum class UnaryOp {
 #undef EMBER_ENUM_ENTRY
 };
 
+/// The ops whose functors also run on complex64 and complex128 (PyTorch's complex support for
+/// them); the others refuse complex inputs by name.
+constexpr bool unary_takes_complex(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Square:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Log1p:
+    case UnaryOp::Expm1:
+    case UnaryOp::PowScalar:
+    case UnaryOp::Log2:
+    case UnaryOp::Log10:
+    case UnaryOp::Tan:
+    case UnaryOp::Sinh:
+    case UnaryOp::Cosh:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Atan:
+    case UnaryOp::Asinh:
+    case UnaryOp::Acosh:
+    case UnaryOp::Atanh:
+    case UnaryOp::Silu:
+      return true;
+    default:
+      return false;
+  }
+}
+
 const char* unary_op_name(UnaryOp op);
 OpKind unary_op_kind(UnaryOp op);
 

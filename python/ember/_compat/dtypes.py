@@ -12,11 +12,11 @@ _E = None  # the ember module, set by install()
 # dtypes: finfo, iinfo, default dtype, promotion
 # ================================================================================================
 
-# Category (0 bool, 1 integer, 2 floating) and bits of each ember dtype.
+# Category (0 bool, 1 integer, 2 floating, 3 complex) and bits of each ember dtype.
 _KIND = {"bool": (0, 8), "uint8": (1, 8), "int8": (1, 8), "int16": (1, 16), "int32": (1, 32),
          "int64": (1, 64), "float16": (2, 16), "bfloat16": (2, 16), "float32": (2, 32),
-         "float64": (2, 64)}
-_PY_TYPES = {float: "float64", int: "int64", builtins.bool: "bool"}
+         "float64": (2, 64), "complex64": (3, 64), "complex128": (3, 128)}
+_PY_TYPES = {float: "float64", int: "int64", builtins.bool: "bool", complex: "complex128"}
 
 
 def _to_dtype(t, op, arg="type", pos=1):
@@ -151,12 +151,6 @@ def is_floating_point(input):
     return _KIND[_dname(input.dtype)][0] == 2
 
 
-@_both
-def is_complex(input):
-    """False: ember has no complex dtypes."""
-    _check_tensor(input, "is_complex")
-    return False
-
 
 @_both
 def is_signed(input):
@@ -184,17 +178,8 @@ def typename(o):
 
 
 def _promote(a, b):
-    """PyTorch's promote_types on dtype names."""
-    if a == b:
-        return a
-    (ka, ba), (kb, bb) = _KIND[a], _KIND[b]
-    if ka != kb:
-        return a if ka > kb else b
-    if {a, b} == {"float16", "bfloat16"}:
-        return "float32"
-    if {a, b} == {"uint8", "int8"}:  # neither holds the other
-        return "int16"
-    return a if ba > bb else b
+    """PyTorch's promote_types on dtype names (core/dtype.cpp's rule)."""
+    return _dname(_E._C._promote_types(getattr(_E, a), getattr(_E, b)))
 
 
 @_torch
@@ -208,9 +193,8 @@ def promote_types(type1, type2):
 @_torch
 def can_cast(from_, to):
     """Whether type promotion may cast from_ to `to` (no float to integer, no number to bool)."""
-    f = _KIND[_dname(_to_dtype(from_, "can_cast", "from", 1))][0]
-    t = _KIND[_dname(_to_dtype(to, "can_cast", "to", 2))][0]
-    return not ((f == 2 and t < 2) or (f > 0 and t == 0))
+    return _E._C._can_cast(_to_dtype(from_, "can_cast", "from", 1),
+                           _to_dtype(to, "can_cast", "to", 2))
 
 
 def _combine(higher, lower):
@@ -218,7 +202,12 @@ def _combine(higher, lower):
     # category (or higher is bool).
     if higher is None:
         return lower
-    if lower is None or _KIND[higher][0] == 2:
+    if lower is None or _KIND[higher][0] == 3:
+        return higher
+    if _KIND[lower][0] == 3:  # a complex scalar keeps a floating tensor's precision
+        return ("complex128" if higher == "float64" else "complex64") \
+            if _KIND[higher][0] == 2 else lower
+    if _KIND[higher][0] == 2:
         return higher
     if higher == "bool" or _KIND[lower][0] == 2:
         return _promote(higher, lower)
@@ -234,9 +223,10 @@ def _result_type_name(*operands):
                 dim = name if dim is None else _promote(dim, name)
             else:
                 zero = name if zero is None else _promote(zero, name)
-        elif isinstance(x, (builtins.bool, int, float)):
+        elif isinstance(x, (builtins.bool, int, float, complex)):
             name = ("bool" if isinstance(x, builtins.bool) else
-                    "int64" if isinstance(x, int) else "float32")
+                    "int64" if isinstance(x, int) else
+                    "float32" if isinstance(x, float) else "complex64")
             wrapped = name if wrapped is None else _promote(wrapped, name)
         else:
             raise TypeError(f"result_type(): expected a Tensor or a Number, got "

@@ -241,13 +241,6 @@ def mvlgamma(input, p):
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 
-@_both
-def angle(input, *, out=None):
-    """The complex argument of real numbers: pi below 0, else 0 (NaN stays NaN)."""
-    x = _floating(input)
-    a = _E.where(x < 0, _E.full_like(x, math.pi), _E.zeros_like(x))
-    return _out(_E.where(_E.isnan(x), x, a), out)
-
 
 @_torch
 def adjoint(input):

@@ -250,16 +250,6 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     return _scatter_into_view(input, src, lambda t: t.as_strided(size, stride, storage_offset))
 
 
-@_both
-def conj(input):
-    """The complex conjugate: ember's tensors are real, so input itself."""
-    return input
-
-
-@_both
-def conj_physical(input, *, out=None):
-    """The complex conjugate, materialised: a copy of a real input."""
-    return _out(input.clone(), out)
 
 
 @_method

@@ -272,22 +272,12 @@ def resolve_neg(input):
     return input
 
 
-@_both
-def resolve_conj(input):
-    """input itself: ember has no complex dtypes to conjugate."""
-    return input
-
 
 @_both
 def is_neg(input):
     """False: ember has no lazy negation."""
     return False
 
-
-@_both
-def is_conj(input):
-    """False: ember has no complex dtypes."""
-    return False
 
 
 @_both
@@ -302,16 +292,6 @@ def is_distributed(input):
     return False
 
 
-@_torch
-def real(input):
-    """input itself: ember's tensors are real."""
-    return input
-
-
-@_torch
-def imag(input):
-    """Raises as PyTorch does on a real tensor."""
-    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
 
 
 @_torch

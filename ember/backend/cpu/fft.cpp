@@ -1,0 +1,74 @@
+// Discrete Fourier transforms on the CPU through pocketfft (third_party/pocketfft, BSD; the
+// library PyTorch's CPU build uses), so that ember's spectra round as PyTorch's do.
+#include "ember/backend/kernels.h"
+
+#define POCKETFFT_NO_MULTITHREADING  // one thread per call: ember's pool owns the cores
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wall"
+#pragma GCC diagnostic ignored "-Wextra"
+#include "third_party/pocketfft/pocketfft_hdronly.h"
+#pragma GCC diagnostic pop
+
+namespace ember {
+namespace {
+
+// A tensor's geometry in pocketfft's terms: sizes, byte strides, and the transformed axes.
+struct Geometry {
+  pocketfft::shape_t shape, axes;
+  pocketfft::stride_t strides;
+};
+
+Geometry geometry(const Tensor& t, const Shape& dims) {
+  Geometry g;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    g.shape.push_back(static_cast<size_t>(t.size(d)));
+    g.strides.push_back(static_cast<ptrdiff_t>(t.stride(d) * t.element_size()));
+  }
+  for (int64_t d : dims) g.axes.push_back(static_cast<size_t>(d));
+  return g;
+}
+
+template <typename F>
+void by_precision(DType real, const char* op, F&& f) {
+  if (real == kFloat32)
+    f(TypeTag<float>{});
+  else if (real == kFloat64)
+    f(TypeTag<double>{});
+  else
+    throw_unsupported_dtype(op, real);
+}
+
+}  // namespace
+
+void fft_c2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, bool forward,
+                 double scale) {
+  by_precision(to_real_dtype(in.dtype()), "fft_c2c", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    Geometry i = geometry(in, dims), o = geometry(out, dims);
+    pocketfft::c2c<T>(i.shape, i.strides, o.strides, i.axes, forward,
+                      static_cast<const std::complex<T>*>(in.data_ptr()),
+                      static_cast<std::complex<T>*>(out.data_ptr()), static_cast<T>(scale));
+  });
+}
+
+void fft_r2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale) {
+  by_precision(in.dtype(), "fft_r2c", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    Geometry i = geometry(in, dims), o = geometry(out, dims);
+    pocketfft::r2c<T>(i.shape, i.strides, o.strides, i.axes, /*forward=*/true,
+                      static_cast<const T*>(in.data_ptr()),
+                      static_cast<std::complex<T>*>(out.data_ptr()), static_cast<T>(scale));
+  });
+}
+
+void fft_c2r_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale) {
+  by_precision(out.dtype(), "fft_c2r", [&](auto tag) {
+    using T = EMBER_TYPE(tag);
+    Geometry i = geometry(in, dims), o = geometry(out, dims);
+    pocketfft::c2r<T>(o.shape, i.strides, o.strides, o.axes, /*forward=*/false,
+                      static_cast<const std::complex<T>*>(in.data_ptr()),
+                      static_cast<T*>(out.data_ptr()), static_cast<T>(scale));
+  });
+}
+
+}  // namespace ember

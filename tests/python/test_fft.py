@@ -1,0 +1,91 @@
+"""torch.fft against PyTorch 1.13: every transform over one dim, two and n, with n/s padding and
+trimming, the three norms, real and complex inputs, gradients, frequencies and shifts, errors."""
+import numpy as np
+import pytest
+import torch
+
+import ember
+
+
+def E(t):
+    return ember.from_numpy(t.detach().numpy().copy())
+
+
+def same(a, b, rtol=1e-5, atol=1e-5):
+    assert str(a.dtype).rpartition(".")[2] == str(b.dtype).rpartition(".")[2], (a.dtype, b.dtype)
+    assert tuple(a.shape) == tuple(b.shape), (tuple(a.shape), tuple(b.shape))
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().resolve_conj().numpy(), rtol=rtol,
+                               atol=atol)
+
+
+torch.manual_seed(0)
+REAL = torch.randn(4, 6, 5)
+CPLX = torch.randn(4, 6, 5, dtype=torch.complex64)
+ONE_DIM = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
+REAL_ONLY = {"rfft", "ihfft"}
+
+
+@pytest.mark.parametrize("name", ONE_DIM)
+@pytest.mark.parametrize("norm", [None, "forward", "ortho"])
+@pytest.mark.parametrize("n,dim", [(None, -1), (8, 1), (3, 0), (None, 1)])
+def test_one_dim(name, norm, n, dim):
+    inputs = [REAL] if name in REAL_ONLY else [REAL, CPLX]
+    for x in inputs:
+        expected = getattr(torch.fft, name)(x, n=n, dim=dim, norm=norm)
+        same(getattr(ember.fft, name)(E(x), n=n, dim=dim, norm=norm), expected)
+
+
+@pytest.mark.parametrize("name", ONE_DIM)
+@pytest.mark.parametrize("kind", ["2", "n"])
+@pytest.mark.parametrize("s,dim", [(None, None), ((3, 8), None), ((5, -1), (0, 2)),
+                                   (None, (2, 0))])
+def test_n_dim(name, kind, s, dim):
+    fn = name + kind
+    if kind == "2" and dim is None:
+        dim = (-2, -1)
+    for x in [REAL] if name in REAL_ONLY else [REAL, CPLX.to(torch.complex128)]:
+        expected = getattr(torch.fft, fn)(x, s=s, dim=dim, norm="ortho")
+        same(getattr(ember.fft, fn)(E(x), s=s, dim=dim, norm="ortho"), expected)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn",
+                                  "rfftn", "irfftn", "hfftn", "ihfftn"])
+def test_gradients(name):
+    complex_in = name in ("irfft", "hfft", "irfftn", "hfftn")
+    t = torch.randn(3, 5, dtype=torch.complex128 if complex_in else torch.float64,
+                    requires_grad=True)
+    kwargs = {"n": 7} if not name.endswith("n") else {}
+    out = getattr(torch.fft, name)(t, **kwargs)
+    cot = torch.randn_like(out)
+    (gt,) = torch.autograd.grad(out, t, cot)
+    e = E(t).requires_grad_()
+    eo = getattr(ember.fft, name)(e, **kwargs)
+    (ge,) = ember.autograd.grad(eo, e, E(cot))
+    same(ge, gt, rtol=1e-10, atol=1e-10)
+
+
+def test_freq_and_shift():
+    for n in (1, 4, 7):
+        same(ember.fft.fftfreq(n), torch.fft.fftfreq(n), rtol=0, atol=0)
+        same(ember.fft.rfftfreq(n, 0.1), torch.fft.rfftfreq(n, 0.1), rtol=0, atol=0)
+    same(ember.fft.fftfreq(5, d=2.0, dtype=ember.float64),
+         torch.fft.fftfreq(5, d=2.0, dtype=torch.float64), rtol=0, atol=0)
+    x = torch.arange(12).reshape(3, 4)
+    same(ember.fft.fftshift(E(x)), torch.fft.fftshift(x))
+    same(ember.fft.ifftshift(E(x), dim=0), torch.fft.ifftshift(x, dim=0))
+    same(ember.fft.ifftshift(ember.fft.fftshift(E(x))), x)
+
+
+def test_dtypes_and_errors():
+    same(ember.fft.fft(ember.arange(4)), torch.fft.fft(torch.arange(4)))
+    assert ember.fft.rfft(ember.ones(4, dtype=ember.float64)).dtype == ember.complex128
+    with pytest.raises(RuntimeError, match="Invalid normalization mode"):
+        ember.fft.fft(ember.ones(4), norm="bad")
+    with pytest.raises(RuntimeError, match="Invalid number of data points"):
+        ember.fft.fft(ember.ones(4), n=0)
+    with pytest.raises(RuntimeError, match="real input"):
+        ember.fft.rfft(ember.ones(4, dtype=ember.complex64))
+    with pytest.raises(RuntimeError, match="same length"):
+        ember.fft.fftn(ember.ones(4, 4), s=(2,), dim=(0, 1))
+    with pytest.raises(RuntimeError, match="unique"):
+        ember.fft.fftn(ember.ones(4, 4), dim=(0, 0))
