@@ -1,6 +1,7 @@
 #include "ember/ops/conv.h"
 
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
 #include "ember/ops/elementwise.h"
@@ -10,6 +11,18 @@
 #include "ember/ops/reduce.h"
 
 namespace ember {
+namespace {
+// A complex convolution from three real ones (Gauss's trick, as PyTorch's): with x = a + ib and
+// w = c + id, x * w = (ac - bd) + i((a + b)(c + d) - ac - bd); the bias is added after, along the
+// channel dim (the third from last in every layout here).
+template <typename Conv>
+Tensor complex_conv(const Tensor& x, const Tensor& w, const Tensor& bias, Conv conv) {
+  Tensor a = real(x), b = imag(x), c = real(w), d = imag(w);
+  Tensor ac = conv(a, c), bd = conv(b, d), cross = conv(a + b, c + d);
+  Tensor out = complex(ac - bd, cross - ac - bd);
+  return bias.defined() ? out + bias.reshape({-1, 1, 1}) : out;
+}
+}  // namespace
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Pair stride,
               std::string_view padding, Pair dilation, int64_t groups) {
@@ -71,6 +84,10 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
   EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv2d] input type (", x_in.dtype(),
               ") and weight type (", w.dtype(), ") should be the same");
   EMBER_CHECK(x_in.dtype() != kBool, "[conv2d] \"slow_conv2d_cpu\" not implemented for 'Bool'");
+  if (x_in.is_complex())
+    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w) {
+      return conv2d(x, w, Tensor(), stride, padding, dilation, groups);
+    });
   if (!x_in.is_floating_point()) {
     // Integers as PyTorch's CPU kernel sums them: exactly (in float64, below 2^53), no autograd.
     NoGradGuard no_grad;
@@ -151,6 +168,10 @@ Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias,
               "kW), got ", w.sizes());
   EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv_transpose2d] input type (", x_in.dtype(),
               ") and weight type (", w.dtype(), ") should be the same");
+  if (x_in.is_complex())
+    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w) {
+      return conv_transpose2d(x, w, Tensor(), stride, padding, output_padding, groups, dilation);
+    });
   bool batched = x_in.dim() == 4;
   Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();
   EMBER_CHECK(groups > 0 && x.size(1) == w.size(0) && w.size(0) % groups == 0,

@@ -7,6 +7,7 @@
 
 #include "ember/backend/cpu/lapack.h"
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
@@ -23,14 +24,17 @@
 namespace ember {
 namespace detail {
 
-void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name) {
+void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name,
+                        bool complex) {
   check_defined(op, a);
   EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name,
               " must have at least 2 dimensions.");
-  EMBER_CHECK(a.is_floating_point(), op,
+  EMBER_CHECK(a.is_floating_point() || a.is_complex(), op,
               ": Expected a floating point or complex tensor as input. Got ", a.dtype());
-  EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64, op, ": Low precision dtypes not "
-              "supported. Got ", a.dtype());
+  EMBER_CHECK(!a.is_complex() || complex, op, ": complex inputs are not supported by ember's ",
+              op, " yet (LAPACK's complex routines are not wrapped), got ", a.dtype());
+  EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64 || a.is_complex(), op,
+              ": Low precision dtypes not supported. Got ", a.dtype());
   EMBER_CHECK(!a.is_cuda(), op, ": ember's linear algebra runs LAPACK on the CPU and has no CUDA "
               "(cuSOLVER) path yet: call it on a.cpu()");
   if (square)
@@ -518,6 +522,110 @@ Tensor eigvalsh(const Tensor& a, const std::string& uplo) {
            [sw = SavedTensor(w, true), v](const Tensor& g) {
              return TensorList{eigh_backward(g, Tensor(), sw.get(), v)};
            });
+  return w;
+}
+
+// --- eig -------------------------------------------------------------------------------------
+
+namespace {
+// The eigenvalues (..., n) and, with `vectors`, the unit right eigenvectors (..., n, n) of real
+// square matrices (no autograd). geev gives a conjugate pair's vectors as two real columns
+// (re, im): they are made into the pair's two complex vectors, as PyTorch's.
+std::tuple<Tensor, Tensor> eig_raw(const char* op, const Tensor& a, bool vectors) {
+  detail::check_linalg_input(op, a, true);
+  Tensor buf = column_major(a);
+  int64_t n = a.size(-1), batch = batch_count(a);
+  DType c = to_complex_dtype(a.dtype());
+  Tensor w = empty(Shape(a.sizes().begin(), a.sizes().end() - 1), a.options().with_dtype(c));
+  Tensor v = vectors ? empty(a.sizes(), a.options().with_dtype(c)) : Tensor();
+  std::vector<int> infos(static_cast<size_t>(batch), 0);
+  if (n > 0)
+    detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
+      using T = decltype(zero);
+      auto nn = static_cast<size_t>(n);
+      std::vector<T> wr(nn), wi(nn), vr(vectors ? nn * nn : 1);
+      T* p = static_cast<T*>(buf.data_ptr());
+      auto* wp = static_cast<Complex<T>*>(w.data_ptr());
+      auto* vp = vectors ? static_cast<Complex<T>*>(v.data_ptr()) : nullptr;
+      for (int64_t b = 0; b < batch; ++b) {
+        int ni = static_cast<int>(n);
+        infos[static_cast<size_t>(b)] = lapack::geev<T>(vectors ? 'V' : 'N', ni, p + b * n * n,
+                                                        ni, wr.data(), wi.data(), vr.data(), ni);
+        for (int64_t j = 0; j < n; ++j) wp[b * n + j] = {wr[j], wi[j]};
+        if (!vectors) continue;
+        Complex<T>* out = vp + b * n * n;  // row-major (n, n): out[r * n + j], vector j
+        for (int64_t j = 0; j < n; ++j) {
+          const T* re = vr.data() + j * n;
+          if (wi[static_cast<size_t>(j)] == T(0) || j + 1 == n) {
+            for (int64_t r = 0; r < n; ++r) out[r * n + j] = {re[r], T(0)};
+            continue;
+          }
+          const T* im = re + n;
+          for (int64_t r = 0; r < n; ++r) {
+            out[r * n + j] = {re[r], im[r]};
+            out[r * n + j + 1] = {re[r], -im[r]};
+          }
+          ++j;
+        }
+      }
+    });
+  detail::check_infos(op, infos, a.dim() > 2, [](int i) {
+    return "The algorithm failed to converge because the input matrix is ill-conditioned or has "
+           "too many repeated eigenvalues (error code: " + std::to_string(i) + ").";
+  });
+  return {w, v};
+}
+
+// PyTorch's linalg_eig_backward for a real A: with the off-diagonal part of
+// Z = V^H gV - V^H V diag(re(V^H gV)) divided by conj(L_j - L_i) and diag(gL) on the diagonal,
+// gA = re(V^-H Z V^H).
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+  Tensor Vh = conj(mT(V));
+  int64_t n = L.size(-1);
+  Tensor inner;
+  if (gV.defined()) {
+    Tensor VhgV = matmul(Vh, gV);
+    Tensor re_diag = real(diagonal(VhgV, 0, -2, -1));
+    Tensor z = VhgV - matmul(Vh, V * re_diag.unsqueeze(-2));
+    Tensor Lc = conj(L);
+    Tensor e = Lc.unsqueeze(-2) - Lc.unsqueeze(-1);
+    Tensor off = logical_not(eye(n, n, TensorOptions(kBool)));
+    inner = where(off, z / where(off, e, ones_like(e)), zeros_like(z));
+  }
+  if (gL.defined()) inner = inner.defined() ? inner + diag_embed(gL) : diag_embed(gL);
+  if (!inner.defined()) return Tensor();
+  return real(solve(Vh, matmul(inner, Vh)));
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> eig(const Tensor& a) {
+  EMBER_OP(eig, a);
+  Tensor w, v;
+  {
+    NoGradGuard no_grad;
+    std::tie(w, v) = eig_raw("linalg.eig", a, true);
+  }
+  if (any_requires_grad({&a}))
+    record("LinalgEigBackward0", {&w, &v}, {&a},
+           [sw = SavedTensor(w, true), sv = SavedTensor(v, true)](const TensorList& g,
+                                                                 const Node&) {
+             return TensorList{eig_backward(g[0], g[1], sw.get(), sv.get())};
+           });
+  return {w, v};
+}
+
+Tensor eigvals(const Tensor& a) {
+  EMBER_OP(eigvals, a);
+  bool grad = any_requires_grad({&a});
+  Tensor w, v;
+  {
+    NoGradGuard no_grad;
+    std::tie(w, v) = eig_raw("linalg.eigvals", a, grad);
+  }
+  if (grad)
+    record("LinalgEigBackward0", {&w}, {&a}, [sw = SavedTensor(w, true), v](const Tensor& g) {
+      return TensorList{eig_backward(g, Tensor(), sw.get(), v)};
+    });
   return w;
 }
 

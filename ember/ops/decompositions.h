@@ -42,6 +42,10 @@ Tensor ormqr(const Tensor& a, const Tensor& tau, const Tensor& c, bool left = tr
 /// triangle A holds.
 std::tuple<Tensor, Tensor> eigh(const Tensor& a, const std::string& uplo = "L");
 Tensor eigvalsh(const Tensor& a, const std::string& uplo = "L");
+/// (eigenvalues, unit right eigenvectors) of general real square matrices, complex as LAPACK's
+/// geev gives them (complex inputs are not supported yet); eigvals the values alone.
+std::tuple<Tensor, Tensor> eig(const Tensor& a);
+Tensor eigvals(const Tensor& a);
 
 /// (U, S, Vh) with A = U diag(S) Vh; full_matrices gives square U and Vh.
 std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& a, bool full_matrices = true);

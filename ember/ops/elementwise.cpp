@@ -493,7 +493,8 @@ Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2
   DType t = promote_types(promote_types(s.dtype(), t1.dtype()), t2.dtype());
   // addcmul keeps integers (value cast to them, as PyTorch); addcdiv and lerp are for floats.
   if (op == TernaryOp::Addcdiv)
-    EMBER_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()),
+    EMBER_CHECK(is_floating_point(t1.dtype()) || is_floating_point(t2.dtype()) ||
+                    is_complex(t1.dtype()) || is_complex(t2.dtype()),
                 "[addcdiv] Integer division with addcdiv is no longer supported, and in a future "
                 "release addcdiv will perform a true division of tensor1 and tensor2. The "
                 "historic addcdiv behavior can be implemented as (input + value * "
@@ -513,6 +514,7 @@ Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2
 
 Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
   EMBER_OP_CAST(kPromoteOnCuda, addcmul, s, t1, t2, value);
+  if (value.is_complex()) return s + t1 * t2 * value;  // the kernel's value is real
   Tensor out = ternary(TernaryOp::Addcmul, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcmulBackward0", {&out}, {&s, &t1, &t2},
@@ -520,8 +522,8 @@ Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
                const Tensor& g, const Node& n) -> TensorList {
              Tensor g0, g1, g2;
              if (n.needs_input_grad(0)) g0 = sum_to(g, ss);
-             if (n.needs_input_grad(1)) g1 = sum_to(g * b.get() * v, a.get().sizes());
-             if (n.needs_input_grad(2)) g2 = sum_to(g * a.get() * v, b.get().sizes());
+             if (n.needs_input_grad(1)) g1 = sum_to(g * conj(b.get()) * v, a.get().sizes());
+             if (n.needs_input_grad(2)) g2 = sum_to(g * conj(a.get()) * v, b.get().sizes());
              return {g0, g1, g2};
            });
   }
@@ -530,6 +532,7 @@ Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 
 Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
   EMBER_OP_CAST(kPromoteOnCuda, addcdiv, s, t1, t2, value);
+  if (value.is_complex()) return s + t1 / t2 * value;
   Tensor out = ternary(TernaryOp::Addcdiv, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
     record("AddcdivBackward0", {&out}, {&s, &t1, &t2},
@@ -537,9 +540,9 @@ Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
                const Tensor& g, const Node& n) -> TensorList {
              Tensor g0, g1, g2;
              if (n.needs_input_grad(0)) g0 = sum_to(g, ss);
-             if (n.needs_input_grad(1)) g1 = sum_to(g * v / b.get(), a.get().sizes());
+             if (n.needs_input_grad(1)) g1 = sum_to(g * v / conj(b.get()), a.get().sizes());
              if (n.needs_input_grad(2))
-               g2 = sum_to(-g * v * a.get() / (b.get() * b.get()), b.get().sizes());
+               g2 = sum_to(-g * v * conj(a.get() / (b.get() * b.get())), b.get().sizes());
              return {g0, g1, g2};
            });
   }
@@ -606,7 +609,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   NoGradGuard no_grad;
   if (a.numel() == 0 && b.numel() == 0) return true;
-  Tensor fa = cast(a, kFloat64), fb = cast(b, kFloat64);
+  DType wide = a.is_complex() || b.is_complex() ? kComplex128 : kFloat64;
+  Tensor fa = cast(a, wide), fb = cast(b, wide);
   Tensor diff = abs(fa - fb);
   Tensor tol = abs(fb) * rtol + atol;
   Tensor ok = logical_or(le(diff, tol), logical_and(eq(fa, fb), eq(fa, fa)));  // equal infinities
@@ -623,7 +627,7 @@ bool equal(const Tensor& a, const Tensor& b) {
 Tensor isfinite(const Tensor& x) {
   EMBER_OP(isfinite, x);
   check_defined("isfinite", x);
-  if (!x.is_floating_point()) return ones_like(x, kBool);
+  if (!x.is_floating_point() && !x.is_complex()) return ones_like(x, kBool);
   NoGradGuard no_grad;
   return eq(x - x, 0);  // inf - inf and NaN - NaN are NaN; any finite value minus itself is 0
 }

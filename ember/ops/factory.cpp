@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ember/core/grad_mode.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/op_entry.h"
@@ -90,7 +92,7 @@ Tensor eye(int64_t n, int64_t m, const TensorOptions& options) {
   Tensor t = zeros({n, m}, TensorOptions(options.dtype));
   int64_t k = std::min(n, m);
   if (k > 0) {
-    dispatch_all(t.dtype(), "eye", [&](auto tag) {
+    dispatch_all_and_complex(t.dtype(), "eye", [&](auto tag) {
       using T = EMBER_TYPE(tag);
       T* p = static_cast<T*>(t.data_ptr());
       for (int64_t i = 0; i < k; ++i) p[i * m + i] = static_cast<T>(static_cast<opmath_t<T>>(1));
@@ -118,6 +120,12 @@ int significand_bits(DType t) {
 
 // Fills a contiguous tensor with the generator's next stream.
 void draw(const Tensor& t, RandomParams p, Generator* gen) {
+  if (t.is_complex()) {
+    // Both parts drawn as reals; a normal's variance is split between them, as PyTorch's.
+    if (p.kind == RandomKind::Normal) p.b *= M_SQRT1_2;
+    NoGradGuard no_grad;
+    return draw(view_as_real(t), p, gen);
+  }
   p.bits = significand_bits(t.dtype());
   std::tie(p.seed, p.offset) = (gen ? *gen : default_generator()).next();
   EMBER_DISPATCH_DEVICE(t.device(), random, t, p);
@@ -143,13 +151,15 @@ void fill_random(Tensor& t, RandomParams p, Generator* gen) {
 
 Tensor rand(const Shape& sizes, const TensorOptions& options, Generator* gen) {
   EMBER_OP(rand, sizes, options, gen);
-  EMBER_CHECK(is_floating_point(options.dtype), "[rand] expected a floating dtype, got ",
+  EMBER_CHECK(is_floating_point(options.dtype) || is_complex(options.dtype),
+              "[rand] expected a floating or complex dtype, got ",
               options.dtype);
   return random_tensor(sizes, options, {RandomKind::Uniform, 0, 1}, gen);
 }
 Tensor randn(const Shape& sizes, const TensorOptions& options, Generator* gen) {
   EMBER_OP(randn, sizes, options, gen);
-  EMBER_CHECK(is_floating_point(options.dtype), "[randn] expected a floating dtype, got ",
+  EMBER_CHECK(is_floating_point(options.dtype) || is_complex(options.dtype),
+              "[randn] expected a floating or complex dtype, got ",
               options.dtype);
   return random_tensor(sizes, options, {RandomKind::Normal, 0, 1}, gen);
 }

@@ -11,9 +11,10 @@
 
 namespace ember::detail {
 
-/// PyTorch's checks: at least 2 dims, float32 or float64 (ember's linalg has no complex yet), on
-/// the CPU; `square` also wants (..., n, n).
-void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name = "A");
+/// PyTorch's checks: at least 2 dims, float32 or float64 (complex64 and complex128 too where
+/// `complex` says the op takes them), on the CPU; `square` also wants (..., n, n).
+void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name = "A",
+                        bool complex = false);
 
 /// The number of matrices in a (..., m, n) tensor.
 int64_t batch_count(const Tensor& a);

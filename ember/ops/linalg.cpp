@@ -103,6 +103,25 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+namespace {
+// beta * input + alpha * product in product's dtype, as PyTorch's add*mm/mv family computes it:
+// integer tensors take the scalars truncated to integers (addmv(ints, beta=0.2) ignores input),
+// and beta = 0 ignores input, its NaNs included.
+Tensor add_scaled(const Tensor& input, const Tensor& product, Scalar beta, Scalar alpha) {
+  auto cast = [&product](Scalar s) {
+    return is_floating_point(product.dtype()) || is_complex(product.dtype())
+               ? s
+               : Scalar(static_cast<int64_t>(s.to_double()));
+  };
+  auto is = [](Scalar s, double v) { return s.to_double() == v && s.imag() == 0; };
+  beta = cast(beta);
+  alpha = cast(alpha);
+  Tensor prod = is(alpha, 1) ? product : product * alpha;
+  if (is(beta, 0)) return prod;
+  return (is(beta, 1) ? input + prod : input * beta + prod).to(product.dtype());
+}
+}  // namespace
+
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   EMBER_OP_CAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
   check_matmul_args("addmm", a, b);
@@ -113,6 +132,8 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0),
               "[addmm] mat1 and mat2 shapes cannot be multiplied (", a.sizes(), " and ", b.sizes(),
               ")");
+  // Complex scalars: the product, then the scaled sum (BLAS's real alpha and beta cannot hold them).
+  if (alpha.is_complex() || beta.is_complex()) return add_scaled(bias, mm(a, b), beta, alpha);
   Tensor out = empty({a.size(0), b.size(1)}, a.options());
   double be = beta.to_double(), al = alpha.to_double();
   {
@@ -227,21 +248,6 @@ void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha, doub
   bmm_raw(a.unsqueeze(0), b.unsqueeze(0), out.unsqueeze(0), alpha, beta);
 }
 
-namespace {
-// beta * input + alpha * product in product's dtype, as PyTorch's add*mm/mv family computes it:
-// integer tensors take the scalars truncated to integers (addmv(ints, beta=0.2) ignores input),
-// and beta = 0 ignores input, its NaNs included.
-Tensor add_scaled(const Tensor& input, const Tensor& product, Scalar beta, Scalar alpha) {
-  auto cast = [&product](Scalar s) {
-    return is_floating_point(product.dtype()) ? s : Scalar(static_cast<int64_t>(s.to_double()));
-  };
-  beta = cast(beta);
-  alpha = cast(alpha);
-  Tensor prod = alpha.to_double() == 1 ? product : product * alpha;
-  if (beta.to_double() == 0) return prod;
-  return (beta.to_double() == 1 ? input + prod : input * beta + prod).to(product.dtype());
-}
-}  // namespace
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   EMBER_OP(baddbmm, input, b1, b2, beta, alpha);

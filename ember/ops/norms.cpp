@@ -36,11 +36,11 @@ Tensor vector_norm(const Tensor& x_in, double ord, const Dims& dims, bool keepdi
                    std::optional<DType> dtype) {
   EMBER_OP(vector_norm, x_in, ord, dims, keepdim, dtype);
   check_defined("linalg.vector_norm", x_in);
-  EMBER_CHECK(x_in.is_floating_point(), "linalg.vector_norm: Expected a floating point or complex "
-              "tensor as input. Got ", x_in.dtype());
+  EMBER_CHECK(x_in.is_floating_point() || x_in.is_complex(), "linalg.vector_norm: Expected a "
+              "floating point or complex tensor as input. Got ", x_in.dtype());
   if (dtype)
-    EMBER_CHECK(is_floating_point(*dtype), "linalg.vector_norm: dtype should be floating point or "
-                "complex, but got ", *dtype);
+    EMBER_CHECK(is_floating_point(*dtype) || is_complex(*dtype), "linalg.vector_norm: dtype "
+                "should be floating point or complex, but got ", *dtype);
   Tensor x = dtype ? x_in.to(*dtype) : x_in;
   if (ord < 0 || std::isinf(ord)) {
     bool empty_reduction = dims.empty() && x.numel() == 0;
@@ -57,8 +57,8 @@ Tensor matrix_norm(const Tensor& a, const NormOrd& ord, std::pair<int64_t, int64
   const char* op = "linalg.matrix_norm";
   check_defined(op, a);
   EMBER_CHECK(a.dim() >= 2, op, ": The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(a.is_floating_point(), op, ": Expected a floating point or complex tensor as "
-              "input. Got ", a.dtype());
+  EMBER_CHECK(a.is_floating_point() || a.is_complex(), op, ": Expected a floating point or "
+              "complex tensor as input. Got ", a.dtype());
   int64_t d0 = wrap(dims.first, a.dim()), d1 = wrap(dims.second, a.dim());
   EMBER_CHECK(d0 >= 0 && d0 < a.dim() && d1 >= 0 && d1 < a.dim(), op, ": dims out of range");
   EMBER_CHECK(d0 != d1, op, ": dims must be different. Got (", dims.first, ", ", dims.second, ")");

@@ -165,12 +165,12 @@ Tensor bitwise_not(const Tensor& x) {
 Tensor isnan(const Tensor& x) {
   EMBER_OP(isnan, x);
   NoGradGuard no_grad;
-  return x.is_floating_point() ? ne(x, x) : zeros_like(x, kBool);
+  return x.is_floating_point() || x.is_complex() ? ne(x, x) : zeros_like(x, kBool);
 }
 Tensor isinf(const Tensor& x) {
   EMBER_OP(isinf, x);
   NoGradGuard no_grad;
-  if (!x.is_floating_point()) return zeros_like(x, kBool);
+  if (!x.is_floating_point() && !x.is_complex()) return zeros_like(x, kBool);
   return eq(abs(x), std::numeric_limits<double>::infinity());
 }
 Tensor isposinf(const Tensor& x) {
@@ -204,7 +204,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   NoGradGuard no_grad;
   EMBER_CHECK(a.dtype() == b.dtype(), "[isclose] expected both inputs to have the same dtype, got ",
               a.dtype(), " and ", b.dtype());
-  if (!a.is_floating_point()) return eq(a, b);
+  if (!a.is_floating_point() && !a.is_complex()) return eq(a, b);
   Tensor close = logical_or(eq(a, b), le(abs(a - b), abs(b) * rtol + atol));
   if (equal_nan) close = logical_or(close, logical_and(isnan(a), isnan(b)));
   return close;

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -300,6 +301,9 @@ Tensor var(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
 
 Tensor var(const Tensor& x, const Dims& dims_in, Correction correction, bool keepdim) {
   EMBER_OP(var, x, dims_in, correction, keepdim);
+  // Complex: the spread of the real parts plus that of the imaginary ones, a real result.
+  if (x.is_complex())
+    return var(real(x), dims_in, correction, keepdim) + var(imag(x), dims_in, correction, keepdim);
   EMBER_CHECK(x.is_floating_point(), "[var] expected a floating point tensor, got ", x.dtype());
   // 16-bit floats in float32, as PyTorch accumulates them: squared deviations overflow float16.
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)
@@ -327,6 +331,7 @@ Tensor std(const Tensor& x, const Dims& dims_in, bool unbiased, bool keepdim) {
 Tensor std(const Tensor& x, const Dims& dims_in, Correction correction, bool keepdim) {
   EMBER_OP(std, x, dims_in, correction, keepdim);
   check_defined("std", x);
+  if (x.is_complex()) return sqrt(var(x, dims_in, correction, keepdim));
   EMBER_CHECK(x.is_floating_point(), "[std] expected a floating point tensor, got ", x.dtype());
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16)  // the variance overflows float16
     return std(x.to(kFloat32), dims_in, correction, keepdim).to(x.dtype());
@@ -383,7 +388,9 @@ Tensor norm(const Tensor& x, Scalar p) { return norm(x, p, Dims(), false); }
 Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
   EMBER_OP_CAST(kFp32OnCuda, norm, x, p, dims_in, keepdim);
   check_defined("norm", x);
-  EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point, got ",
+  // Complex: the norm of the magnitudes (their gradient carries the phase back).
+  if (x.is_complex()) return norm(abs(x), p, dims_in, keepdim);
+  EMBER_CHECK(x.is_floating_point(), "[norm] input dtype should be floating point or complex, got ",
               x.dtype());
   Shape dims = normalize_dims(x, dims_in, "norm");
   double pv = p.to_double();

@@ -7,6 +7,7 @@
 
 #include "ember/backend/cpu/lapack.h"
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/complex.h"
 #include "ember/ops/decompositions.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
@@ -30,6 +31,8 @@ using detail::column_major;
 using detail::from_column_major;
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+// The conjugate transpose: the backward formulas' transposes, right for complex too.
+Tensor mH(const Tensor& t) { return conj(mT(t)); }
 
 Shape batch_of(const Tensor& t, int64_t tail) {
   return Shape(t.sizes().begin(), t.sizes().end() - tail);
@@ -48,6 +51,15 @@ bool vector_case(const Tensor& a, const Tensor& b) {
 // A X = B for A (..., n, n), B (..., n, k) with the same batch (no autograd): LAPACK's getrf
 // and getrs per matrix; the infos say which matrices were singular.
 std::tuple<Tensor, std::vector<int>> solve_raw(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.is_complex()) {
+    // A complex system as a real one twice the size: [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi]
+    // (ember wraps LAPACK's real routines only, so far).
+    Tensor ar = real(a), ai = imag(a);
+    Tensor m = cat({cat({ar, neg(ai)}, -1), cat({ai, ar}, -1)}, -2);
+    auto [x, infos] = solve_raw(op, m, cat({real(b), imag(b)}, -2));
+    int64_t n = a.size(-1);
+    return {complex(x.narrow(-2, 0, n), x.narrow(-2, n, n)), infos};
+  }
   Tensor abuf = column_major(a), bbuf = column_major(b);
   int64_t n = a.size(-1), k = b.size(-1), batch = batch_count(a);
   std::vector<int> infos(static_cast<size_t>(batch), 0);
@@ -89,7 +101,7 @@ std::tuple<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left,
                                     bool check_errors) {
   EMBER_OP(solve_ex, a, b, left, check_errors);
   const char* op = "linalg.solve";
-  detail::check_linalg_input(op, a, true);
+  detail::check_linalg_input(op, a, true, "A", /*complex=*/true);
   EMBER_CHECK(b.dtype() == a.dtype(), op, ": Expected A and B to have the same dtype, but found "
               "A of type ", a.dtype(), " and B of type ", b.dtype(), " instead");
   bool vec = vector_case(a, b);
@@ -120,10 +132,10 @@ std::tuple<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left,
              const Tensor &A = sa.get(), &X = sx.get();
              Tensor gm = vec ? g.unsqueeze(-1) : g, xm = vec ? X.unsqueeze(-1) : X;
              // left: gB = A^-T gX, gA = -gB X^T; right: gB = gX A^-T, gA = -X^T gB.
-             Tensor gb = solve(mT(A), gm, left);
+             Tensor gb = solve(mH(A), gm, left);
              Tensor ga;
              if (node.needs_input_grad(0))
-               ga = sum_to(left ? -matmul(gb, mT(xm)) : -matmul(mT(xm), gb), A.sizes());
+               ga = sum_to(left ? -matmul(gb, mH(xm)) : -matmul(mH(xm), gb), A.sizes());
              Tensor gbo = vec ? gb.squeeze(-1) : gb;
              return TensorList{ga, node.needs_input_grad(1) ? gbo : Tensor()};
            });
@@ -267,7 +279,7 @@ Tensor ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool h
 
 std::tuple<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
   EMBER_OP(inv_ex, a, check_errors);
-  detail::check_linalg_input("linalg.inv", a, true);
+  detail::check_linalg_input("linalg.inv", a, true, "A", /*complex=*/true);
   int64_t n = a.size(-1);
   Tensor x;
   std::vector<int> infos;
@@ -281,8 +293,8 @@ std::tuple<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
                         [](int i) { return singular_message("inversion", i); });
   if (any_requires_grad({&a}))
     record("LinalgInvExBackward0", {&x}, {&a}, [sx = SavedTensor(x, true)](const Tensor& g) {
-      const Tensor& X = sx.get();  // gA = -X^T gX X^T
-      return TensorList{-matmul(mT(X), matmul(g, mT(X)))};
+      const Tensor& X = sx.get();  // gA = -X^H gX X^H
+      return TensorList{-matmul(mH(X), matmul(g, mH(X)))};
     });
   return {x, detail::infos_tensor(infos, a)};
 }
@@ -683,7 +695,7 @@ Tensor tensorsolve(const Tensor& a_in, const Tensor& b, std::optional<std::vecto
 
 Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   EMBER_OP(vecdot, x, y, dim);
-  return sum(x * y, Dims{dim});
+  return sum(conj(x) * y, Dims{dim});
 }
 
 Tensor vander(const Tensor& x_in, std::optional<int64_t> n_in) {

@@ -151,7 +151,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim) {
 namespace {
 DType scan_dtype(const Tensor& x, std::optional<DType> dtype) {
   if (dtype) return *dtype;
-  return x.is_floating_point() ? x.dtype() : kInt64;
+  return x.is_floating_point() || x.is_complex() ? x.dtype() : kInt64;
 }
 Tensor scan(ScanOp op, const Tensor& x, int64_t d, DType out_dtype) {
   Tensor in = rows_last(x, d);

@@ -109,6 +109,14 @@ void def_linalg_ops(OpTable& t) {
           return NamedResult{"return_types.linalg_eigh", {w, v}};
         },
         kFunction);
+  t.def("eig(Tensor A, *, Tensor[]? out=None)",
+        [](const Args& a) {
+          auto [w, v] = L::eig(a.tensor(0));
+          return NamedResult{"return_types.linalg_eig", {w, v}};
+        },
+        kFunction);
+  t.def("eigvals(Tensor A, *, Tensor? out=None)",
+        [](const Args& a) { return L::eigvals(a.tensor(0)); }, kFunction);
   t.def("eigvalsh(Tensor A, str UPLO='L', *, Tensor? out=None)",
         [](const Args& a) { return L::eigvalsh(a.tensor(0), a.str(1)); }, kFunction);
   t.def("svd(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor[]? out=None)",

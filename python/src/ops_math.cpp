@@ -307,7 +307,10 @@ void def_math_ops(OpTable& t) {
   t.def("isposinf(Tensor input, *, Tensor? out=None)", [](const Args& a) { return isposinf(a.tensor(0)); });
   t.def("isneginf(Tensor input, *, Tensor? out=None)", [](const Args& a) { return isneginf(a.tensor(0)); });
   t.def("isfinite(Tensor input)", [](const Args& a) { return isfinite(a.tensor(0)); });
-  t.def("isreal(Tensor input)", [](const Args& a) { return ones_like(a.tensor(0), kBool); });
+  t.def("isreal(Tensor input)", [](const Args& a) {
+    const Tensor& x = a.tensor(0);
+    return x.is_complex() ? eq(imag(x), 0.0) : ones_like(x, kBool);
+  });
   t.def("is_nonzero(Tensor input)", [](const Args& a) {
     EMBER_CHECK(a.tensor(0).numel() == 1, "[is_nonzero] Boolean value of Tensor with ",
                 a.tensor(0).numel() == 0 ? "no values" : "more than one value",

@@ -161,3 +161,77 @@ def test_gradient_through_real_functions_of_complex():
     le.backward()
     np.testing.assert_allclose(ex.grad.numpy(), x.grad.numpy(), rtol=1e-10)
     np.testing.assert_allclose(ey.grad.numpy(), y.grad.numpy(), rtol=1e-10)
+
+
+def test_norms_var_and_checks():
+    z = E(Z128)
+    same(ember.linalg.vector_norm(z), torch.linalg.vector_norm(Z128), rtol=1e-12)
+    same(ember.linalg.matrix_norm(z), torch.linalg.matrix_norm(Z128), rtol=1e-12)
+    same(z.norm(p=1), Z128.norm(p=1), rtol=1e-12)
+    same(z.var(1), Z128.var(1), rtol=1e-12)
+    same(z.std(0, unbiased=False), Z128.std(0, unbiased=False), rtol=1e-12)
+    same(z.cumsum(1), Z128.cumsum(1), rtol=1e-12)
+    same(z.cumprod(1), Z128.cumprod(1), rtol=1e-12)
+    same(ember.eye(3, dtype=ember.complex64), torch.eye(3, dtype=torch.complex64))
+    assert ember.isclose(z, z + 1e-12j).all()
+    assert ember.allclose(z, z.clone()) and not ember.allclose(z, z + 1j)
+    assert ember.isnan(ember.tensor([complex("nan+1j"), 1j])).tolist() == [True, False]
+    assert ember.isreal(ember.tensor([1 + 0j, 1j])).tolist() == [True, False]
+    r = ember.randn(1000, dtype=ember.complex64)
+    assert r.dtype == ember.complex64 and 0.8 < float(r.abs().pow(2).mean()) < 1.2
+
+
+def test_complex_scalars_in_products():
+    a, b, c = torch.randn(2, 3, dtype=torch.complex128), torch.randn(3, 4, dtype=torch.complex128), \
+        torch.randn(2, 4, dtype=torch.complex128)
+    same(ember.addmm(E(c), E(a), E(b), beta=0.5j, alpha=1 - 2j),
+         torch.addmm(c, a, b, beta=0.5j, alpha=1 - 2j), rtol=1e-12)
+    same(ember.addcmul(E(c), E(c), E(c), value=2j), torch.addcmul(c, c, c, value=2j), rtol=1e-12)
+    same(ember.linalg.vecdot(E(a), E(a)), torch.linalg.vecdot(a, a), rtol=1e-12)
+    v = torch.randn(5, dtype=torch.complex128)
+    # Debian's PyTorch returns 0 for a complex dot product (its BLAS call): NumPy's is the reference.
+    assert np.allclose(ember.vdot(E(v), E(v)).item(), np.vdot(v.numpy(), v.numpy()))
+    assert np.allclose(ember.dot(E(v), E(v)).item(), np.dot(v.numpy(), v.numpy()))
+
+
+def test_convolution():
+    x = torch.randn(2, 3, 8, 8, dtype=torch.complex128)
+    w = torch.randn(4, 3, 3, 3, dtype=torch.complex128)
+    b = torch.randn(4, dtype=torch.complex128)
+    same(ember.nn.functional.conv2d(E(x), E(w), E(b), padding=1),
+         torch.nn.functional.conv2d(x, w, b, padding=1), rtol=1e-10, atol=1e-10)
+    xt, wt = torch.randn(2, 3, 7, dtype=torch.complex128), torch.randn(3, 2, 3, dtype=torch.complex128)
+    same(ember.nn.functional.conv_transpose1d(E(xt), E(wt), stride=2),
+         torch.nn.functional.conv_transpose1d(xt, wt, stride=2), rtol=1e-10, atol=1e-10)
+    x1, w1 = torch.randn(2, 3, 9, dtype=torch.complex64), torch.randn(4, 3, 2, dtype=torch.complex64)
+    same(ember.nn.functional.conv1d(E(x1), E(w1)), torch.nn.functional.conv1d(x1, w1), rtol=1e-4,
+         atol=1e-5)
+
+
+def test_solve_inv_and_eig():
+    a = torch.randn(3, 4, 4, dtype=torch.complex128)
+    b = torch.randn(3, 4, 2, dtype=torch.complex128)
+    same(ember.linalg.solve(E(a), E(b)), torch.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
+    same(ember.linalg.inv(E(a)), torch.linalg.inv(a), rtol=1e-10, atol=1e-10)
+    # Gradients through a complex solve, against PyTorch's.
+    at = a.clone().requires_grad_()
+    ae = E(a).requires_grad_()
+    gt, = torch.autograd.grad(torch.linalg.solve(at, b).abs().sum(), at)
+    ge, = ember.autograd.grad(ember.linalg.solve(ae, E(b)).abs().sum(), ae)
+    same(ge, gt, rtol=1e-9, atol=1e-9)
+    r = torch.randn(2, 5, 5, dtype=torch.float64)
+    wt, vt = torch.linalg.eig(r)
+    we, ve = ember.linalg.eig(E(r))
+    same(we, wt, rtol=1e-10, atol=1e-10)
+    same(ve, vt, rtol=1e-10, atol=1e-10)
+    same(ember.linalg.eigvals(E(r)), torch.linalg.eigvals(r), rtol=1e-10, atol=1e-10)
+    rt = r.clone().requires_grad_()
+    re_ = E(r).requires_grad_()
+    # A loss that does not depend on the eigenvectors' phases (else PyTorch refuses).
+    w, v = torch.linalg.eig(rt)
+    gt, = torch.autograd.grad(w.real.sum() + w.imag.pow(2).sum() + v.abs().sum(), rt)
+    w, v = ember.linalg.eig(re_)
+    ge, = ember.autograd.grad(w.real.sum() + w.imag.pow(2).sum() + v.abs().sum(), re_)
+    same(ge, gt, rtol=1e-8, atol=1e-8)
+    with pytest.raises(RuntimeError, match="complex inputs are not supported"):
+        ember.linalg.det(E(a))

@@ -162,10 +162,10 @@ void kthvalue_cpu(const Tensor& x, int64_t k, const Tensor& values, const Tensor
 
 void scan_cpu(ScanOp op, const Tensor& x, const Tensor& out) {
   const int64_t L = x.dim() == 0 ? 1 : x.size(-1), R = L == 0 ? 0 : x.numel() / L;
-  dispatch_all(out.dtype(), "cumsum", [&](auto out_tag) {
+  dispatch_all_and_complex(out.dtype(), "cumsum", [&](auto out_tag) {
     using O = EMBER_TYPE(out_tag);
     using A = std::conditional_t<std::is_same_v<O, bool>, int64_t, opmath_t<O>>;
-    dispatch_all(x.dtype(), "cumsum", [&](auto in_tag) {
+    dispatch_all_and_complex(x.dtype(), "cumsum", [&](auto in_tag) {
       using T = EMBER_TYPE(in_tag);
       const T* in = x.data_ptr<T>();
       O* o = out.data_ptr<O>();

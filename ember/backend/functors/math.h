@@ -329,6 +329,10 @@ inline Complex<T> log2(Complex<T> z) {
   return Complex<T>(std::log(z.std()) / std::log(T(2)));
 }
 template <typename T>
+inline Complex<T> exp2(Complex<T> z) {
+  return Complex<T>(std::exp(z.std() * std::log(T(2))));
+}
+template <typename T>
 inline Complex<T> log1p(Complex<T> z) {
   return Complex<T>(std::log(T(1) + z.std()));
 }

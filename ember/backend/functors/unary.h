@@ -215,6 +215,7 @@ constexpr bool unary_takes_complex(UnaryOp op) {
     case UnaryOp::PowScalar:
     case UnaryOp::Log2:
     case UnaryOp::Log10:
+    case UnaryOp::Exp2:
     case UnaryOp::Tan:
     case UnaryOp::Sinh:
     case UnaryOp::Cosh:

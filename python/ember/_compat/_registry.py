@@ -45,8 +45,9 @@ def _check_tensor(x, op, arg="input", pos=1):
 
 
 def _floating(x):
-    """x itself if floating point, else x in the default float dtype (as PyTorch's math ops)."""
-    return x if x.is_floating_point() else x.to(_E.float32)
+    """x itself if floating point or complex, else x in the default float dtype (as PyTorch's
+    math ops)."""
+    return x if x.is_floating_point() or x.is_complex() else x.to(_E.float32)
 
 
 def _as_tensor(x, like):

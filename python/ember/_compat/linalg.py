@@ -59,8 +59,8 @@ def tensordot(a, b, dims=2, out=None):
 
 @_both
 def vdot(input, other):
-    """The dot product of two 1-D tensors (no conjugate: ember is real)."""
-    return _E.dot(input, other)
+    """The dot product of two 1-D tensors, the first conjugated."""
+    return _E.dot(input.conj(), other)
 
 
 @_torch
