@@ -12,15 +12,16 @@
 
 namespace ember {
 namespace {
-// A complex convolution from three real ones (Gauss's trick, as PyTorch's): with x = a + ib and
-// w = c + id, x * w = (ac - bd) + i((a + b)(c + d) - ac - bd); the bias is added after, along the
-// channel dim (the third from last in every layout here).
+// A complex convolution from three real ones (Gauss's trick, in PyTorch's order): with x = a + ib,
+// w = c + id and bias p + iq, re = conv(a, c, p) - conv(b, d) and im = conv(a + b, c + d, p + q)
+// minus both.
 template <typename Conv>
 Tensor complex_conv(const Tensor& x, const Tensor& w, const Tensor& bias, Conv conv) {
   Tensor a = real(x), b = imag(x), c = real(w), d = imag(w);
-  Tensor ac = conv(a, c), bd = conv(b, d), cross = conv(a + b, c + d);
-  Tensor out = complex(ac - bd, cross - ac - bd);
-  return bias.defined() ? out + bias.reshape({-1, 1, 1}) : out;
+  Tensor p = bias.defined() ? real(bias) : Tensor();
+  Tensor ac = conv(a, c, p), bd = conv(b, d, Tensor());
+  Tensor cross = conv(a + b, c + d, bias.defined() ? p + imag(bias) : Tensor());
+  return complex(ac - bd, cross - ac - bd);
 }
 }  // namespace
 
@@ -85,8 +86,8 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
               ") and weight type (", w.dtype(), ") should be the same");
   EMBER_CHECK(x_in.dtype() != kBool, "[conv2d] \"slow_conv2d_cpu\" not implemented for 'Bool'");
   if (x_in.is_complex())
-    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w) {
-      return conv2d(x, w, Tensor(), stride, padding, dilation, groups);
+    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return conv2d(x, w, b, stride, padding, dilation, groups);
     });
   if (!x_in.is_floating_point()) {
     // Integers as PyTorch's CPU kernel sums them: exactly (in float64, below 2^53), no autograd.
@@ -169,8 +170,8 @@ Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias,
   EMBER_CHECK(x_in.dtype() == w.dtype(), "[conv_transpose2d] input type (", x_in.dtype(),
               ") and weight type (", w.dtype(), ") should be the same");
   if (x_in.is_complex())
-    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w) {
-      return conv_transpose2d(x, w, Tensor(), stride, padding, output_padding, groups, dilation);
+    return complex_conv(x_in, w, bias, [&](const Tensor& x, const Tensor& w, const Tensor& b) {
+      return conv_transpose2d(x, w, b, stride, padding, output_padding, groups, dilation);
     });
   bool batched = x_in.dim() == 4;
   Tensor x = (batched ? x_in : x_in.unsqueeze(0)).contiguous();

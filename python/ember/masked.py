@@ -179,12 +179,12 @@ def norm(input, ord=2.0, dim=None, *, keepdim=False, dtype=None, mask=None):
 
 def _std_var(input, dim, unbiased, keepdim, dtype, mask, take_sqrt):
     if dtype is None:
-        dtype = input.dtype if input.is_floating_point() else ember.float32
-    compute = dtype if dtype.is_floating_point else ember.float32
+        dtype = input.dtype if input.is_floating_point() or input.is_complex() else ember.float32
+    compute = dtype if dtype.is_floating_point or dtype.is_complex else ember.float32
     inmask = None if mask is None else _mask(input, mask)
     count = _count(input, dim, True, inmask)
     centered = input - sum(input, dim, keepdim=True, dtype=dtype, mask=inmask) / count
-    total = sum(centered * centered, dim, keepdim=keepdim, dtype=compute, mask=inmask)
+    total = sum(centered * centered.conj(), dim, keepdim=keepdim, dtype=compute, mask=inmask)
     if not keepdim:
         count = count.reshape(tuple(total.shape))
     if unbiased:

@@ -255,10 +255,15 @@ void def_math_ops(OpTable& t) {
       [](const Tensor& x, Scalar y) { return pow(x, y); }, "exponent");
   t.def("pow(Scalar self, Tensor exponent, *, Tensor? out=None)",
         [](const Args& a) { return pow(a.scalar(0), a.tensor(1)); }, kFunction);
-  t.def("float_power(Tensor input, Tensor exponent, *, Tensor? out=None)",
-        [](const Args& a) { return pow(a.tensor(0).to(kFloat64), a.tensor(1).to(kFloat64)); });
-  t.def("float_power(Tensor input, Scalar exponent, *, Tensor? out=None)",
-        [](const Args& a) { return pow(a.tensor(0).to(kFloat64), a.scalar(1)); });
+  // In float64, or complex128 where either side is complex.
+  t.def("float_power(Tensor input, Tensor exponent, *, Tensor? out=None)", [](const Args& a) {
+    DType d = a.tensor(0).is_complex() || a.tensor(1).is_complex() ? kComplex128 : kFloat64;
+    return pow(a.tensor(0).to(d), a.tensor(1).to(d));
+  });
+  t.def("float_power(Tensor input, Scalar exponent, *, Tensor? out=None)", [](const Args& a) {
+    DType d = a.tensor(0).is_complex() || a.scalar(1).is_complex() ? kComplex128 : kFloat64;
+    return pow(a.tensor(0).to(d), a.scalar(1));
+  });
   for (const char* name : {"atan2", "arctan2"})
     t.def(std::string(name) + "(Tensor input, Tensor other, *, Tensor? out=None)",
           [](const Args& a) { return atan2(a.tensor(0), a.tensor(1)); });

@@ -313,17 +313,21 @@ class Wrong(Exception):
 
 
 class Rounding(Wrong):
-    """A float16, bfloat16 or float32 result that differs from PyTorch's where ember's is at
-    least as near the answer computed in float64 as PyTorch's: the two round differently
+    """A float16, bfloat16, float32 or complex64 result that differs from PyTorch's where ember's
+    is at least as near the answer computed in float64 (complex128) as PyTorch's: the two round differently
     (PyTorch's CPU kernels accumulate 16-bit matmuls and reductions in their own orders; its
     float32 digamma loses digits near the poles), not a wrong formula."""
 
 
-_ROUNDED = (torch.float16, torch.bfloat16, torch.float32)
+# The dtypes whose results may round differently, and the wide dtype the reference runs in.
+_WIDE = {torch.float16: torch.float64, torch.bfloat16: torch.float64,
+         torch.float32: torch.float64, torch.complex64: torch.complex128}
+_ROUNDED = tuple(_WIDE)
 
 
 def _max_error(x, ref):
-    err = (x.double() - ref.double()).abs()
+    wide = torch.complex128 if x.is_complex() or ref.is_complex() else torch.float64
+    err = (x.to(wide) - ref.to(wide)).abs()
     err = torch.where(torch.isnan(x) & torch.isnan(ref), torch.zeros_like(err), err)
     err = torch.where(torch.isnan(err), torch.full_like(err, math.inf), err)
     return err.max().item() if err.numel() else 0.0
@@ -352,17 +356,23 @@ def _nearer(actual, expected, reference):
     return True
 
 
-def _float64_reference(op, targs, tkwargs):
-    """op on the sample with its 16-bit tensors in float64, or None where it does not run."""
+def _float64_reference(op, targs, tkwargs, dtype):
+    """op on the sample with its rounded tensors in float64 (complex128), or None where it does
+    not run. Integer samples of an op with a floating result (an FFT of int16) are taken as
+    float64 too: the result is rounded in float32 from exact inputs."""
+    wide = dict(_WIDE)
+    if not dtype.is_floating_point and not dtype.is_complex and dtype != torch.bool:
+        wide[dtype] = torch.float64
+
     def up(v):
-        if isinstance(v, torch.Tensor) and v.dtype in _ROUNDED:
-            return v.detach().double()
+        if isinstance(v, torch.Tensor) and v.dtype in wide:
+            return v.detach().to(wide[v.dtype])
         if isinstance(v, (list, tuple)):
             return type(v)(up(x) for x in v)
         if isinstance(v, dict):
             return {k: up(x) for k, x in v.items()}
         if v in _ROUNDED:
-            return torch.float64
+            return _WIDE[v]
         return v
     try:
         with _seeded(0):
@@ -481,8 +491,8 @@ def run_sample(op, fn, sample, dtype, grad):
         try:
             compare(actual, expected, tol, meta_only)
         except Wrong as err:
-            if dtype in _ROUNDED:
-                reference = _float64_reference(op, targs, tkwargs)
+            if any(e.dtype in _ROUNDED for e in _tensors(expected)):
+                reference = _float64_reference(op, targs, tkwargs, dtype)
                 if reference is not None and _nearer(actual, expected, reference):
                     pairs = [(a, e, r) for a, e, r in zip(_tensors(actual), _tensors(expected),
                                                           _tensors(reference))

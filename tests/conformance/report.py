@@ -17,8 +17,9 @@ ORDER = ["pass", "wrong", "raises", "missing", "crash", "n/a"]
 # mathematics and against PyTorch 2.6 in a Debian 13 root (docs/api-public.md says how to make
 # one). ember gives the right result.
 _COMPLEX_DOT = ("Debian's PyTorch (1.13 and 2.6 alike) returns 0 for the dot product of two "
-                "complex 1-D tensors (torch.dot, vdot and matmul of vectors: its BLAS call's "
-                "complex return value is lost); NumPy's np.dot and (a * b).sum() agree with ember")
+                "complex 1-D tensors (torch.dot, vdot, linalg.vecdot and matmul of vectors: its "
+                "BLAS call's complex return value is lost); NumPy's np.dot and (a * b).sum() "
+                "agree with ember")
 
 PYTORCH_BUGS = {
     ("aminmax", "forward"): "PyTorch 1.13 gives shape [1] for a 0-dim input with dim=0, "
@@ -27,7 +28,8 @@ PYTORCH_BUGS = {
     ("linspace", "forward"): "PyTorch 1.13 truncates integer linspace from the wrong end "
                              "(linspace(0, -3, 50, dtype=int32) has 24 zeros); 2.6 gives 17, "
                              "as ember",
-    **{(name, "forward"): _COMPLEX_DOT for name in ("dot", "vdot", "matmul", "__rmatmul__")},
+    **{(name, "forward"): _COMPLEX_DOT for name in ("dot", "vdot", "matmul", "__rmatmul__",
+                                                      "linalg.vecdot")},
     ("as_strided_scatter", "gradient"): "PyTorch's gradient for input is wrong: 1 on the "
                                         "overwritten elements (which do not reach the output) "
                                         "and, off them, uninitialised memory in 1.13 and 0 in "

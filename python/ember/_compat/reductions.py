@@ -266,7 +266,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     if w is None:
         avg, w_sum = x.mean(1), x.shape[1]
     else:
-        w = w.to(x.dtype)
+        w = w.to(x.dtype.to_real())  # real weights, as PyTorch's (a complex x stays complex)
         w_sum = w.sum()
         avg = (x * w).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
@@ -274,7 +274,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         norm = w_sum - correction
     xc = x - avg.unsqueeze(1)
-    c = xc.mm((xc * w if w is not None else xc).t())
+    c = xc.mm((xc * w if w is not None else xc).t().conj())
     if _is_tensor(norm):
         norm = _E.clamp(norm, min=0)
     elif norm <= 0:
@@ -289,8 +289,10 @@ def corrcoef(input):
     c = cov(input)
     if c.dim() == 0:
         return c / c
-    d = _E.sqrt(c.diagonal())
+    d = _E.sqrt(c.diagonal().real)
     c = c / d.unsqueeze(1) / d.unsqueeze(0)
+    if c.is_complex():  # each part clipped, as PyTorch's
+        return _E.complex(_E.clamp(c.real, -1, 1), _E.clamp(c.imag, -1, 1))
     return _E.clamp(c, -1, 1)
 
 
