@@ -12,9 +12,12 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/indexing.h"
 #include "ember/ops/op_entry.h"
 #include "ember/ops/pad.h"
+#include "ember/ops/reduce.h"
 #include "ember/ops/shape.h"
+#include "ember/ops/views.h"
 
 namespace ember::fft {
 namespace {
@@ -293,3 +296,121 @@ Tensor fftshift(const Tensor& x, const Sizes& dim) { return shift(x, dim, false)
 Tensor ifftshift(const Tensor& x, const Sizes& dim) { return shift(x, dim, true); }
 
 }  // namespace ember::fft
+
+namespace ember {
+namespace {
+
+// The window of a short-time transform: win_length values zero-padded to n_fft in the middle
+// (ones when none is given).
+Tensor frame_window(const Tensor& window, int64_t n_fft, int64_t win, const TensorOptions& o,
+                    const char* op) {
+  EMBER_CHECK(win > 0 && win <= n_fft, "[", op, "] expected 0 < win_length <= n_fft, but got "
+              "win_length=", win);
+  if (window.defined())
+    EMBER_CHECK(window.dim() == 1 && window.size(0) == win, "[", op, "] expected a 1D window "
+                "tensor of size equal to win_length=", win, ", but got window with size ",
+                window.sizes());
+  Tensor w = window.defined() ? window : ones({win}, o);
+  int64_t left = (n_fft - win) / 2;
+  return win < n_fft ? pad(w, {left, n_fft - win - left}) : w;
+}
+
+}  // namespace
+
+Tensor stft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
+            std::optional<int64_t> win_length, const Tensor& window, bool center,
+            const std::string& pad_mode, bool normalized, std::optional<bool> onesided,
+            std::optional<bool> return_complex) {
+  EMBER_OP(stft, x, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+           onesided, return_complex);
+  const char* op = "stft";
+  fft::check_cpu(x, op);
+  bool complex_in = x.is_complex() || (window.defined() && window.is_complex());
+  EMBER_CHECK(return_complex.has_value() || complex_in,
+              "[stft] stft requires the return_complex parameter be given for real inputs, and "
+              "will further require that return_complex=True in a future PyTorch release.");
+  EMBER_CHECK(x.dim() == 1 || x.dim() == 2, "[stft] expected a 1D or 2D tensor, got ", x.dim(),
+              "D");
+  int64_t hop = hop_length.value_or(n_fft / 4), win = win_length.value_or(n_fft);
+  Tensor in = x.dim() == 1 ? x.unsqueeze(0) : x;
+  if (center) {
+    int64_t p = n_fft / 2;
+    in = pad(in.unsqueeze(1), {p, p}, pad_mode).squeeze(1);
+  }
+  int64_t len = in.size(1);
+  EMBER_CHECK(n_fft > 0 && n_fft <= len, "[stft] expected 0 < n_fft < ", len,
+              ", but got n_fft=", n_fft);
+  EMBER_CHECK(hop > 0, "[stft] expected hop_length > 0, but got hop_length=", hop);
+  Tensor w = frame_window(window, n_fft, win, in.options(), op);
+  bool one = onesided.value_or(!complex_in);
+  EMBER_CHECK(!one || !complex_in,
+              "[stft] Cannot have onesided output if window or input is complex");
+  // The frames, a view: (B, frames, n_fft), one every hop samples.
+  Tensor c = in.contiguous();
+  int64_t frames = 1 + (len - n_fft) / hop;
+  Tensor f = as_strided(c, {c.size(0), frames, n_fft}, {c.stride(0), hop, 1}, c.storage_offset());
+  f = f * w;
+  fft::Norm norm = normalized ? fft::Norm("ortho") : std::nullopt;
+  Tensor out = (one ? fft::rfft(f, {}, -1, norm) : fft::fft(f, {}, -1, norm)).transpose(1, 2);
+  if (x.dim() == 1) out = out.squeeze(0);
+  return return_complex.value_or(true) ? out : view_as_real(out);
+}
+
+Tensor istft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
+             std::optional<int64_t> win_length, const Tensor& window, bool center,
+             bool normalized, std::optional<bool> onesided, std::optional<int64_t> length,
+             bool return_complex) {
+  EMBER_OP(istft, x, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+           return_complex);
+  const char* op = "istft";
+  fft::check_cpu(x, op);
+  EMBER_CHECK(x.is_complex(), "[istft] istft requires a complex-valued input tensor, got ",
+              x.dtype());
+  EMBER_CHECK(x.dim() == 2 || x.dim() == 3, "[istft] Expected a tensor of 2 or 3 dimensions, "
+              "but got ", x.dim());
+  Tensor in = x.dim() == 2 ? x.unsqueeze(0) : x;  // (B, freq, frames)
+  int64_t hop = hop_length.value_or(n_fft / 4), win = win_length.value_or(n_fft);
+  EMBER_CHECK(hop > 0, "[istft] expected hop_length > 0, but got hop_length=", hop);
+  Tensor w = frame_window(window, n_fft, win, in.options().with_dtype(to_real_dtype(x.dtype())),
+                          op);
+  bool one = onesided.value_or(in.size(1) != n_fft);
+  EMBER_CHECK(in.size(1) == (one ? n_fft / 2 + 1 : n_fft), "[istft] expected the frequency "
+              "dimension (3rd to the last) of the input tensor to match ",
+              one ? "n_fft / 2 + 1 when onesided=True" : "n_fft when onesided=False",
+              ", but got ", in.size(1));
+  fft::Norm norm = normalized ? fft::Norm("ortho") : std::nullopt;
+  Tensor spec = in.transpose(1, 2);  // (B, frames, freq)
+  Tensor frames;
+  if (return_complex) {
+    EMBER_CHECK(!one, "[istft] cannot have onesided output if window or input is complex");
+    frames = fft::ifft(spec, n_fft, -1, norm);
+  } else {
+    EMBER_CHECK(!w.is_complex(), "[istft] Complex windows are incompatible with "
+                                 "return_complex=False");
+    // A two-sided spectrum of a real signal: its first half holds it all.
+    if (!one) spec = spec.narrow(-1, 0, n_fft / 2 + 1);
+    frames = fft::irfft(spec, n_fft, -1, norm);
+  }
+  frames = frames * w;
+  // Overlap-add: frame t lands on samples [t hop, t hop + n_fft).
+  int64_t batch = frames.size(0), count = frames.size(1), total = n_fft + hop * (count - 1);
+  TensorOptions ints(kInt64);
+  Tensor place = (arange(0, count, 1, ints) * hop).unsqueeze(1) + arange(0, n_fft, 1, ints);
+  place = place.reshape({1, -1});
+  Tensor y = scatter_add(zeros({batch, total}, frames.options()), 1,
+                         place.expand({batch, count * n_fft}), frames.reshape({batch, -1}));
+  Tensor squares = (w * w).expand({count, n_fft}).reshape({1, -1});
+  Tensor envelope = scatter_add(zeros({1, total}, squares.options()), 1, place, squares);
+  int64_t start = center ? n_fft / 2 : 0;
+  int64_t end = length ? start + *length : (center ? total - n_fft / 2 : total);
+  int64_t kept = std::min(end, total) - start;
+  y = y.narrow(1, start, kept);
+  envelope = envelope.narrow(1, start, kept);
+  double least = amin(abs(envelope)).item<double>();
+  EMBER_CHECK(least > 1e-11, "[istft] window overlap add min: ", least);
+  y = y / envelope;
+  if (end > total) y = pad(y, {0, end - total});
+  return x.dim() == 2 ? y.squeeze(0) : y;
+}
+
+}  // namespace ember

@@ -58,6 +58,7 @@ void def_special_ops(OpTable& t);
 void def_linalg_top_level(OpTable& t);
 void def_linalg_ops(OpTable& t);
 void def_fft_ops(OpTable& t);
+void def_spectral_top_level(OpTable& t);
 void bind_generator(py::module_& m);
 
 // --- calling ember ---

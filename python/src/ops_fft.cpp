@@ -1,5 +1,5 @@
-// torch.fft (ember._C._fft): the transforms over one dim, two and n, and the frequency helpers,
-// one declaration each (op_table.h). The C++ is ember/ops/fft.h.
+// torch.fft (ember._C._fft): the transforms over one dim, two and n, and the frequency helpers;
+// torch.stft and istft. One declaration each (op_table.h); the C++ is ember/ops/fft.h.
 #include "bind.h"
 #include "op_table.h"
 
@@ -67,6 +67,25 @@ void def_fft_ops(OpTable& t) {
         [](const Args& a) { return F::fftshift(a.tensor(0), sizes(a, 1)); }, kFunction);
   t.def("ifftshift(Tensor input, int[]? dim=None)",
         [](const Args& a) { return F::ifftshift(a.tensor(0), sizes(a, 1)); }, kFunction);
+}
+
+void def_spectral_top_level(OpTable& t) {
+  t.def("stft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, "
+        "Tensor? window=None, bool center=True, str pad_mode='reflect', bool normalized=False, "
+        "bool? onesided=None, bool? return_complex=None)",
+        [](const Args& a) {
+          return stft(a.tensor(0), a.int64(1), a.opt_int(2), a.opt_int(3),
+                      a.tensor_or_undefined(4), a.flag(5), a.str(6), a.flag(7), a.opt_flag(8),
+                      a.opt_flag(9));
+        });
+  t.def("istft(Tensor input, int n_fft, int? hop_length=None, int? win_length=None, "
+        "Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, "
+        "int? length=None, bool return_complex=False)",
+        [](const Args& a) {
+          return istft(a.tensor(0), a.int64(1), a.opt_int(2), a.opt_int(3),
+                       a.tensor_or_undefined(4), a.flag(5), a.flag(6), a.opt_flag(7),
+                       a.opt_int(8), a.flag(9));
+        });
 }
 
 }  // namespace ember::python

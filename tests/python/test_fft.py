@@ -89,3 +89,41 @@ def test_dtypes_and_errors():
         ember.fft.fftn(ember.ones(4, 4), s=(2,), dim=(0, 1))
     with pytest.raises(RuntimeError, match="unique"):
         ember.fft.fftn(ember.ones(4, 4), dim=(0, 0))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"n_fft": 16},
+    {"n_fft": 16, "hop_length": 3, "window": "hann", "normalized": True},
+    {"n_fft": 15, "win_length": 10, "center": False, "window": "hann"},
+    {"n_fft": 16, "onesided": False, "pad_mode": "constant"},
+])
+def test_stft_istft(kwargs):
+    x = torch.randn(2, 100, dtype=torch.float64)
+    kw = dict(kwargs)
+    if kw.pop("window", None):
+        kw["window"] = torch.hann_window(kw.get("win_length", kw["n_fft"]), dtype=torch.float64)
+    ekw = {k: (E(v) if isinstance(v, torch.Tensor) else v) for k, v in kw.items()}
+    s = torch.stft(x, return_complex=True, **kw)
+    es = ember.stft(E(x), return_complex=True, **ekw)
+    same(es, s, rtol=1e-10, atol=1e-10)
+    same(ember.stft(E(x[0]), return_complex=False, **ekw),
+         torch.stft(x[0], return_complex=False, **kw), rtol=1e-10, atol=1e-10)
+    ikw = {k: v for k, v in kw.items() if k != "pad_mode"}
+    eikw = {k: v for k, v in ekw.items() if k != "pad_mode"}
+    if kw.get("center", True):
+        y = torch.istft(s, length=100, **ikw)
+        same(ember.istft(es, length=100, **eikw), y, rtol=1e-10, atol=1e-10)
+        same(ember.istft(es, **eikw), torch.istft(s, **ikw), rtol=1e-10, atol=1e-10)
+    # Gradients through both.
+    xt = x.clone().requires_grad_()
+    xe = E(x).requires_grad_()
+    gt, = torch.autograd.grad(torch.stft(xt, return_complex=True, **kw).abs().sum(), xt)
+    ge, = ember.autograd.grad(ember.stft(xe, return_complex=True, **ekw).abs().sum(), xe)
+    same(ge, gt, rtol=1e-9, atol=1e-9)
+
+
+def test_stft_errors():
+    with pytest.raises(RuntimeError, match="return_complex"):
+        ember.stft(ember.ones(64), 16)
+    with pytest.raises(RuntimeError, match="win_length"):
+        ember.stft(ember.ones(64), 16, win_length=20, return_complex=True)

@@ -1,6 +1,7 @@
 // Discrete Fourier transforms on the CPU through pocketfft (third_party/pocketfft, BSD; the
 // library PyTorch's CPU build uses), so that ember's spectra round as PyTorch's do.
 #include "ember/backend/kernels.h"
+#include "ember/backend/wide_floating.h"
 
 #define POCKETFFT_NO_MULTITHREADING  // one thread per call: ember's pool owns the cores
 #pragma GCC diagnostic push
@@ -28,21 +29,11 @@ Geometry geometry(const Tensor& t, const Shape& dims) {
   return g;
 }
 
-template <typename F>
-void by_precision(DType real, const char* op, F&& f) {
-  if (real == kFloat32)
-    f(TypeTag<float>{});
-  else if (real == kFloat64)
-    f(TypeTag<double>{});
-  else
-    throw_unsupported_dtype(op, real);
-}
-
 }  // namespace
 
 void fft_c2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, bool forward,
                  double scale) {
-  by_precision(to_real_dtype(in.dtype()), "fft_c2c", [&](auto tag) {
+  dispatch_wide_floating(to_real_dtype(in.dtype()), "fft_c2c", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     Geometry i = geometry(in, dims), o = geometry(out, dims);
     pocketfft::c2c<T>(i.shape, i.strides, o.strides, i.axes, forward,
@@ -52,7 +43,7 @@ void fft_c2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, bool fo
 }
 
 void fft_r2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale) {
-  by_precision(in.dtype(), "fft_r2c", [&](auto tag) {
+  dispatch_wide_floating(in.dtype(), "fft_r2c", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     Geometry i = geometry(in, dims), o = geometry(out, dims);
     pocketfft::r2c<T>(i.shape, i.strides, o.strides, i.axes, /*forward=*/true,
@@ -62,7 +53,7 @@ void fft_r2c_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double 
 }
 
 void fft_c2r_cpu(const Tensor& in, const Tensor& out, const Shape& dims, double scale) {
-  by_precision(out.dtype(), "fft_c2r", [&](auto tag) {
+  dispatch_wide_floating(out.dtype(), "fft_c2r", [&](auto tag) {
     using T = EMBER_TYPE(tag);
     Geometry i = geometry(in, dims), o = geometry(out, dims);
     pocketfft::c2r<T>(o.shape, i.strides, o.strides, o.axes, /*forward=*/false,
