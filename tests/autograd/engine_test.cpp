@@ -80,7 +80,7 @@ TEST(Autograd, NoGradAndDetach) {
   EXPECT_FALSE(d.requires_grad());
   EXPECT_TRUE(d.is_leaf());
   EXPECT_TRUE((x * 2).requires_grad());
-  EXPECT_THROW_WITH(tensor({1, 2}).requires_grad_(), "only tensors of floating point dtype");
+  EXPECT_THROW_WITH(tensor({1, 2}).requires_grad_(), "only Tensors of floating point and complex dtype");
   EXPECT_THROW_WITH((x * 2).requires_grad_(false), "only change requires_grad of leaf tensors");
 }
 

@@ -88,8 +88,9 @@ TEST(Safetensors, ReaderRules) {
           four_floats),
       "duplicate key 'w'");
   expect_rejected(
-      file_bytes(R"({"w":{"dtype":"C64","shape":[2],"data_offsets":[0,16]}})", std::string(16, '\0')),
-      "tensor 'w' has unsupported dtype C64");
+      file_bytes(R"({"w":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}})",
+                 std::string(2, '\0')),
+      "tensor 'w' has unsupported dtype F8_E4M3");
   expect_rejected(
       file_bytes(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,16]}})", four_floats),
       "span 16 bytes but dtype and shape need 12");
