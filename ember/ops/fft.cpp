@@ -326,9 +326,6 @@ Tensor stft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
   const char* op = "stft";
   fft::check_cpu(x, op);
   bool complex_in = x.is_complex() || (window.defined() && window.is_complex());
-  EMBER_CHECK(return_complex.has_value() || complex_in,
-              "[stft] stft requires the return_complex parameter be given for real inputs, and "
-              "will further require that return_complex=True in a future PyTorch release.");
   EMBER_CHECK(x.dim() == 1 || x.dim() == 2, "[stft] expected a 1D or 2D tensor, got ", x.dim(),
               "D");
   int64_t hop = hop_length.value_or(n_fft / 4), win = win_length.value_or(n_fft);
@@ -353,7 +350,8 @@ Tensor stft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
   fft::Norm norm = normalized ? fft::Norm("ortho") : std::nullopt;
   Tensor out = (one ? fft::rfft(f, {}, -1, norm) : fft::fft(f, {}, -1, norm)).transpose(1, 2);
   if (x.dim() == 1) out = out.squeeze(0);
-  return return_complex.value_or(true) ? out : view_as_real(out);
+  // Unspecified for a real input, the old real format (PyTorch 1.13 warns; 2.x requires it).
+  return return_complex.value_or(complex_in) ? out : view_as_real(out);
 }
 
 Tensor istft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
@@ -364,14 +362,14 @@ Tensor istft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
            return_complex);
   const char* op = "istft";
   fft::check_cpu(x, op);
-  EMBER_CHECK(x.is_complex(), "[istft] istft requires a complex-valued input tensor, got ",
-              x.dtype());
-  EMBER_CHECK(x.dim() == 2 || x.dim() == 3, "[istft] Expected a tensor of 2 or 3 dimensions, "
-              "but got ", x.dim());
-  Tensor in = x.dim() == 2 ? x.unsqueeze(0) : x;  // (B, freq, frames)
+  // A real input is the old format, the complex values as a last dim of 2 (PyTorch 1.13).
+  Tensor z = x.is_complex() ? x : view_as_complex(x.stride(-1) == 1 ? x : x.contiguous());
+  EMBER_CHECK(z.dim() == 2 || z.dim() == 3, "[istft] Expected a tensor of 2 or 3 dimensions, "
+              "but got ", z.dim());
+  Tensor in = z.dim() == 2 ? z.unsqueeze(0) : z;  // (B, freq, frames)
   int64_t hop = hop_length.value_or(n_fft / 4), win = win_length.value_or(n_fft);
   EMBER_CHECK(hop > 0, "[istft] expected hop_length > 0, but got hop_length=", hop);
-  Tensor w = frame_window(window, n_fft, win, in.options().with_dtype(to_real_dtype(x.dtype())),
+  Tensor w = frame_window(window, n_fft, win, in.options().with_dtype(to_real_dtype(z.dtype())),
                           op);
   bool one = onesided.value_or(in.size(1) != n_fft);
   EMBER_CHECK(in.size(1) == (one ? n_fft / 2 + 1 : n_fft), "[istft] expected the frequency "
@@ -410,7 +408,7 @@ Tensor istft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length,
   EMBER_CHECK(least > 1e-11, "[istft] window overlap add min: ", least);
   y = y / envelope;
   if (end > total) y = pad(y, {0, end - total});
-  return x.dim() == 2 ? y.squeeze(0) : y;
+  return z.dim() == 2 ? y.squeeze(0) : y;
 }
 
 }  // namespace ember

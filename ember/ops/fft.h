@@ -54,14 +54,15 @@ namespace ember {
 /// The short-time Fourier transform (torch.stft) of a 1-D or (B, L) signal: frames of n_fft
 /// every hop_length (default n_fft / 4), each times the window (win_length long, zero-padded to
 /// n_fft in the middle; default rectangular), transformed: (B?, n_fft / 2 + 1 or n_fft, frames).
-/// center pads the signal by n_fft / 2 on both sides (pad_mode). return_complex must be given for
-/// real inputs, as in PyTorch 1.13; false gives view_as_real of the result.
+/// center pads the signal by n_fft / 2 on both sides (pad_mode). return_complex false (the default
+/// for real inputs, as PyTorch 1.13's) gives view_as_real of the result.
 Tensor stft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length = {},
             std::optional<int64_t> win_length = {}, const Tensor& window = {}, bool center = true,
             const std::string& pad_mode = "reflect", bool normalized = false,
             std::optional<bool> onesided = {}, std::optional<bool> return_complex = {});
 /// The inverse: each frame transformed back and windowed, overlapped and added, divided by the
-/// windows' summed squares; `length` trims or zero-pads the signal.
+/// windows' summed squares; `length` trims or zero-pads the signal. A real input is taken as
+/// view_as_complex of it (PyTorch 1.13's old format).
 Tensor istft(const Tensor& x, int64_t n_fft, std::optional<int64_t> hop_length = {},
              std::optional<int64_t> win_length = {}, const Tensor& window = {},
              bool center = true, bool normalized = false, std::optional<bool> onesided = {},

@@ -100,8 +100,9 @@ def main(src, dst):
                        if r.get("gradient") and r["gradient"][0] == "wrong")
     bugs = ", ".join(f"`{name}` ({part})" for name, part in sorted(PYTORCH_BUGS))
     lines += ["", f"Of the {sum(why.values())} wrong forward entries, {why['rounding']} differ only "
-              "in float16, bfloat16 or float32 samples where ember's result is at least as near "
-              "the float64 answer as PyTorch's (the oracle computes the float64 result and both "
+              "in float16, bfloat16, float32 or complex64 samples (or integer samples with a "
+              "floating result) where ember's result is at least as near the float64 "
+              "(complex128) answer as PyTorch's (the oracle computes that result and both "
               "errors for each such sample; the entry's line gives them, and the entry's other "
               f"samples and dtypes all pass), {why['pytorch bug']} are PyTorch bugs (listed "
               f"with their reasons below: {bugs}), and {why[None]} are ember's own wrong "

@@ -4,6 +4,7 @@
 #include "ember/backend/wide_floating.h"
 
 #define POCKETFFT_NO_MULTITHREADING  // one thread per call: ember's pool owns the cores
+#define POCKETFFT_CACHE_SIZE 16      // plans (twiddle tables) kept for the last 16 lengths, as PyTorch
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wall"
 #pragma GCC diagnostic ignored "-Wextra"
