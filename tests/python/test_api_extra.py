@@ -846,3 +846,33 @@ def test_linalg_diagonal_and_matmul_match_torch():
     close(out, a @ b, rtol=1e-12)
     with pytest.raises(RuntimeError, match="inconsistent tensor size"):
         ember.linalg.matmul(ember.zeros(3), ember.zeros(4))
+
+
+def test_spectral_and_complex_helpers():
+    import warnings
+    for n, periodic, beta in [(1, True, 12.0), (8, True, 12.0), (9, False, 5.0)]:
+        np.testing.assert_allclose(
+            ember.kaiser_window(n, periodic, beta).numpy(),
+            torch.kaiser_window(n, periodic, beta).numpy(), rtol=1e-5, atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in [(0, 4), (1, 2, 0.25), (5, 1, -2)]:
+            np.testing.assert_array_equal(ember.range(*args).numpy(), torch.range(*args).numpy())
+    a = torch.randn(3, 4, 5, dtype=torch.float64)
+    ea = ember.from_numpy(a.numpy().copy())
+    np.testing.assert_allclose(ember.nuclear_norm(ea[0]).numpy(), torch.nuclear_norm(a[0]).numpy())
+    with pytest.raises(RuntimeError, match="2 dimensions"):
+        ember.nuclear_norm(ea)
+    np.testing.assert_allclose(ember.nuclear_norm(ea, (0, 2)).numpy(),
+                               torch.nuclear_norm(a, (0, 2)).numpy())
+    np.testing.assert_allclose(ember.frobenius_norm(ea, (1, 2)).numpy(),
+                               torch.frobenius_norm(a, (1, 2)).numpy())
+    z = torch.randn(4, dtype=torch.complex64)
+    ez = ember.from_numpy(z.numpy().copy())
+    np.testing.assert_array_equal(ember.view_as_real_copy(ez).numpy(),
+                                  torch.view_as_real_copy(z).numpy())
+    assert ember.view_as_real_copy(ez).data_ptr() != ez.data_ptr()
+    ez.conj_physical_()
+    np.testing.assert_array_equal(ez.numpy(), z.conj().resolve_conj().numpy())
+    rows, cols = ember.unravel_index(ember.tensor([0, 5, 11, -1]), (3, 4))
+    assert rows.tolist() == [0, 1, 2, 2] and cols.tolist() == [0, 1, 3, 3]

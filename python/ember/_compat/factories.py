@@ -63,6 +63,42 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, de
                    lambda k, n: 1 - (2 * k / (n - 1) - 1).abs())
 
 
+@_torch
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
+                  device=None, requires_grad=False):
+    """The Kaiser window: I0(beta sqrt(1 - ((k - a) / a)^2)) / I0(beta), a = (N - 1) / 2."""
+    def kaiser(k, n):
+        a = (n - 1) / 2
+        i0_beta = _E.i0(_E.tensor(float(beta), dtype=_E.float64))
+        return _E.i0(beta * _E.sqrt(1 - ((k - a) / a) ** 2)) / i0_beta
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, kaiser)
+
+
+def _range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False):
+    """Deprecated: start, start + step, ... up to end inclusive, in the default float dtype."""
+    import warnings
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its "
+                  "behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning)
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    values = _E.arange(n, dtype=_E.float64, device=device) * step + start
+    r = values.to(dtype or _E.get_default_dtype())
+    if out is not None:
+        return out.copy_(r)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+_range.__name__ = "range"  # torch.range (not this module's range: that stays Python's)
+_torch(_range)
+
+
 # ================================================================================================
 # making tensors
 # ================================================================================================

@@ -166,3 +166,22 @@ def pca_lowrank(A, q=None, center=True, niter=2):
     if not center:
         return _svd_lowrank(A, q, niter, None)
     return _svd_lowrank(A - A.mean(dim=(-2,), keepdim=True), q, niter, None)
+
+
+@_torch
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """The sum of the singular values (of the last two dims, or of `dim`)."""
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    if dim is None and input.dim() != 2:
+        raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "
+                           f"{input.dim()} dimensions instead.")
+    return _out(_E.linalg.matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else tuple(dim),
+                                      keepdim=keepdim), out)
+
+
+@_torch
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    """The square root of the sum of squared magnitudes over `dim`."""
+    dim = [dim] if isinstance(dim, int) else list(dim)
+    return _out(_E.linalg.vector_norm(input, 2, dim, keepdim), out)

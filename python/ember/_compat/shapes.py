@@ -272,3 +272,45 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
                                                                  for n, s in zip(size, stride))
     out = _E.empty(reach, dtype=dtype, device=device).as_strided(size, stride, 0)
     return out.requires_grad_() if requires_grad else out
+
+
+@_torch
+def view_as_real_copy(input, *, out=None):
+    """view_as_real's values in a tensor of their own."""
+    return _out(_E.view_as_real(input).clone(), out)
+
+
+@_torch
+def view_as_complex_copy(input, *, out=None):
+    """view_as_complex's values in a tensor of their own."""
+    return _out(_E.view_as_complex(input).clone(), out)
+
+
+@_both
+def conj_physical_(input):
+    """The complex conjugate in place (nothing to do for a real tensor)."""
+    if input.is_complex():
+        input.imag.neg_()
+    return input
+
+
+@_torch
+def unravel_index(indices, shape):
+    """The coordinates in `shape` of flat indices, as a tuple of tensors (PyTorch 2.2)."""
+    if not _is_tensor(indices):
+        indices = _E.tensor(indices)
+    if indices.is_floating_point() or indices.is_complex() or str(indices.dtype) == "ember.bool":
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(tuple(shape)))
+    total = functools.reduce(lambda a, b: a * b, shape, 1)
+    if indices.numel() and (bool((indices < -total).any()) or bool((indices >= total).any())):
+        raise ValueError("'indices' must be in range [-{0}, {1}), but got values out of it"
+                         .format(total, total))
+    rest = _E.remainder(indices.to(_E.int64), total) if total else indices.to(_E.int64)
+    coords = []
+    for size in reversed(shape):
+        coords.append(_E.remainder(rest, size))
+        rest = _E.div(rest, size, rounding_mode="floor")
+    return tuple(reversed(coords))
