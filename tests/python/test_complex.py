@@ -235,3 +235,10 @@ def test_solve_inv_and_eig():
     same(ge, gt, rtol=1e-8, atol=1e-8)
     with pytest.raises(RuntimeError, match="complex inputs are not supported"):
         ember.linalg.det(E(a))
+
+
+def test_lerp():
+    for w in (0.25, 0.75, 0.1 + 0.2j, 0.6 - 0.3j):
+        same(ember.lerp(E(Z), E(W), w), torch.lerp(Z, W, w), rtol=1e-6)
+    wt = torch.randn(3, 4, dtype=torch.complex64)
+    same(ember.lerp(E(Z), E(W), E(wt)), torch.lerp(Z, W, wt), rtol=1e-5, atol=1e-6)

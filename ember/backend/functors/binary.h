@@ -165,9 +165,15 @@ struct AddcdivFn {  // self + value * t1 / t2
 template <typename T>
 struct LerpFn {  // self + weight * (end - self), weight a tensor
   explicit EMBER_HOST_DEVICE LerpFn(const TernaryParams&) {}
-  // From the nearer end, as PyTorch's: exact at weight 1, and no cancellation near it.
+  // From the nearer end, as PyTorch's: exact at weight 1, and no cancellation near it (for a
+  // complex weight, nearness is |w| < 0.5).
   EMBER_HOST_DEVICE T operator()(T s, T e, T w) const {
-    return (w < T(0.5) && w > T(-0.5)) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
+    bool near_start;
+    if constexpr (is_complex_v<T>)
+      near_start = std::abs(w.std()) < real_of_t<T>(0.5);
+    else
+      near_start = w < T(0.5) && w > T(-0.5);
+    return near_start ? s + w * (e - s) : e - (e - s) * (T(1) - w);
   }
 };
 
@@ -189,7 +195,7 @@ enum class TernaryOp {
 };
 
 constexpr bool ternary_takes_complex(TernaryOp op) {
-  return op == TernaryOp::Addcmul || op == TernaryOp::Addcdiv;
+  return op == TernaryOp::Addcmul || op == TernaryOp::Addcdiv || op == TernaryOp::Lerp;
 }
 
 const char* ternary_op_name(TernaryOp op);
