@@ -24,15 +24,12 @@
 namespace ember {
 namespace detail {
 
-void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name,
-                        bool complex) {
+void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name) {
   check_defined(op, a);
   EMBER_CHECK(a.dim() >= 2, op, ": The input tensor ", name,
               " must have at least 2 dimensions.");
   EMBER_CHECK(a.is_floating_point() || a.is_complex(), op,
               ": Expected a floating point or complex tensor as input. Got ", a.dtype());
-  EMBER_CHECK(!a.is_complex() || complex, op, ": complex inputs are not supported by ember's ",
-              op, " yet (LAPACK's complex routines are not wrapped), got ", a.dtype());
   EMBER_CHECK(a.dtype() == kFloat32 || a.dtype() == kFloat64 || a.is_complex(), op,
               ": Low precision dtypes not supported. Got ", a.dtype());
   EMBER_CHECK(!a.is_cuda(), op, ": ember's linear algebra runs LAPACK on the CPU and has no CUDA "
@@ -67,9 +64,22 @@ using detail::column_major;
 using detail::from_column_major;
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
+// The conjugate transpose: the transpose of the backward formulas, right for complex too (conj
+// is free on real tensors).
+Tensor mH(const Tensor& t) { return conj(mT(t)); }
 
-// The symmetric matrix with m's lower triangle (the QR backward's copyltu).
-Tensor copyltu(const Tensor& m) { return tril(m) + mT(tril(m, -1)); }
+// The Hermitian matrix with m's strictly lower triangle and the real part of its diagonal (the
+// QR backward's copyltu; for real m, the symmetric matrix with m's lower triangle).
+Tensor copyltu(const Tensor& m) {
+  Tensor below = tril(m, -1);
+  Tensor d = diagonal(m, 0, -2, -1);
+  return below + mH(below) + diag_embed(m.is_complex() ? real(d).to(m.dtype()) : d);
+}
+
+// The real dtype of a's singular values and Hermitian eigenvalues.
+TensorOptions real_options(const Tensor& a) {
+  return a.options().with_dtype(to_real_dtype(a.dtype()));
+}
 
 // --- Cholesky --------------------------------------------------------------------------------
 
@@ -89,12 +99,12 @@ std::tuple<Tensor, std::vector<int>> cholesky_lower(const char* op, const Tensor
   return {tril(from_column_major(buf)), infos};
 }
 
-// Murray's (arXiv 1602.07527), as PyTorch's cholesky_backward: gA = L^-T P L^-1 with P the
-// symmetric matrix whose lower triangle is tril(L^T gL) / 2.
+// Murray's (arXiv 1602.07527), as PyTorch's cholesky_backward: gA = L^-H P L^-1 with P the
+// Hermitian matrix whose lower triangle is tril(L^H gL) / 2.
 Tensor cholesky_backward(const Tensor& gL, const Tensor& L) {
-  Tensor phi = tril(matmul(mT(L), gL));
-  phi = (phi + mT(tril(phi, -1))) * 0.5;
-  Tensor ga = solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true);
+  Tensor phi = tril(matmul(mH(L), gL));
+  phi = (phi + mH(tril(phi, -1))) * 0.5;
+  Tensor ga = solve_triangular(mH(L), phi, /*upper=*/true, /*left=*/true);
   ga = solve_triangular(L, ga, /*upper=*/false, /*left=*/false);
   return ga;
 }
@@ -115,12 +125,12 @@ std::tuple<Tensor, Tensor> cholesky_ex(const Tensor& a, bool upper, bool check_e
              "positive-definite (the leading minor of order " +
              std::to_string(i) + " is not positive-definite).";
     });
-  Tensor out = upper ? mT(l).contiguous() : l;
+  Tensor out = upper ? mH(l).contiguous() : l;  // A = U^H U with U = L^H
   if (any_requires_grad({&a}))
     record("LinalgCholeskyExBackward0", {&out}, {&a},
            [upper, so = SavedTensor(out, true)](const Tensor& g) {
-             Tensor l = upper ? mT(so.get()) : so.get();
-             return TensorList{cholesky_backward(upper ? mT(g) : g, l)};
+             Tensor l = upper ? mH(so.get()) : so.get();
+             return TensorList{cholesky_backward(upper ? mH(g) : g, l)};
            });
   return {out, detail::infos_tensor(infos, a)};
 }
@@ -165,21 +175,21 @@ Tensor lu_backward(const Tensor& gL_in, const Tensor& gU_in, const Tensor& P, co
   Tensor gU = gU_in.defined() ? gU_in : zeros_like(U);
   Tensor ga;
   if (m == n) {
-    Tensor phi = tril(matmul(mT(L), gL), -1) + triu(matmul(gU, mT(U)));
-    ga = solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
-    ga = solve_triangular(mT(U), ga, /*upper=*/false, /*left=*/false);
+    Tensor phi = tril(matmul(mH(L), gL), -1) + triu(matmul(gU, mH(U)));
+    ga = solve_triangular(mH(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+    ga = solve_triangular(mH(U), ga, /*upper=*/false, /*left=*/false);
   } else if (m < n) {
     Tensor u1 = U.narrow(-1, 0, k), gu1 = gU.narrow(-1, 0, k), gu2 = gU.narrow(-1, k, n - k);
-    Tensor x = matmul(mT(L), gL) - matmul(triu(gU), mT(U));
-    x = solve_triangular(mT(u1), tril(x, -1), /*upper=*/false, /*left=*/false);
+    Tensor x = matmul(mH(L), gL) - matmul(triu(gU), mH(U));
+    x = solve_triangular(mH(u1), tril(x, -1), /*upper=*/false, /*left=*/false);
     x = cat({x + triu(gu1), gu2}, -1);
-    ga = solve_triangular(mT(L), x, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+    ga = solve_triangular(mH(L), x, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
   } else {
     Tensor l1 = L.narrow(-2, 0, k), gl1 = gL.narrow(-2, 0, k), gl2 = gL.narrow(-2, k, m - k);
-    Tensor x = matmul(gU, mT(U)) - matmul(mT(L), tril(gL, -1));
-    x = solve_triangular(mT(l1), triu(x), /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+    Tensor x = matmul(gU, mH(U)) - matmul(mH(L), tril(gL, -1));
+    x = solve_triangular(mH(l1), triu(x), /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
     x = cat({x + tril(gl1, -1), gl2}, -2);
-    ga = solve_triangular(mT(U), x, /*upper=*/false, /*left=*/false);
+    ga = solve_triangular(mH(U), x, /*upper=*/false, /*left=*/false);
   }
   return matmul(P, ga);
 }
@@ -316,7 +326,7 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
               tau.dtype(), " does not match input dtype ", a.dtype());
   if (any_requires_grad({&a, &tau})) {
     // Under autograd, the reflectors applied one by one with differentiable ops, so that the
-    // gradient is the product's: H_i = I - tau_i v_i v_i^T (v_i: A's i-th column below the
+    // gradient is the product's: H_i = I - tau_i v_i v_i^H (v_i: A's i-th column below the
     // diagonal, 1 on it) applied to the identity's first n columns, last reflector first.
     Shape lead(a.sizes().begin(), a.sizes().end() - 2);
     Shape qshape = lead;
@@ -327,7 +337,7 @@ Tensor householder_product(const Tensor& a, const Tensor& tau) {
     Tensor q = eye_mn.expand(qshape);
     for (int64_t i = k - 1; i >= 0; --i) {
       Tensor v = vs.narrow(-1, i, 1);
-      q = q - tau.narrow(-1, i, 1).unsqueeze(-1) * matmul(v, matmul(v.transpose(-1, -2), q));
+      q = q - tau.narrow(-1, i, 1).unsqueeze(-1) * matmul(v, matmul(mH(v), q));
     }
     if (k == 0) {  // no reflector: the identity, followed with zero gradients as PyTorch's
       q = q.contiguous().clone();
@@ -379,14 +389,14 @@ Tensor ormqr(const Tensor& a, const Tensor& tau, const Tensor& c, bool left, boo
 namespace {
 
 // The gradient of A = Q R (m >= n, reduced; Q m x n, R n x n): Liao et al.'s formula,
-// gA = [gQ + Q copyltu(M)] R^-T with M = R gR^T - gQ^T Q.
+// gA = [gQ + Q copyltu(M)] R^-H with M = R gR^H - gQ^H Q.
 Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
   Tensor M = zeros_like(R);
-  if (gR.defined()) M = M + matmul(R, mT(gR));
-  if (gQ.defined()) M = M - matmul(mT(gQ), Q);
+  if (gR.defined()) M = M + matmul(R, mH(gR));
+  if (gQ.defined()) M = M - matmul(mH(gQ), Q);
   Tensor b = matmul(Q, copyltu(M));
   if (gQ.defined()) b = b + gQ;
-  return solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false);
+  return solve_triangular(mH(R), b, /*upper=*/false, /*left=*/false);
 }
 
 }  // namespace
@@ -437,7 +447,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& a, const std::string& mode) {
                gr2 = g[1].narrow(-1, m, n - m);
              }
              Tensor gq = g[0];
-             if (gr2.defined()) gq = gq.defined() ? gq + matmul(y, mT(gr2)) : matmul(y, mT(gr2));
+             if (gr2.defined()) gq = gq.defined() ? gq + matmul(y, mH(gr2)) : matmul(y, mH(gr2));
              Tensor gx = qr_backward_tall(gq, gr1, Q, r1);
              Tensor gy = gr2.defined() ? matmul(Q, gr2) : zeros_like(y);
              return TensorList{cat({gx, gy}, -1)};
@@ -458,14 +468,14 @@ std::tuple<Tensor, Tensor> eigh_raw(const char* op, const Tensor& a, const std::
   Tensor buf = column_major(a);
   int64_t n = a.size(-1), batch = batch_count(a);
   Shape wshape(a.sizes().begin(), a.sizes().end() - 1);
-  Tensor w = empty(wshape, a.options());
+  Tensor w = empty(wshape, real_options(a));
   std::vector<int> infos(static_cast<size_t>(batch), 0);
   char u = static_cast<char>(std::toupper(uplo[0]));
   if (n > 0)
     detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
       T* p = static_cast<T*>(buf.data_ptr());
-      T* wp = static_cast<T*>(w.data_ptr());
+      auto* wp = static_cast<real_of_t<T>*>(w.data_ptr());
       for (int64_t b = 0; b < batch; ++b)
         infos[static_cast<size_t>(b)] = lapack::syevd<T>(
             vectors ? 'V' : 'N', u, static_cast<int>(n), p + b * n * n, static_cast<int>(n),
@@ -478,17 +488,24 @@ std::tuple<Tensor, Tensor> eigh_raw(const char* op, const Tensor& a, const std::
   return {w, vectors ? from_column_major(buf).contiguous() : Tensor()};
 }
 
-// gA = V (diag(gL) + (V^T gV) / E) V^T, E_ij = L_j - L_i off the diagonal.
+// gA = V (diag(gL) + skew(V^H gV) / E) V^H, E_ij = L_j - L_i off the diagonal, with PyTorch's
+// projection of V^H gV onto the skew-Hermitian matrices (the tangent space of V's group), so
+// that a perturbation of A that is not Hermitian gets PyTorch's gradient.
 Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
   Tensor inner;
   if (gV.defined()) {
     Tensor e = L.unsqueeze(-2) - L.unsqueeze(-1);
     Tensor off = logical_not(eye(L.size(-1), L.size(-1), TensorOptions(kBool)));
-    inner = where(off, matmul(mT(V), gV) / where(off, e, ones_like(e)), scalar_tensor(0, L.options()));
+    Tensor VhgV = matmul(mH(V), gV);
+    VhgV = (VhgV - mH(VhgV)) * 0.5;
+    inner = where(off, VhgV / where(off, e, ones_like(e)), zeros_like(VhgV));
   }
-  if (gL.defined()) inner = inner.defined() ? inner + diag_embed(gL) : diag_embed(gL);
+  if (gL.defined()) {
+    Tensor d = diag_embed(gL).to(V.dtype());
+    inner = inner.defined() ? inner + d : d;
+  }
   if (!inner.defined()) return Tensor();
-  return matmul(V, matmul(inner, mT(V)));
+  return matmul(V, matmul(inner, mH(V)));
 }
 
 }  // namespace
@@ -528,9 +545,50 @@ Tensor eigvalsh(const Tensor& a, const std::string& uplo) {
 // --- eig -------------------------------------------------------------------------------------
 
 namespace {
-// The eigenvalues (..., n) and, with `vectors`, the unit right eigenvectors (..., n, n) of real
-// square matrices (no autograd). geev gives a conjugate pair's vectors as two real columns
+// geev on a batch of real column-major n x n matrices: eigenvalues w (batch, n) and, with vp,
+// the vectors row-major (batch, n, n). geev gives a conjugate pair's vectors as two real columns
 // (re, im): they are made into the pair's two complex vectors, as PyTorch's.
+template <typename T>
+void eig_real_batch(T* p, int64_t n, int64_t batch, Complex<T>* wp, Complex<T>* vp,
+                    std::vector<int>& infos) {
+  auto nn = static_cast<size_t>(n);
+  int ni = static_cast<int>(n);
+  std::vector<T> wr(nn), wi(nn), vr(vp ? nn * nn : 1);
+  for (int64_t b = 0; b < batch; ++b) {
+    infos[static_cast<size_t>(b)] = lapack::geev<T>(vp ? 'V' : 'N', ni, p + b * n * n, ni,
+                                                    wr.data(), wi.data(), vr.data(), ni);
+    for (int64_t j = 0; j < n; ++j) wp[b * n + j] = {wr[j], wi[j]};
+    if (!vp) continue;
+    Complex<T>* out = vp + b * n * n;  // row-major (n, n): out[r * n + j], vector j
+    for (int64_t j = 0; j < n; ++j) {
+      const T* re = vr.data() + j * n;
+      if (wi[static_cast<size_t>(j)] == T(0) || j + 1 == n) {
+        for (int64_t r = 0; r < n; ++r) out[r * n + j] = {re[r], T(0)};
+        continue;
+      }
+      const T* im = re + n;
+      for (int64_t r = 0; r < n; ++r) {
+        out[r * n + j] = {re[r], im[r]};
+        out[r * n + j + 1] = {re[r], -im[r]};
+      }
+      ++j;
+    }
+  }
+}
+
+// The same for complex matrices; the vectors come column-major, as the input.
+template <typename T>
+void eig_complex_batch(T* p, int64_t n, int64_t batch, T* wp, T* vp, std::vector<int>& infos) {
+  int ni = static_cast<int>(n);
+  T dummy = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    infos[static_cast<size_t>(b)] = lapack::geev<T>(vp ? 'V' : 'N', ni, p + b * n * n, ni,
+                                                    wp + b * n, vp ? vp + b * n * n : &dummy,
+                                                    vp ? ni : 1);
+}
+
+// The eigenvalues (..., n) and, with `vectors`, the unit right eigenvectors (..., n, n) of
+// square matrices (no autograd), both complex.
 std::tuple<Tensor, Tensor> eig_raw(const char* op, const Tensor& a, bool vectors) {
   detail::check_linalg_input(op, a, true);
   Tensor buf = column_major(a);
@@ -542,33 +600,16 @@ std::tuple<Tensor, Tensor> eig_raw(const char* op, const Tensor& a, bool vectors
   if (n > 0)
     detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
-      auto nn = static_cast<size_t>(n);
-      std::vector<T> wr(nn), wi(nn), vr(vectors ? nn * nn : 1);
       T* p = static_cast<T*>(buf.data_ptr());
-      auto* wp = static_cast<Complex<T>*>(w.data_ptr());
-      auto* vp = vectors ? static_cast<Complex<T>*>(v.data_ptr()) : nullptr;
-      for (int64_t b = 0; b < batch; ++b) {
-        int ni = static_cast<int>(n);
-        infos[static_cast<size_t>(b)] = lapack::geev<T>(vectors ? 'V' : 'N', ni, p + b * n * n,
-                                                        ni, wr.data(), wi.data(), vr.data(), ni);
-        for (int64_t j = 0; j < n; ++j) wp[b * n + j] = {wr[j], wi[j]};
-        if (!vectors) continue;
-        Complex<T>* out = vp + b * n * n;  // row-major (n, n): out[r * n + j], vector j
-        for (int64_t j = 0; j < n; ++j) {
-          const T* re = vr.data() + j * n;
-          if (wi[static_cast<size_t>(j)] == T(0) || j + 1 == n) {
-            for (int64_t r = 0; r < n; ++r) out[r * n + j] = {re[r], T(0)};
-            continue;
-          }
-          const T* im = re + n;
-          for (int64_t r = 0; r < n; ++r) {
-            out[r * n + j] = {re[r], im[r]};
-            out[r * n + j + 1] = {re[r], -im[r]};
-          }
-          ++j;
-        }
-      }
+      using CT = std::conditional_t<is_complex_v<T>, T, Complex<T>>;
+      auto* wp = static_cast<CT*>(w.data_ptr());
+      auto* vp = vectors ? static_cast<CT*>(v.data_ptr()) : nullptr;
+      if constexpr (is_complex_v<T>)
+        eig_complex_batch(p, n, batch, wp, vp, infos);
+      else
+        eig_real_batch(p, n, batch, wp, vp, infos);
     });
+  if (vectors && a.is_complex()) v = from_column_major(v).contiguous();
   detail::check_infos(op, infos, a.dim() > 2, [](int i) {
     return "The algorithm failed to converge because the input matrix is ill-conditioned or has "
            "too many repeated eigenvalues (error code: " + std::to_string(i) + ").";
@@ -576,10 +617,11 @@ std::tuple<Tensor, Tensor> eig_raw(const char* op, const Tensor& a, bool vectors
   return {w, v};
 }
 
-// PyTorch's linalg_eig_backward for a real A: with the off-diagonal part of
+// PyTorch's linalg_eig_backward: with the off-diagonal part of
 // Z = V^H gV - V^H V diag(re(V^H gV)) divided by conj(L_j - L_i) and diag(gL) on the diagonal,
-// gA = re(V^-H Z V^H).
-Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
+// gA = V^-H Z V^H (its real part for a real A).
+Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V,
+                    bool real_input) {
   Tensor Vh = conj(mT(V));
   int64_t n = L.size(-1);
   Tensor inner;
@@ -594,7 +636,8 @@ Tensor eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const T
   }
   if (gL.defined()) inner = inner.defined() ? inner + diag_embed(gL) : diag_embed(gL);
   if (!inner.defined()) return Tensor();
-  return real(solve(Vh, matmul(inner, Vh)));
+  Tensor ga = solve(Vh, matmul(inner, Vh));
+  return real_input ? real(ga) : ga;
 }
 }  // namespace
 
@@ -607,9 +650,9 @@ std::tuple<Tensor, Tensor> eig(const Tensor& a) {
   }
   if (any_requires_grad({&a}))
     record("LinalgEigBackward0", {&w, &v}, {&a},
-           [sw = SavedTensor(w, true), sv = SavedTensor(v, true)](const TensorList& g,
-                                                                 const Node&) {
-             return TensorList{eig_backward(g[0], g[1], sw.get(), sv.get())};
+           [sw = SavedTensor(w, true), sv = SavedTensor(v, true), re = !a.is_complex()](
+               const TensorList& g, const Node&) {
+             return TensorList{eig_backward(g[0], g[1], sw.get(), sv.get(), re)};
            });
   return {w, v};
 }
@@ -623,8 +666,9 @@ Tensor eigvals(const Tensor& a) {
     std::tie(w, v) = eig_raw("linalg.eigvals", a, grad);
   }
   if (grad)
-    record("LinalgEigBackward0", {&w}, {&a}, [sw = SavedTensor(w, true), v](const Tensor& g) {
-      return TensorList{eig_backward(g, Tensor(), sw.get(), v)};
+    record("LinalgEigBackward0", {&w}, {&a},
+           [sw = SavedTensor(w, true), v, re = !a.is_complex()](const Tensor& g) {
+             return TensorList{eig_backward(g, Tensor(), sw.get(), v, re)};
     });
   return w;
 }
@@ -644,7 +688,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const char* op, const Tensor& a, char
     return s;
   };
   int64_t ucols = jobz == 'A' ? m : k, vrows = jobz == 'A' ? n : k;
-  Tensor s = empty(with({k}), a.options());
+  Tensor s = empty(with({k}), real_options(a));
   // U column-major (m x ucols) is a row-major (ucols, m) block; Vh (vrows x n) likewise (n, vrows).
   Tensor u = jobz == 'N' ? Tensor() : empty(with({ucols, m}), a.options());
   Tensor vt = jobz == 'N' ? Tensor() : empty(with({n, vrows}), a.options());
@@ -654,7 +698,7 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const char* op, const Tensor& a, char
     detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
       T* p = static_cast<T*>(buf.data_ptr());
-      T* sp = static_cast<T*>(s.data_ptr());
+      auto* sp = static_cast<real_of_t<T>*>(s.data_ptr());
       T* up = jobz == 'N' ? nullptr : static_cast<T*>(u.data_ptr());
       T* vp = jobz == 'N' ? nullptr : static_cast<T*>(vt.data_ptr());
       T dummy = 0;
@@ -680,10 +724,10 @@ std::tuple<Tensor, Tensor, Tensor> svd_raw(const char* op, const Tensor& a, char
   return {from_column_major(u).contiguous(), s, from_column_major(vt).contiguous()};
 }
 
-Tensor skew(const Tensor& x) { return x - mT(x); }
+Tensor skew(const Tensor& x) { return x - mH(x); }
 
-// PyTorch's svd_backward (real): from the gradients of U (m x k), S and Vh (k x n) of the reduced
-// SVD; full matrices are narrowed to k first.
+// PyTorch's svd_backward: from the gradients of U (m x k), S and Vh (k x n) of the reduced SVD;
+// full matrices are narrowed to k first.
 Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Tensor& S,
                     Tensor Vh) {
   int64_t m = U.size(-2), n = Vh.size(-1), k = S.size(-1);
@@ -699,8 +743,8 @@ Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Ten
     if (!gS.defined()) return Tensor();
     return m >= n ? matmul(U, gS.unsqueeze(-1) * Vh) : matmul(U * gS.unsqueeze(-2), Vh);
   }
-  Tensor UhgU = gU.defined() ? skew(matmul(mT(U), gU)) : Tensor();
-  Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mT(gVh))) : Tensor();
+  Tensor UhgU = gU.defined() ? skew(matmul(mH(U), gU)) : Tensor();
+  Tensor VhgV = gVh.defined() ? skew(matmul(Vh, mH(gVh))) : Tensor();
   Tensor S2 = S * S;
   Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1);
   Tensor off = logical_not(eye(k, k, TensorOptions(kBool)));
@@ -714,16 +758,19 @@ Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Ten
     ret = S.unsqueeze(-1) * (VhgV / E);
   ret = where(off, ret, scalar_tensor(0, ret.options()));
   if (gS.defined()) ret = ret + diag_embed(gS);
+  // The phase of complex singular vectors: i Im(diag(U^H gU)) / S, grouped as PyTorch's.
+  if (U.is_complex() && gU.defined() && gVh.defined())
+    ret = ret + diag_embed(diagonal(UhgU, 0, -2, -1) / (S * 2.0));
   Tensor ga;
   if (m > k && gU.defined()) {
     ga = matmul(U, ret);
     Tensor gUSinv = gU / S.unsqueeze(-2);
-    ga = ga + gUSinv - matmul(U, matmul(mT(U), gUSinv));
+    ga = ga + gUSinv - matmul(U, matmul(mH(U), gUSinv));
     ga = matmul(ga, Vh);
   } else if (n > k && gVh.defined()) {
     ga = matmul(ret, Vh);
     Tensor SinvgVh = gVh / S.unsqueeze(-1);
-    ga = ga + SinvgVh - matmul(matmul(SinvgVh, mT(Vh)), Vh);
+    ga = ga + SinvgVh - matmul(matmul(SinvgVh, mH(Vh)), Vh);
     ga = matmul(U, ga);
   } else {
     ga = m >= n ? matmul(U, matmul(ret, Vh)) : matmul(matmul(U, ret), Vh);
@@ -782,8 +829,10 @@ std::tuple<Tensor, Tensor, Tensor> ldl_factor_ex(const Tensor& a, bool hermitian
       int32_t* ip = static_cast<int32_t*>(piv.data_ptr());
       for (int64_t b = 0; b < batch; ++b)
         infos[static_cast<size_t>(b)] =
-            lapack::sytrf<T>('L', static_cast<int>(n), p + b * n * n, static_cast<int>(n),
-                             ip + b * n);
+            hermitian ? lapack::hetrf<T>('L', static_cast<int>(n), p + b * n * n,
+                                         static_cast<int>(n), ip + b * n)
+                      : lapack::sytrf<T>('L', static_cast<int>(n), p + b * n * n,
+                                         static_cast<int>(n), ip + b * n);
     });
   if (check_errors)
     detail::check_infos("torch.linalg.ldl_factor_ex", infos, a.dim() > 2, [](int i) {

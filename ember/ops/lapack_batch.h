@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "ember/core/complex.h"
 #include "ember/core/error.h"
 #include "ember/core/tensor.h"
 
 namespace ember::detail {
 
-/// PyTorch's checks: at least 2 dims, float32 or float64 (complex64 and complex128 too where
-/// `complex` says the op takes them), on the CPU; `square` also wants (..., n, n).
-void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name = "A",
-                        bool complex = false);
+/// PyTorch's checks: at least 2 dims, float32, float64, complex64 or complex128, on the CPU;
+/// `square` also wants (..., n, n).
+void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name = "A");
 
 /// The number of matrices in a (..., m, n) tensor.
 int64_t batch_count(const Tensor& a);
@@ -24,13 +24,17 @@ Tensor column_major(const Tensor& a);
 /// The logical (..., m, n) tensor of such a buffer (a view, not contiguous).
 inline Tensor from_column_major(const Tensor& buf) { return buf.transpose(-2, -1); }
 
-/// Calls f(T{}) with T float or double for a's dtype.
+/// Calls f(T{}) with T float, double, Complex<float> or Complex<double> for a's dtype.
 template <typename F>
 void dispatch_lapack(DType t, const char* op, F&& f) {
   if (t == kFloat32)
     f(float{});
   else if (t == kFloat64)
     f(double{});
+  else if (t == kComplex64)
+    f(Complex<float>{});
+  else if (t == kComplex128)
+    f(Complex<double>{});
   else
     EMBER_CHECK(false, "[", op, "] not implemented for '", t, "'");
 }

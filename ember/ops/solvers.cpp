@@ -51,15 +51,6 @@ bool vector_case(const Tensor& a, const Tensor& b) {
 // A X = B for A (..., n, n), B (..., n, k) with the same batch (no autograd): LAPACK's getrf
 // and getrs per matrix; the infos say which matrices were singular.
 std::tuple<Tensor, std::vector<int>> solve_raw(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.is_complex()) {
-    // A complex system as a real one twice the size: [[Ar, -Ai], [Ai, Ar]] [Xr; Xi] = [Br; Bi]
-    // (ember wraps LAPACK's real routines only, so far).
-    Tensor ar = real(a), ai = imag(a);
-    Tensor m = cat({cat({ar, neg(ai)}, -1), cat({ai, ar}, -1)}, -2);
-    auto [x, infos] = solve_raw(op, m, cat({real(b), imag(b)}, -2));
-    int64_t n = a.size(-1);
-    return {complex(x.narrow(-2, 0, n), x.narrow(-2, n, n)), infos};
-  }
   Tensor abuf = column_major(a), bbuf = column_major(b);
   int64_t n = a.size(-1), k = b.size(-1), batch = batch_count(a);
   std::vector<int> infos(static_cast<size_t>(batch), 0);
@@ -101,7 +92,7 @@ std::tuple<Tensor, Tensor> solve_ex(const Tensor& a, const Tensor& b, bool left,
                                     bool check_errors) {
   EMBER_OP(solve_ex, a, b, left, check_errors);
   const char* op = "linalg.solve";
-  detail::check_linalg_input(op, a, true, "A", /*complex=*/true);
+  detail::check_linalg_input(op, a, true, "A");
   EMBER_CHECK(b.dtype() == a.dtype(), op, ": Expected A and B to have the same dtype, but found "
               "A of type ", a.dtype(), " and B of type ", b.dtype(), " instead");
   bool vec = vector_case(a, b);
@@ -187,10 +178,10 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
            [sa = SavedTensor(a), sx = SavedTensor(x, true), upper, left, unitriangular](
                const Tensor& g, const Node& node) {
              const Tensor &A = sa.get(), &X = sx.get();
-             Tensor gb = solve_triangular(mT(A), g, !upper, left, unitriangular);
+             Tensor gb = solve_triangular(mH(A), g, !upper, left, unitriangular);
              Tensor ga;
              if (node.needs_input_grad(0)) {
-               ga = left ? -matmul(gb, mT(X)) : -matmul(mT(X), gb);
+               ga = left ? -matmul(gb, mH(X)) : -matmul(mH(X), gb);
                ga = upper ? triu(ga, unitriangular ? 1 : 0) : tril(ga, unitriangular ? -1 : 0);
                ga = sum_to(ga, A.sizes());
              }
@@ -220,9 +211,9 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
     y = solve_triangular(L, y, false, true, true);
     return solve_triangular(U, y, true, true);
   }
-  if (left) {  // A^T X = B: U^T L^T P^T X = B -> X = P L^-T U^-T B
-    Tensor y = solve_triangular(mT(U), b, false, true);
-    y = solve_triangular(mT(L), y, true, true, true);
+  if (left) {  // A^H X = B: U^H L^H P^T X = B -> X = P L^-H U^-H B
+    Tensor y = solve_triangular(mH(U), b, false, true);
+    y = solve_triangular(mH(L), y, true, true, true);
     return permute_rows(lu, pivots, y, /*inverse=*/false);
   }
   if (!adjoint) {  // X A = B: X P L U = B -> X = B U^-1 L^-1 P^T
@@ -230,26 +221,59 @@ Tensor lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool le
     y = solve_triangular(L, y, false, false, true);
     return mT(permute_rows(lu, pivots, mT(y), /*inverse=*/false));
   }
-  // X A^T = B: X U^T L^T P^T = B -> X = B P L^-T U^-T
+  // X A^H = B: X U^H L^H P^T = B -> X = B P L^-H U^-H
   Tensor y = mT(permute_rows(lu, pivots, mT(b), /*inverse=*/true));
-  y = solve_triangular(mT(L), y, true, false, true);
-  return solve_triangular(mT(U), y, false, false);
+  y = solve_triangular(mH(L), y, true, false, true);
+  return solve_triangular(mH(U), y, false, false);
 }
 
 Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
   EMBER_OP(cholesky_solve, b, l, upper);
   detail::check_linalg_input("cholesky_solve", l, true, "input2");
-  // A = L L^T (or U^T U): X = L^-T L^-1 B.
-  Tensor lower = upper ? mT(l) : l;
-  Tensor y = solve_triangular(lower, b, false, true);
-  return solve_triangular(mT(lower), y, true, true);
+  Tensor x;
+  {
+    NoGradGuard no_grad;
+    // A = L L^H (or U^H U): X = L^-H L^-1 B.
+    Tensor lower = upper ? mH(l) : l;
+    x = solve_triangular(mH(lower), solve_triangular(lower, b, false, true), true, true);
+  }
+  // PyTorch's formulas, which differentiate in every entry of L as cholesky_inverse's:
+  // gB = A^-1 gX, gL = -(gB X^H + X gB^H) L (or -U (...)).
+  if (any_requires_grad({&b, &l}))
+    record("CholeskySolveBackward0", {&x}, {&b, &l},
+           [bsizes = b.sizes(), sl = SavedTensor(l), sx = SavedTensor(x, true), upper](
+               const Tensor& g, const Node& node) {
+             const Tensor &L = sl.get(), &X = sx.get();
+             Tensor gb = cholesky_solve(g, L, upper), gl;
+             if (node.needs_input_grad(1)) {
+               Tensor common = matmul(gb, mH(X));
+               common = common + mH(common);
+               gl = sum_to(upper ? -matmul(L, common) : -matmul(common, L), L.sizes());
+             }
+             return TensorList{node.needs_input_grad(0) ? sum_to(gb, bsizes) : Tensor(), gl};
+           });
+  return x;
 }
 
 Tensor cholesky_inverse(const Tensor& l, bool upper) {
   EMBER_OP(cholesky_inverse, l, upper);
   detail::check_linalg_input("cholesky_inverse", l, true, "input");
   int64_t n = l.size(-1);
-  return cholesky_solve(eye(n, n, l.options()).expand(l.sizes()), l, upper);
+  Tensor x;
+  {
+    NoGradGuard no_grad;
+    x = cholesky_solve(eye(n, n, l.options()).expand(l.sizes()), l, upper);
+  }
+  // PyTorch's formula, which differentiates (L L^H)^-1 in every entry of L (the other triangle
+  // too, though the forward never reads it): gL = -X (G + G^H) X L, or -U X (G + G^H) X.
+  if (any_requires_grad({&l}))
+    record("CholeskyInverseBackward0", {&x}, {&l},
+           [sl = SavedTensor(l), sx = SavedTensor(x, true), upper](const Tensor& g) {
+             const Tensor &L = sl.get(), &X = sx.get();
+             Tensor common = matmul(X, matmul(g + mH(g), X));
+             return TensorList{upper ? -matmul(L, common) : -matmul(common, L)};
+           });
+  return x;
 }
 
 Tensor ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool hermitian) {
@@ -269,8 +293,12 @@ Tensor ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool h
       const int32_t* ip = static_cast<const int32_t*>(piv.data_ptr());
       int ni = static_cast<int>(n);
       for (int64_t i = 0; i < batch; ++i)
-        lapack::sytrs<T>('L', ni, static_cast<int>(k), ap + i * n * n, ni, ip + i * n,
-                         bp + i * n * k, ni);
+        if (hermitian)
+          lapack::hetrs<T>('L', ni, static_cast<int>(k), ap + i * n * n, ni, ip + i * n,
+                           bp + i * n * k, ni);
+        else
+          lapack::sytrs<T>('L', ni, static_cast<int>(k), ap + i * n * n, ni, ip + i * n,
+                           bp + i * n * k, ni);
     });
   return from_column_major(bbuf).contiguous();
 }
@@ -279,7 +307,7 @@ Tensor ldl_solve(const Tensor& ld, const Tensor& pivots, const Tensor& b, bool h
 
 std::tuple<Tensor, Tensor> inv_ex(const Tensor& a, bool check_errors) {
   EMBER_OP(inv_ex, a, check_errors);
-  detail::check_linalg_input("linalg.inv", a, true, "A", /*complex=*/true);
+  detail::check_linalg_input("linalg.inv", a, true, "A");
   int64_t n = a.size(-1);
   Tensor x;
   std::vector<int> infos;
@@ -306,17 +334,19 @@ Tensor inv(const Tensor& a) {
 
 namespace {
 
-// (sign, log |det|) of each matrix from its LU factors (no autograd).
+// The sign (+1 or -1) of the permutation of lu_factor's pivots, in dtype.
+Tensor permutation_sign(const Tensor& piv, int64_t n, DType dtype) {
+  Tensor swaps = ne(piv, arange(1, n + 1, 1, TensorOptions(kInt32))).to(kInt64).sum(Dims{-1});
+  return 1.0 - remainder(swaps, 2).to(dtype) * 2.0;
+}
+
+// (sign, log |det|) of each matrix from its LU factors (no autograd); the sign of a complex
+// determinant is det / |det|, log |det| is real.
 std::tuple<Tensor, Tensor> slogdet_raw(const char* op, const Tensor& a) {
   detail::check_linalg_input(op, a, true);
   auto [lu_data, piv, info] = lu_factor_ex(a.detach());
-  int64_t n = a.size(-1);
   Tensor diag = diagonal(lu_data, 0, -2, -1);
-  Tensor swaps = ne(piv, arange(1, n + 1, 1, TensorOptions(kInt32)))
-                     .to(kInt64)
-                     .sum(Dims{-1});
-  Tensor perm_sign = 1.0 - remainder(swaps, 2).to(a.dtype()) * 2.0;
-  Tensor sign = mul(prod(ember::sign(diag), -1), perm_sign);
+  Tensor sign = mul(prod(sgn(diag), -1), permutation_sign(piv, a.size(-1), a.dtype()));
   Tensor logabs = sum(log(abs(diag)), Dims{-1});
   return {sign, logabs};
 }
@@ -330,14 +360,11 @@ Tensor det(const Tensor& a) {
     NoGradGuard no_grad;
     detail::check_linalg_input("linalg.det", a, true);
     auto [lu_data, piv, info] = lu_factor_ex(a);
-    int64_t n = a.size(-1);
-    Tensor swaps = ne(piv, arange(1, n + 1, 1, TensorOptions(kInt32))).to(kInt64).sum(Dims{-1});
-    Tensor perm_sign = 1.0 - remainder(swaps, 2).to(a.dtype()) * 2.0;
-    out = prod(diagonal(lu_data, 0, -2, -1), -1) * perm_sign;
+    out = prod(diagonal(lu_data, 0, -2, -1), -1) * permutation_sign(piv, a.size(-1), a.dtype());
   }
   if (any_requires_grad({&a}))
-    // The cofactor matrix, from the SVD so that it is right for singular A as well:
-    // cof(A) = det(U) det(V) U diag(prod_{j != i} s_j) V^T.
+    // The conjugate of the cofactor matrix, from the SVD so that it is right for singular A as
+    // well: conj(cof(A)) = conj(det(U) det(Vh)) U diag(prod_{j != i} s_j) Vh.
     record("LinalgDetBackward0", {&out}, {&a}, [sa = SavedTensor(a)](const Tensor& g) {
       const Tensor& A = sa.get();
       if (A.numel() == 0) return TensorList{zeros_like(A)};
@@ -349,7 +376,7 @@ Tensor det(const Tensor& a) {
       Tensor suffix = cat({flip(cumprod(flip(S, {-1}), -1), {-1}).narrow(-1, 1, n - 1), ones_col},
                           -1);
       Tensor others = prefix * suffix;
-      Tensor sign = det(U) * det(Vh);
+      Tensor sign = conj(det(U) * det(Vh));
       Tensor cof = matmul(U * (others * sign.unsqueeze(-1)).unsqueeze(-2), Vh);
       return TensorList{g.unsqueeze(-1).unsqueeze(-1) * cof};
     });
@@ -366,10 +393,17 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& a) {
   if (any_requires_grad({&a}))
     // The sign is an output of the node too (its gradient is 0 for real A), as PyTorch's.
     record("LinalgSlogdetBackward0", {&sign, &logabs}, {&a},
-           [sa = SavedTensor(a)](const TensorList& g, const Node&) {
-             // d log|det A| = tr(A^-1 dA): gA = g A^-T.
-             if (!g[1].defined()) return TensorList{zeros_like(sa.get())};
-             return TensorList{g[1].unsqueeze(-1).unsqueeze(-1) * mT(inv(sa.get()))};
+           [sa = SavedTensor(a), ss = SavedTensor(sign, true)](const TensorList& g,
+                                                                const Node&) {
+             // With d = tr(A^-1 dA): d log|det A| = re d and d sign = i sign im d, so
+             // gA = c A^-H with c = g_logabs - i im(conj(g_sign) sign) (g_logabs for real A).
+             const Tensor& A = sa.get();
+             Tensor c = g[1].defined() ? g[1] : zeros_like(real(ss.get()));
+             if (A.is_complex() && g[0].defined())
+               c = c - complex(zeros_like(c), imag(conj(g[0]) * ss.get()));
+             else if (!g[1].defined())
+               return TensorList{zeros_like(A)};
+             return TensorList{c.unsqueeze(-1).unsqueeze(-1) * mH(inv(A))};
            });
   return {sign, logabs};
 }
@@ -377,6 +411,8 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& a) {
 Tensor logdet(const Tensor& a) {
   EMBER_OP(logdet, a);
   auto [sign, logabs] = slogdet(a);
+  // log det = log |det| + i arg det for complex A; a real A with a negative det has none (NaN).
+  if (a.is_complex()) return logabs + log(sign);
   return where(lt(sign, 0), scalar_tensor(std::numeric_limits<double>::quiet_NaN(), logabs.options()),
                logabs);
 }
@@ -386,7 +422,7 @@ Tensor logdet(const Tensor& a) {
 namespace {
 
 double default_rtol(const Tensor& a) {
-  double eps = a.dtype() == kFloat32 ? std::numeric_limits<float>::epsilon()
+  double eps = to_real_dtype(a.dtype()) == kFloat32 ? std::numeric_limits<float>::epsilon()
                                      : std::numeric_limits<double>::epsilon();
   return eps * static_cast<double>(std::max(a.size(-2), a.size(-1)));
 }
@@ -407,14 +443,14 @@ Tensor optional_scalar(std::optional<double> v) {
 }
 
 // Golub and Pereyra's derivative of the pseudo-inverse P of A, as PyTorch's pinv_backward:
-// gA = -P^T gP P^T + (I - A P) gP^T P P^T + P^T P gP^T (I - P A).
+// gA = -P^H gP P^H + (I - A P) gP^H P P^H + P^H P gP^H (I - P A).
 Tensor pinv_backward(const Tensor& gP, const Tensor& P, const Tensor& A) {
   int64_t m = A.size(-2), n = A.size(-1);
-  Tensor first = -matmul(mT(P), matmul(gP, mT(P)));
+  Tensor first = -matmul(mH(P), matmul(gP, mH(P)));
   Tensor im = eye(m, m, A.options()) - matmul(A, P);
   Tensor in = eye(n, n, A.options()) - matmul(P, A);
-  return first + matmul(im, matmul(mT(gP), matmul(P, mT(P)))) +
-         matmul(matmul(mT(P), P), matmul(mT(gP), in));
+  return first + matmul(im, matmul(mH(gP), matmul(P, mH(P)))) +
+         matmul(matmul(mH(P), P), matmul(mH(gP), in));
 }
 
 }  // namespace
@@ -437,12 +473,12 @@ Tensor pinv(const Tensor& a, const Tensor& atol, const Tensor& rtol, bool hermit
       Tensor absw = abs(w);
       Tensor inv_w = where(gt(absw, threshold(a, absw, atol, rtol)), 1.0 / w,
                            scalar_tensor(0, w.options()));
-      p = matmul(v * inv_w.unsqueeze(-2), mT(v));
+      p = matmul(v * inv_w.unsqueeze(-2), mH(v));
     } else {
       auto [U, S, Vh] = svd(a, /*full_matrices=*/false);
       Tensor inv_s = where(gt(S, threshold(a, S, atol, rtol)), 1.0 / S,
                            scalar_tensor(0, S.options()));
-      p = matmul(mT(Vh) * inv_s.unsqueeze(-2), mT(U));
+      p = matmul(mH(Vh) * inv_s.unsqueeze(-2), mH(U));
     }
   }
   if (any_requires_grad({&a}))
@@ -501,15 +537,17 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
     int64_t batch_size = batch_n;
     bool want_rank = driver != "gels", want_s = driver == "gelsd" || driver == "gelss";
     std::vector<int64_t> ranks(static_cast<size_t>(batch_size), std::min(m, n));
-    svals = want_s ? empty(concat(batch, {std::min(m, n)}), a.options())
-                   : empty({0}, a.options());
+    TensorOptions real_options = a.options().with_dtype(to_real_dtype(a.dtype()));
+    svals = want_s ? empty(concat(batch, {std::min(m, n)}), real_options)
+                   : empty({0}, real_options);
     std::vector<int> infos(static_cast<size_t>(batch_size), 0);
     if (m > 0 && n > 0 && k > 0)
       detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
         using T = decltype(zero);
         T* ap = static_cast<T*>(abuf.data_ptr());
         T* bp = static_cast<T*>(bbuf.data_ptr());
-        T* sp = want_s ? static_cast<T*>(svals.data_ptr()) : nullptr;
+        using R = real_of_t<T>;
+        R* sp = want_s ? static_cast<R*>(svals.data_ptr()) : nullptr;
         int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
         int ldb = static_cast<int>(rows);
         for (int64_t i = 0; i < batch_size; ++i) {
@@ -517,13 +555,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
           T* bi = bp + i * rows * k;
           int r = 0, info = 0;
           if (driver == "gelsy")
-            info = lapack::gelsy<T>(mi, ni, ki, ai, mi, bi, ldb, static_cast<T>(rc), &r);
+            info = lapack::gelsy<T>(mi, ni, ki, ai, mi, bi, ldb, static_cast<R>(rc), &r);
           else if (driver == "gelsd")
             info = lapack::gelsd<T>(mi, ni, ki, ai, mi, bi, ldb, sp + i * std::min(m, n),
-                                    static_cast<T>(rc), &r);
+                                    static_cast<R>(rc), &r);
           else if (driver == "gelss")
             info = lapack::gelss<T>(mi, ni, ki, ai, mi, bi, ldb, sp + i * std::min(m, n),
-                                    static_cast<T>(rc), &r);
+                                    static_cast<R>(rc), &r);
           else
             info = lapack::gels<T>(mi, ni, ki, ai, mi, bi, ldb);
           infos[static_cast<size_t>(i)] = info;
@@ -538,16 +576,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
     x = sol_full.narrow(-2, 0, n).contiguous();
     rank = want_rank ? from_vector(ranks, {batch_size}, TensorOptions(kInt64)).reshape(batch)
                      : empty({0}, TensorOptions(kInt64));
-    if (!want_s && svals.numel() == 0 && driver != "gelsd" && driver != "gelss")
-      svals = empty({0}, a.options());
     bool full_rank = std::all_of(ranks.begin(), ranks.end(), [&](int64_t r) { return r == n; });
     // As PyTorch: gelsy leaves no residuals, gelsd and gelss only for full-rank inputs.
     if (m > n && driver != "gelsy" && (driver == "gels" || full_rank)) {
       Tensor tail = sol_full.narrow(-2, n, m - n);
-      residuals = sum(tail * tail, Dims{-2});
+      residuals = sum(real(tail * conj(tail)), Dims{-2});
       if (vec) residuals = residuals.squeeze(-1);
     } else {
-      residuals = empty({0}, a.options());
+      residuals = empty({0}, real_options);
     }
     if (vec) x = x.squeeze(-1);
   }
@@ -560,9 +596,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
              Tensor gm = vec ? g.unsqueeze(-1) : g, bm = vec ? B.unsqueeze(-1) : B;
              Tensor ga, gb;
              if (node.needs_input_grad(0))
-               ga = sum_to(pinv_backward(matmul(gm, mT(bm)), P, A.detach()), A.sizes());
+               ga = sum_to(pinv_backward(matmul(gm, mH(bm)), P, A.detach()), A.sizes());
              if (node.needs_input_grad(1)) {
-               gb = matmul(mT(P), gm);
+               gb = matmul(mH(P), gm);
                if (vec) gb = gb.squeeze(-1);
                gb = sum_to(gb, B.sizes());
              }
@@ -580,6 +616,7 @@ Tensor matrix_exp(const Tensor& a) {
   if (a.dtype() == kFloat16 || a.dtype() == kBFloat16)
     return matrix_exp(a.to(kFloat32)).to(a.dtype());
   if (a.dtype() == kFloat32) return matrix_exp(a.to(kFloat64)).to(kFloat32);
+  if (a.dtype() == kComplex64) return matrix_exp(a.to(kComplex128)).to(kComplex64);
   detail::check_linalg_input("linalg.matrix_exp", a, true);
   int64_t n = a.size(-1);
   if (a.numel() == 0) return a.clone();

@@ -274,7 +274,7 @@ void def_linalg_top_level(OpTable& t) {
                                                     zeros(bv, x.options())}};
           }
           auto [u, s, vh] = L::svd(x, !a.flag(1));
-          return NamedResult{"return_types.svd", {u, s, mT(vh)}};
+          return NamedResult{"return_types.svd", {u, s, conj(mT(vh))}};  // V = Vh^H
         });
   t.def("qr(Tensor input, bool some=True, *, Tensor[]? out=None)", [](const Args& a) {
     auto [q, r] = L::qr(a.tensor(0), a.flag(1) ? "reduced" : "complete");

@@ -1,5 +1,6 @@
-// Complex tensors and torch.fft from C++: promotion, the element type's arithmetic, views as real,
-// and transforms against the defining sums (the Python tests compare with PyTorch itself).
+// Complex tensors, torch.fft and complex linear algebra from C++: promotion, the element type's
+// arithmetic, views as real, transforms against the defining sums, decompositions against the
+// products they factor (the Python tests compare with PyTorch itself).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,6 +67,31 @@ TEST(Fft, MatchesTheDefiningSum) {
   EXPECT_TRUE(allclose(back, x, 1e-12, 1e-12));
   EXPECT_EQ(fft::rfft(x).size(0), n / 2 + 1);
   EXPECT_THROW(fft::fft(x, 0), Error);
+}
+
+Tensor adjoint(const Tensor& t) { return conj(t.transpose(-2, -1)); }
+
+TEST(ComplexLinalg, DecompositionsRebuildTheirMatrix) {
+  manual_seed(3);
+  Tensor a = randn({2, 4, 4}, TensorOptions(kComplex128));
+  Tensor h = add(matmul(a, adjoint(a)), eye(4, 4, TensorOptions(kComplex128)));
+  Tensor l = linalg::cholesky(h);
+  EXPECT_TRUE(allclose(matmul(l, adjoint(l)), h, 1e-10, 1e-10));
+  auto [w, v] = linalg::eigh(h);
+  EXPECT_EQ(w.dtype(), kFloat64);  // a Hermitian matrix's eigenvalues are real
+  EXPECT_TRUE(allclose(matmul(v * w.unsqueeze(-2), adjoint(v)), h, 1e-10, 1e-10));
+  auto [u, s, vh] = linalg::svd(a, /*full_matrices=*/false);
+  EXPECT_EQ(s.dtype(), kFloat64);
+  EXPECT_TRUE(allclose(matmul(u * s.unsqueeze(-2), vh), a, 1e-10, 1e-10));
+  auto [q, r] = linalg::qr(a);
+  EXPECT_TRUE(allclose(matmul(q, r), a, 1e-10, 1e-10));
+  auto [ew, ev] = linalg::eig(a);
+  EXPECT_TRUE(allclose(matmul(a, ev), ev * ew.unsqueeze(-2), 1e-10, 1e-10));
+  // det = the product of the eigenvalues; slogdet's sign has modulus 1.
+  EXPECT_TRUE(allclose(linalg::det(a), prod(ew, -1), 1e-10, 1e-10));
+  auto [sign, logabs] = linalg::slogdet(a);
+  EXPECT_TRUE(allclose(abs(sign), ones({2}, TensorOptions(kFloat64)), 1e-12, 1e-12));
+  EXPECT_EQ(logabs.dtype(), kFloat64);
 }
 
 }  // namespace
