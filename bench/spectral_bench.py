@@ -45,6 +45,12 @@ def cases():
         yield f"linalg.matrix_exp {n} float64", "linalg.matrix_exp", (sq[n] / n,)
     yield "linalg.solve 256 x 16 float64", "linalg.solve", (sq[256], rhs)
     yield "linalg.lstsq 256 x 16 float64", "linalg.lstsq", (sq[256], rhs)
+    # Complex matrices: LAPACK's z routines.
+    zsq = torch.randn(128, 128, dtype=torch.complex128, generator=g)
+    zpd = zsq @ zsq.mH + 128 * torch.eye(128, dtype=torch.complex128)
+    for op, arg in [("det", zsq), ("inv", zsq), ("cholesky", zpd), ("qr", zsq), ("svd", zsq),
+                    ("eigh", zpd), ("eig", zsq), ("matrix_exp", zsq / 128)]:
+        yield f"linalg.{op} 128 complex128", f"linalg.{op}", (arg,)
 
 
 def lookup(module, name):

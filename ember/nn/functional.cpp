@@ -21,6 +21,28 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   return x * keep * (1.0 / (1 - p));
 }
 
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& x, double p, std::optional<bool> train) {
+  EMBER_OP(native_dropout, x, p, train);
+  EMBER_CHECK(p >= 0 && p <= 1, "[native_dropout] dropout probability has to be between 0 and 1, "
+              "but got ", p);
+  if (train.has_value() && !*train)
+    return {x.clone(), ones(x.sizes(), x.options().with_dtype(kBool))};
+  Tensor mask = bernoulli(x, 1 - p).to(kBool);
+  double scale = p == 1 ? 0.0 : 1.0 / (1 - p);  // p = 1 gives zeros, not NaN
+  return {x * mask * scale, mask};
+}
+
+Tensor norm_except_dim(const Tensor& v, int64_t pow, int64_t dim) {
+  EMBER_OP(norm_except_dim, v, pow, dim);
+  if (dim == -1) return norm(v, Scalar(pow));
+  EMBER_CHECK(dim >= 0 && dim < v.dim(), "[norm_except_dim] dim ", dim, " is out of range for a ",
+              v.dim(), "-D tensor");
+  Dims others;
+  for (int64_t d = 0; d < v.dim(); ++d)
+    if (d != dim) others.push_back(d);
+  return norm(v, Scalar(pow), others, /*keepdim=*/true);
+}
+
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
     case Reduction::None:

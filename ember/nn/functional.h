@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "ember/ops/batch_norm.h"
 #include "ember/ops/conv.h"
@@ -65,5 +66,11 @@ Tensor reduce(const Tensor& loss, Reduction reduction);
 Tensor feature_dropout(const Tensor& x, double p, bool training, int64_t spatial);
 /// Alpha dropout (SELU's): keeps the mean and variance of its input.
 Tensor alpha_dropout(const Tensor& x, double p = 0.5, bool training = false);
+/// ATen's dropout with its mask (torch.native_dropout): (x * mask / (1 - p), mask) with a bool
+/// mask of x's shape; when train is false, (a copy of x, all true). train unset means true.
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& x, double p, std::optional<bool> train);
+/// The p-norm of v over every dim but dim, shaped to broadcast against v (weight norm's g);
+/// dim -1 gives the norm of the whole (torch.norm_except_dim).
+Tensor norm_except_dim(const Tensor& v, int64_t pow = 2, int64_t dim = 0);
 
 }  // namespace ember::nn::functional

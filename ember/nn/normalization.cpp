@@ -2,6 +2,7 @@
 
 #include "ember/core/dtype.h"
 #include "ember/core/grad_mode.h"
+#include "ember/ops/batch_norm.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/join.h"
@@ -92,33 +93,24 @@ Tensor instance_norm(const Tensor& x, const Tensor& running_mean, const Tensor& 
            eps);
   EMBER_CHECK(x.dim() >= 3, "[instance_norm] expected an input of at least 3 dims (N, C, *), got ",
               x.sizes());
+  // As PyTorch's: batch norm of the (1, N * C, ...) view, whose channels are the instances, with
+  // the per-channel tensors repeated N times; the running statistics take the mean over the
+  // samples of the repeated ones' update. One kernel and one rounding for 16-bit inputs.
   int64_t N = x.size(0), C = x.size(1);
-  Dims spatial;
-  for (int64_t d = 2; d < x.dim(); ++d) spatial.push_back(d);
-  Shape per_channel(static_cast<size_t>(x.dim()), 1);
-  per_channel[1] = C;
-  Tensor y;
-  if (use_input_stats) {
-    Tensor m = mean(x, spatial, true);
-    Tensor v = var(x, spatial, false, true);
-    y = (x - m) * rsqrt(v + eps);
-    if (running_mean.defined()) {
-      NoGradGuard no_grad;
-      // The running statistics move toward the batch's, averaged over the samples; the variance
-      // is the unbiased one, as batch norm's.
-      int64_t n = x.numel() / (N * C);
-      Tensor bm = m.reshape({N, C}).mean({0});
-      Tensor bv = v.reshape({N, C}).mean({0}) * (n > 1 ? static_cast<double>(n) / (n - 1) : 1.0);
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(bm, momentum);
-      rv.mul_(1 - momentum).add_(bv, momentum);
-    }
-  } else {
-    y = (x - running_mean.reshape(per_channel)) * rsqrt(running_var.reshape(per_channel) + eps);
+  Shape shape = x.sizes();
+  shape[0] = 1;
+  shape[1] = N * C;
+  auto repeated = [N](const Tensor& t) { return t.defined() ? repeat(t, {N}) : t; };
+  Tensor rm = repeated(running_mean), rv = repeated(running_var);
+  Tensor y = batch_norm(x.contiguous().view(shape), rm, rv, repeated(weight), repeated(bias),
+                        use_input_stats, momentum, eps);
+  {
+    NoGradGuard no_grad;
+    Tensor out_mean = running_mean, out_var = running_var;  // the caller's buffers, updated
+    if (out_mean.defined()) out_mean.copy_(rm.view({N, C}).mean({0}));
+    if (out_var.defined()) out_var.copy_(rv.view({N, C}).mean({0}));
   }
-  if (weight.defined()) y = y * weight.reshape(per_channel);
-  if (bias.defined()) y = y + bias.reshape(per_channel);
-  return y;
+  return y.view(x.sizes());
 }
 
 Tensor normalize(const Tensor& x, double p, int64_t dim, double eps) {

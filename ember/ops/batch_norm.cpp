@@ -54,6 +54,17 @@ Shape reduced_dims(const Tensor& x) {
   return dims;
 }
 
+// running = (1 - momentum) * running + momentum * batch, in place, for each running statistic
+// given; the variance's update is the unbiased one (count elements per channel).
+void update_running(const Tensor& running_mean, const Tensor& running_var, const Tensor& mean,
+                    const Tensor& var, double momentum, int64_t count) {
+  NoGradGuard no_grad;
+  Tensor rm = running_mean, rv = running_var;
+  if (rm.defined()) rm.mul_(1 - momentum).add_(mean * momentum);
+  if (rv.defined())
+    rv.mul_(1 - momentum).add_(var * (momentum * static_cast<double>(count) / (count - 1)));
+}
+
 // x contiguous -> (mean, biased variance) per channel.
 std::pair<Tensor, Tensor> mean_var(const Tensor& x) {
   Tensor mean = empty_channels(x), var = empty_channels(x);
@@ -136,12 +147,7 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
     Tensor var;
     std::tie(mean, var) = mean_var(x);
     invstd = rsqrt(var + eps);
-    if (running_mean.defined() && running_var.defined()) {
-      NoGradGuard no_grad;
-      Tensor rm = running_mean, rv = running_var;
-      rm.mul_(1 - momentum).add_(mean * momentum);
-      rv.mul_(1 - momentum).add_(var * (momentum * static_cast<double>(count) / (count - 1)));
-    }
+    update_running(running_mean, running_var, mean, var, momentum, count);
   } else {
     EMBER_CHECK(running_mean.defined() && running_var.defined(),
                 "[batch_norm] running_mean and running_var must be defined in evaluation mode");
@@ -183,8 +189,20 @@ std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& x_in, double eps) {
   return {mean, rsqrt(var + eps)};
 }
 
+std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& x_in, const Tensor& running_mean,
+                                                   const Tensor& running_var, double momentum) {
+  EMBER_OP(batch_norm_update_stats, x_in, running_mean, running_var, momentum);
+  check_input("batch_norm_update_stats", x_in);
+  check_per_channel("batch_norm_update_stats", x_in, {&running_mean, &running_var});
+  Tensor x = x_in.contiguous();
+  auto [mean, var] = mean_var(x);
+  update_running(running_mean, running_var, mean, var, momentum, channel_count(x));
+  return {mean, var};
+}
+
 Tensor batch_norm_elemt(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                        const Tensor& mean, const Tensor& invstd, double) {
+                        const Tensor& mean, const Tensor& invstd, double eps) {
+  EMBER_OP(batch_norm_elemt, x, weight, bias, mean, invstd, eps);
   check_input("batch_norm_elemt", x);
   check_defined("batch_norm_elemt", mean, "mean");
   check_defined("batch_norm_elemt", invstd, "invstd");

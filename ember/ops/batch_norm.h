@@ -21,6 +21,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 /// Per-channel mean and 1 / sqrt(biased variance + eps) (torch.batch_norm_stats).
 std::tuple<Tensor, Tensor> batch_norm_stats(const Tensor& x, double eps);
 
+/// The batch's per-channel mean and biased variance, with the running statistics (where given)
+/// updated as batch_norm's training step updates them (torch.batch_norm_update_stats).
+std::tuple<Tensor, Tensor> batch_norm_update_stats(const Tensor& x, const Tensor& running_mean,
+                                                   const Tensor& running_var, double momentum);
+
 /// (x - mean) * invstd * weight + bias per channel, in x's dtype (torch.batch_norm_elemt).
 Tensor batch_norm_elemt(const Tensor& x, const Tensor& weight, const Tensor& bias,
                         const Tensor& mean, const Tensor& invstd, double eps);

@@ -7,6 +7,7 @@
 #include "ember/ops/op_entry.h"
 #include "ember/ops/pointwise.h"
 #include "ember/ops/reduce.h"
+#include "ember/ops/tensor_index.h"
 
 namespace ember {
 namespace {
@@ -293,6 +294,23 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   Shape out_sizes = indices.sizes();
   out_sizes.push_back(weight.size(1));
   return index_select(weight, 0, indices.reshape({-1})).view(out_sizes);
+}
+
+Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm,
+                          double norm_type) {
+  EMBER_OP(embedding_renorm_, weight, indices, max_norm, norm_type);
+  EMBER_CHECK(weight.dim() == 2, "[embedding_renorm_] expected a 2-D weight, got ",
+              weight.sizes());
+  NoGradGuard no_grad;
+  Tensor flat = indices.reshape({-1});
+  Tensor rows = index_select(weight, 0, flat);
+  // PyTorch's arithmetic: each row's norm in the weight's dtype, the scale max_norm / (norm +
+  // 1e-7) in double, the row times it rounded once.
+  Tensor n = norm(rows, norm_type, Dims{1}, true).to(kFloat64);
+  Tensor scale = where(gt(n, max_norm), max_norm / (n + 1e-7), ones_like(n));
+  DType acc = weight.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  index_put_(weight, {TensorIndex(flat)}, (rows.to(acc) * scale.to(acc)).to(weight.dtype()));
+  return weight;
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {

@@ -24,5 +24,9 @@ Tensor index_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor
 Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
 /// weight (num_embeddings, dim) looked up by integer indices of any shape.
 Tensor embedding(const Tensor& weight, const Tensor& indices);
+/// Scales the rows of weight that indices name down to a norm (of order norm_type) of at most
+/// max_norm, in place and outside autograd (embedding's max_norm; torch.embedding_renorm_).
+Tensor& embedding_renorm_(Tensor& weight, const Tensor& indices, double max_norm,
+                          double norm_type);
 
 }  // namespace ember

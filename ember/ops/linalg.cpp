@@ -120,6 +120,16 @@ Tensor add_scaled(const Tensor& input, const Tensor& product, Scalar beta, Scala
   if (is(beta, 0)) return prod;
   return (is(beta, 1) ? input + prod : input * beta + prod).to(product.dtype());
 }
+
+// op(input, a, b) = beta * input + alpha * (a . b), rounded once for 16-bit operands: PyTorch's
+// CPU kernels keep the product in their float accumulators and round after the scaled sum, and
+// so does ember, by taking 16-bit operands through float32.
+template <typename Op>
+Tensor rounded_once(const Tensor& input, const Tensor& a, const Tensor& b, Op op) {
+  bool half = a.dtype() == kFloat16 || a.dtype() == kBFloat16;
+  if (!half || input.dtype() != a.dtype() || b.dtype() != a.dtype()) return op(input, a, b);
+  return op(input.to(kFloat32), a.to(kFloat32), b.to(kFloat32)).to(a.dtype());
+}
 }  // namespace
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
@@ -251,19 +261,35 @@ void gemm_into(const Tensor& a, const Tensor& b, Tensor& out, double alpha, doub
 
 Tensor baddbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   EMBER_OP(baddbmm, input, b1, b2, beta, alpha);
-  return add_scaled(input, bmm(b1, b2), beta, alpha);
+  return rounded_once(input, b1, b2, [&](const Tensor& i, const Tensor& x, const Tensor& y) {
+    return add_scaled(i, bmm(x, y), beta, alpha);
+  });
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar beta, Scalar alpha) {
   EMBER_OP(addbmm, input, b1, b2, beta, alpha);
-  Tensor prod = bmm(b1, b2);
-  return add_scaled(input, prod.sum({0}, false, prod.dtype()), beta, alpha);
+  return rounded_once(input, b1, b2, [&](const Tensor& i, const Tensor& x, const Tensor& y) {
+    Tensor prod = bmm(x, y);
+    return add_scaled(i, prod.sum({0}, false, prod.dtype()), beta, alpha);
+  });
 }
 
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, Scalar beta,
              Scalar alpha) {
   EMBER_OP(addmv, input, mat, vec, beta, alpha);
-  return add_scaled(input, mv(mat, vec), beta, alpha);
+  return rounded_once(input, mat, vec, [&](const Tensor& i, const Tensor& m, const Tensor& v) {
+    return add_scaled(i, mv(m, v), beta, alpha);
+  });
+}
+
+Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, Scalar beta,
+            Scalar alpha) {
+  EMBER_OP(addr, input, vec1, vec2, beta, alpha);
+  EMBER_CHECK(vec1.dim() == 1, "addr: Expected 1-D argument vec1, but got ", vec1.dim(), "-D");
+  EMBER_CHECK(vec2.dim() == 1, "addr: Expected 1-D argument vec2, but got ", vec2.dim(), "-D");
+  return rounded_once(input, vec1, vec2, [&](const Tensor& i, const Tensor& x, const Tensor& y) {
+    return add_scaled(i, outer(x, y), beta, alpha);
+  });
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {

@@ -35,6 +35,9 @@ Tensor addbmm(const Tensor& input, const Tensor& b1, const Tensor& b2, Scalar be
 /// beta * input + alpha * (mat @ vec).
 Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, Scalar beta = 1,
              Scalar alpha = 1);
+/// beta * input + alpha * outer(vec1, vec2) (input not read when beta is 0).
+Tensor addr(const Tensor& input, const Tensor& vec1, const Tensor& vec2, Scalar beta = 1,
+            Scalar alpha = 1);
 /// The inner product of two 1-D tensors.
 Tensor dot(const Tensor& a, const Tensor& b);
 /// The outer product of two 1-D tensors.

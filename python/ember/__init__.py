@@ -12,7 +12,8 @@ from ._C import (Tensor, device, dtype, float32, float, float64, double, float16
                  get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel,
                  from_numpy, from_dlpack, Generator, default_generator)
 from ._size import Size
-from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
+from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,
+                       is_inference_mode_enabled)
 from .serialization import save, load
 from . import _tensor
 from ._tensor import CPU_TYPES as _CPU_TYPES

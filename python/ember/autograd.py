@@ -5,6 +5,7 @@ as in PyTorch.
 """
 import functools
 import sys
+import threading
 
 from . import _C
 
@@ -44,12 +45,39 @@ class enable_grad(_GradMode):
     mode = True
 
 
+_inference = threading.local()  # this thread's inference-mode flag
+
+
+def is_inference_mode_enabled():
+    """Whether this thread is inside inference_mode() (torch.is_inference_mode_enabled)."""
+    return getattr(_inference, "enabled", False)
+
+
 class inference_mode(_GradMode):
-    """ember's inference mode is no-grad mode (torch.inference_mode)."""
-    mode = False
+    """ember's inference mode is no-grad mode, flagged so that is_inference_mode_enabled() says
+    so (torch.inference_mode); inference_mode(False) turns both off."""
 
     def __init__(self, mode=True):
+        self.inference = bool(mode)
         self.mode = not mode
+
+    def __enter__(self):
+        self._prev_inference = is_inference_mode_enabled()
+        _inference.enabled = self.inference
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _inference.enabled = self._prev_inference
+        return super().__exit__(*exc)
+
+    def __call__(self, fn):
+        inference = self.inference
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 class set_grad_enabled(_GradMode):

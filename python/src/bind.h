@@ -50,6 +50,7 @@ void def_reduce_ops(OpTable& t);
 void def_math_ops(OpTable& t);
 void def_factory_ops(OpTable& t);
 void def_nn_ops(OpTable& t);
+void def_nn_top_level(OpTable& t);
 /// The functions of ember._C._F bound directly (too many parameters for a signature).
 void def_nn_functions(py::module_& functional);
 void def_shape_ops(OpTable& t);

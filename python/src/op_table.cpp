@@ -716,6 +716,7 @@ void bind_ops(py::module_& m) {
   def_special_top_level(t);
   def_linalg_top_level(t);
   def_spectral_top_level(t);
+  def_nn_top_level(t);
   t.finish();
   // torch.linalg's names, as functions of ember._C._linalg (ember.linalg).
   py::module_ linalg = m.def_submodule("_linalg", "ember.linalg, declared by signature");

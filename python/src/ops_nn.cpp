@@ -513,14 +513,9 @@ void def_nn_ops(OpTable& t) {
           std::optional<double> max_norm = a.opt_real(3);
           double norm_type = a.real(4);
           return py::cast(nogil([&] {
-            if (max_norm) {
-              // Rows looked up are renormalised in place to at most max_norm, as PyTorch's.
-              NoGradGuard no_grad;
-              Tensor rows = w.index_select(0, idx.reshape({-1}));
-              Tensor n = norm(rows, norm_type, Dims{1}, true);
-              Tensor scale = where(gt(n, *max_norm), *max_norm / (n + 1e-7), ones_like(n));
+            if (max_norm) {  // rows looked up are renormalised in place, as PyTorch's
               Tensor target = w;
-              index_put_(target, {TensorIndex(idx.reshape({-1}))}, rows * scale);
+              embedding_renorm_(target, idx, *max_norm, norm_type);
             }
             Tensor out = embedding(w, idx);
             if (pad && w.requires_grad() && GradMode::is_enabled()) {
@@ -653,30 +648,6 @@ void def_nn_ops(OpTable& t) {
                                        a.tensor_or_undefined(2), w, o, a.tensor_or_undefined(11));
           return std::make_tuple(out, h, c.defined() ? c : h);
         });
-  t.def("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
-        "Tensor? b_hh=None)",
-        [](const Args& a) {
-          const std::vector<Tensor>& hx = a.tensors(1);
-          EMBER_CHECK_VALUE(hx.size() == 2, "lstm_cell: hx must be (h, c)");
-          auto [h, c] = lstm_cell(a.tensor(0), hx[0], hx[1], a.tensor(2), a.tensor(3),
-                                  a.tensor_or_undefined(4), a.tensor_or_undefined(5));
-          return std::make_tuple(h, c);
-        });
-  t.def("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
-        "Tensor? b_hh=None)",
-        [](const Args& a) {
-          return gru_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
-                          a.tensor_or_undefined(4), a.tensor_or_undefined(5));
-        });
-  for (const char* name : {"rnn_tanh_cell", "rnn_relu_cell"}) {
-    bool relu = std::string(name) == "rnn_relu_cell";
-    t.def(std::string(name) + "(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, "
-                              "Tensor? b_ih=None, Tensor? b_hh=None)",
-          [relu](const Args& a) {
-            return rnn_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
-                            a.tensor_or_undefined(4), a.tensor_or_undefined(5), relu);
-          });
-  }
 
   // --- losses ---
   t.def("cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
@@ -788,6 +759,99 @@ void def_nn_ops(OpTable& t) {
 
 /// torch.nn.functional.multi_head_attention_forward, with its 24 parameters (more than an op
 /// table signature takes), all given by the Python wrapper (ember/nn/modules/attention.py).
+// torch's own names for nn's ATen ops (torch.lstm_cell, torch.batch_norm_stats, ...): functions
+// of ember, not of ember.nn.functional, as in PyTorch.
+void def_nn_top_level(OpTable& t) {
+  // --- recurrent cells (ember.nn.RNNCell, LSTMCell and GRUCell call these) ---
+  t.def("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+        "Tensor? b_hh=None)",
+        [](const Args& a) {
+          const std::vector<Tensor>& hx = a.tensors(1);
+          EMBER_CHECK_VALUE(hx.size() == 2, "lstm_cell: hx must be (h, c)");
+          auto [h, c] = lstm_cell(a.tensor(0), hx[0], hx[1], a.tensor(2), a.tensor(3),
+                                  a.tensor_or_undefined(4), a.tensor_or_undefined(5));
+          return std::make_tuple(h, c);
+        });
+  t.def("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
+        "Tensor? b_hh=None)",
+        [](const Args& a) {
+          return gru_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                          a.tensor_or_undefined(4), a.tensor_or_undefined(5));
+        });
+  for (const char* name : {"rnn_tanh_cell", "rnn_relu_cell"}) {
+    bool relu = std::string(name) == "rnn_relu_cell";
+    t.def(std::string(name) + "(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, "
+                              "Tensor? b_ih=None, Tensor? b_hh=None)",
+          [relu](const Args& a) {
+            return rnn_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                            a.tensor_or_undefined(4), a.tensor_or_undefined(5), relu);
+          });
+  }
+
+  // --- batch norm's pieces (SyncBatchNorm's steps) ---
+  t.def("batch_norm_stats(Tensor input, float eps)",
+        [](const Args& a) { return batch_norm_stats(a.tensor(0), a.real(1)); }, kFunction);
+  t.def("batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, "
+        "Tensor invstd, float eps, *, Tensor? out=None)",
+        [](const Args& a) {
+          return batch_norm_elemt(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
+                                  a.tensor(3), a.tensor(4), a.real(5));
+        },
+        kFunction);
+  t.def("batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, "
+        "Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts)",
+        [](const Args& a) {
+          return batch_norm_gather_stats_with_counts(
+              a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3),
+              a.tensor_or_undefined(4), a.real(5), a.real(6), a.tensor(7));
+        },
+        kFunction);
+  t.def("batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, "
+        "Tensor? running_var, float momentum, float eps, int count)",
+        [](const Args& a) {
+          // Every rank's statistics over the same count.
+          const Tensor& mean = a.tensor(1);
+          Tensor counts = full({mean.size(0)}, static_cast<double>(a.int64(7)), mean.options());
+          return batch_norm_gather_stats_with_counts(
+              a.tensor(0), mean, a.tensor(2), a.tensor_or_undefined(3), a.tensor_or_undefined(4),
+              a.real(5), a.real(6), counts);
+        },
+        kFunction);
+  t.def("batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, "
+        "float momentum)",
+        [](const Args& a) {
+          return batch_norm_update_stats(a.tensor(0), a.tensor_or_undefined(1),
+                                         a.tensor_or_undefined(2), a.real(3));
+        },
+        kFunction);
+  t.def("batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, "
+        "Tensor? weight, bool input_g, bool weight_g, bool bias_g)",
+        [](const Args& a) {
+          return batch_norm_backward_reduce(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                                            a.tensor_or_undefined(4), a.flag(5), a.flag(6),
+                                            a.flag(7));
+        },
+        kFunction);
+  t.def("batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, "
+        "Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
+        [](const Args& a) {
+          // count: each rank's number of elements per channel; the formula takes their total.
+          double total = a.tensor(7).sum().item<double>();
+          return batch_norm_backward_elemt(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+                                           a.tensor_or_undefined(4), a.tensor(5), a.tensor(6),
+                                           total);
+        },
+        kFunction);
+
+  // --- ATen's dropout and weight norm pieces ---
+  t.def("native_dropout(Tensor input, float p, bool? train)",
+        [](const Args& a) { return F::native_dropout(a.tensor(0), a.real(1), a.opt_flag(2)); },
+        kFunction);
+  t.def("norm_except_dim(Tensor v, int pow=2, int dim=0)",
+        [](const Args& a) { return F::norm_except_dim(a.tensor(0), a.int64(1), a.int64(2)); },
+        kFunction);
+}
+
 void def_nn_functions(py::module_& functional) {
   auto opt = [](const py::object& o) { return o.is_none() ? Tensor() : o.cast<Tensor>(); };
   functional.def(

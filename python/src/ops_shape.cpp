@@ -505,6 +505,12 @@ void def_shape_ops(OpTable& t) {
         return InPlace{};
       },
       kMethod);
+  t.def("embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)",
+        [](const Args& a) {
+          Tensor w = a.tensor(0);
+          return embedding_renorm_(w, a.tensor(1), a.real(2), a.real(3));
+        },
+        kFunction);
   t.def("index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
         [](const Args& a) { return index_select(a.tensor(0), a.int64(1), a.tensor(2)); });
   t.def("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
@@ -632,6 +638,11 @@ void def_shape_ops(OpTable& t) {
         "Tensor? out=None)",
         [](const Args& a) {
           return addmv(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
+        });
+  t.def("addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor? out=None)",
+        [](const Args& a) {
+          return addr(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
   t.def("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
         "Tensor? out=None)",

@@ -458,6 +458,18 @@ def _sample_args(sample):
     return (sample.input,) + tuple(sample.args), dict(sample.kwargs)
 
 
+def _copied(v):
+    """v with its tensors cloned: an op that writes into its inputs (embedding's max_norm renorms
+    the weight in place) must not hand ember or the float64 reference PyTorch's result."""
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone().requires_grad_(v.requires_grad) if v.is_leaf else v
+    if isinstance(v, (list, tuple)):
+        return type(v)(_copied(x) for x in v)
+    if isinstance(v, dict):
+        return {k: _copied(x) for k, x in v.items()}
+    return v
+
+
 @contextlib.contextmanager
 def _seeded(seed):
     torch.manual_seed(seed)
@@ -476,6 +488,7 @@ def run_sample(op, fn, sample, dtype, grad):
     None when PyTorch itself raised (the sample does not count), else raises Missing, Wrong or
     ember's exception."""
     targs, tkwargs = _sample_args(sample)
+    pristine = _copied((targs, tkwargs))
     try:
         with _seeded(0):
             expected = op.op(*targs, **tkwargs)
@@ -483,7 +496,8 @@ def run_sample(op, fn, sample, dtype, grad):
         return None
     meta_only = op.name in RANDOM or RANDOM_SAMPLES.get(op.name, lambda s: False)(sample)
     tol = tolerances(op, dtype)
-    eargs, ekwargs = to_ember(targs), to_ember(dict(tkwargs))
+    targs, tkwargs = pristine
+    eargs, ekwargs = to_ember(_copied(targs)), to_ember(dict(_copied(tkwargs)))
     with _seeded(0):
         actual = fn(*eargs, **ekwargs)
     if not grad:

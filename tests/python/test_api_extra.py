@@ -876,3 +876,104 @@ def test_spectral_and_complex_helpers():
     np.testing.assert_array_equal(ez.numpy(), z.conj().resolve_conj().numpy())
     rows, cols = ember.unravel_index(ember.tensor([0, 5, 11, -1]), (3, 4))
     assert rows.tolist() == [0, 1, 2, 2] and cols.tolist() == [0, 1, 3, 3]
+
+
+def _e(t):
+    return ember.from_numpy(t.detach().numpy().copy())
+
+
+def test_batch_norm_pieces_match_torch():
+    torch.manual_seed(0)
+    x = torch.randn(4, 3, 5)
+    ex = _e(x)
+    # batch_norm_update_stats: the batch's mean and biased variance, running stats updated.
+    rm, rv = torch.zeros(3), torch.ones(3)
+    erm, erv = _e(rm), _e(rv)
+    want = torch.batch_norm_update_stats(x, rm, rv, 0.1)
+    got = ember.batch_norm_update_stats(ex, erm, erv, 0.1)
+    for g, w in zip(list(got) + [erm, erv], list(want) + [rm, rv]):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    # The SyncBatchNorm steps (PyTorch 1.13 has them for CUDA only): against their definitions.
+    mean, invstd = ember.batch_norm_stats(ex, 1e-5)
+    np.testing.assert_allclose(mean.numpy(), x.mean((0, 2)).numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(invstd.numpy(), (x.var((0, 2), unbiased=False) + 1e-5).rsqrt(),
+                               rtol=1e-5)
+    w, b = torch.randn(3), torch.randn(3)
+    y = ember.batch_norm_elemt(ex, _e(w), _e(b), mean, invstd, 1e-5)
+    np.testing.assert_allclose(y.numpy(), F.batch_norm(ex, None, None, _e(w), _e(b), True).numpy(),
+                               rtol=1e-4, atol=1e-5)
+    # Two ranks' statistics gathered: the union's, equal with one count or per-rank counts.
+    m2, i2 = ember.batch_norm_stats(_e(x[2:]), 1e-5)
+    m1, i1 = ember.batch_norm_stats(_e(x[:2]), 1e-5)
+    both = (ember.stack([m1, m2]), ember.stack([i1, i2]))
+    g1 = ember.batch_norm_gather_stats(ex, *both, None, None, 0.1, 1e-5, 10)
+    g2 = ember.batch_norm_gather_stats_with_counts(ex, *both, None, None, 0.1, 1e-5,
+                                                   ember.tensor([10.0, 10.0]))
+    for g in (g1, g2):
+        np.testing.assert_allclose(g[0].numpy(), mean.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(g[1].numpy(), invstd.numpy(), rtol=1e-5)
+    dy = torch.randn(4, 3, 5)
+    sum_dy, sum_dy_xmu, gw, gb = ember.batch_norm_backward_reduce(_e(dy), ex, mean, invstd,
+                                                                  _e(w), True, True, True)
+    gx = ember.batch_norm_backward_elemt(_e(dy), ex, mean, invstd, _e(w), sum_dy, sum_dy_xmu,
+                                         ember.tensor([10, 10], dtype=ember.int32))
+    xt = x.clone().requires_grad_()
+    wt = w.clone().requires_grad_()
+    torch.nn.functional.batch_norm(xt, None, None, wt, b, True).backward(dy)
+    np.testing.assert_allclose(gx.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gw.numpy(), wt.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_native_dropout_norm_except_dim_and_inplace_dropouts():
+    x = torch.randn(4, 3, 2)
+    ex = _e(x)
+    out, mask = ember.native_dropout(ex, 0.5, True)
+    assert mask.dtype == ember.bool and out.dtype == ember.float32
+    np.testing.assert_allclose(out.numpy(), np.where(mask.numpy(), x.numpy() * 2, 0), rtol=1e-6)
+    out, mask = ember.native_dropout(ex, 0.5, False)
+    assert bool(mask.all()) and out.data_ptr() != ex.data_ptr()
+    out, _ = ember.native_dropout(ex, 1.0, None)
+    assert not out.isnan().any() and float(out.abs().sum()) == 0
+    for dim in (0, 1, 2, -1):
+        np.testing.assert_allclose(ember.norm_except_dim(ex, 2, dim).numpy(),
+                                   torch.norm_except_dim(x, 2, dim).numpy(), rtol=1e-5)
+    np.testing.assert_allclose(ember.norm_except_dim(ex, 1, 1).numpy(),
+                               torch.norm_except_dim(x, 1, 1).numpy(), rtol=1e-5)
+    y = _e(x)
+    assert ember.dropout_(y, 0.5, False) is y
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    ember.feature_dropout_(y, 1.0, True)
+    assert float(y.abs().sum()) == 0
+
+
+def test_recurrent_cells_are_torch_level():
+    torch.manual_seed(0)
+    x, h, c = torch.randn(2, 3), torch.randn(2, 4), torch.randn(2, 4)
+    w_ih, w_hh = torch.randn(16, 3), torch.randn(16, 4)
+    got = ember.lstm_cell(_e(x), [_e(h), _e(c)], _e(w_ih), _e(w_hh))
+    want = torch.lstm_cell(x, [h, c], w_ih, w_hh)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ember.gru_cell(_e(x), _e(h), _e(w_ih[:12]), _e(w_hh[:12])).numpy(),
+        torch.gru_cell(x, h, w_ih[:12], w_hh[:12]).numpy(), rtol=1e-5, atol=1e-6)
+    for name in ("rnn_tanh_cell", "rnn_relu_cell"):
+        np.testing.assert_allclose(
+            getattr(ember, name)(_e(x), _e(h), _e(w_ih[:4]), _e(w_hh[:4])).numpy(),
+            getattr(torch, name)(x, h, w_ih[:4], w_hh[:4]).numpy(), rtol=1e-5, atol=1e-6)
+    assert not hasattr(ember.nn.functional, "lstm_cell")  # as torch.nn.functional
+
+
+def test_inference_mode_flag():
+    assert not ember.is_inference_mode_enabled()
+    with ember.inference_mode():
+        assert ember.is_inference_mode_enabled() and not ember.is_grad_enabled()
+        with ember.inference_mode(False):
+            assert not ember.is_inference_mode_enabled() and ember.is_grad_enabled()
+        assert ember.is_inference_mode_enabled()
+    assert not ember.is_inference_mode_enabled() and ember.is_grad_enabled()
+
+    @ember.inference_mode()
+    def f():
+        return ember.is_inference_mode_enabled()
+    assert f() and not ember.is_inference_mode_enabled()

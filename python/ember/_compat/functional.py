@@ -515,14 +515,6 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     return input.copy_(out) if inplace else out
 
 
-@_torch
-def embedding_renorm_(input, indices, max_norm, norm_type):
-    """Scales the rows of input that indices name down to a norm of at most max_norm, in place."""
-    with _E.no_grad():
-        _E.nn.functional.embedding(indices, input, max_norm=max_norm, norm_type=norm_type)
-    return input
-
-
 @_functional
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
@@ -559,7 +551,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= weight.shape[0]
     if max_norm is not None:
-        embedding_renorm_(weight, input, max_norm, norm_type)
+        _E.embedding_renorm_(weight, input, max_norm, norm_type)
     if _dname(weight.dtype) in ("float16", "bfloat16"):
         # Sums in float32, rounded once, as PyTorch's kernel accumulates.
         return embedding_bag(input, weight.float(), offsets, None, norm_type, scale_grad_by_freq,
@@ -610,10 +602,18 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     in the normalised positions."""
     dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
     # The statistics are not differentiable outputs in PyTorch either.
-    x = input.detach()
+    x = _statistics_input(input)
     mean = x.mean(dims, keepdim=True)
     rstd = (x.var(dims, unbiased=False, keepdim=True) + eps).rsqrt()
-    return (_E.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps), mean, rstd)
+    return (_E.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps),
+            mean.to(input.dtype), rstd.to(input.dtype))
+
+
+def _statistics_input(input):
+    """input detached, in float32 if 16-bit: the normalisations' statistics are computed in
+    float32 and rounded once, as their kernels' (and PyTorch's)."""
+    x = input.detach()
+    return x.float() if x.dtype in (_E.float16, _E.bfloat16) else x
 
 
 @_torch
@@ -626,10 +626,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         empty = input.new_empty(0)
         return out, empty, empty
     dims = [0] + list(range(2, input.dim()))
-    x = input.detach()
+    x = _statistics_input(input)
     mean = x.mean(dims)
     invstd = (x.var(dims, unbiased=False) + eps).rsqrt()
-    return out, mean, invstd
+    return out, mean.to(input.dtype), invstd.to(input.dtype)
 
 
 def _logsumexp_safe(terms, dim):
@@ -810,7 +810,19 @@ def feature_dropout(input, p, train):
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     keep = _E.empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
-    return input * keep / (1 - p)
+    return input * keep * (0.0 if p == 1 else 1 / (1 - p))  # p = 1 gives zeros, not NaN
+
+
+def _inplace_torch(name):
+    def fn(input, p, train):
+        return input.copy_(getattr(_E, name)(input, p, train))
+    fn.__name__ = name + "_"
+    fn.__doc__ = f"In-place torch.{name} (ATen's order: input, p, train)."
+    return fn
+
+
+for _n in ("dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout"):
+    _torch(_inplace_torch(_n))
 
 
 @_torch

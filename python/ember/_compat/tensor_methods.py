@@ -4,9 +4,9 @@ import builtins
 import math
 import warnings
 
-from ._registry import _PROPS, _as_tensor, _both, _dname, _method, _out, _torch
+from ._registry import _PROPS, _as_tensor, _both, _dname, _method, _torch
 from .dtypes import can_cast
-from .shapes import broadcast_shapes, broadcast_tensors
+from .shapes import broadcast_tensors
 from .reductions import _legacy
 
 _E = None  # the ember module, set by install()
@@ -254,16 +254,6 @@ def unsafe_split(tensor, split_size_or_sections, dim=0):
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes (ember's views carry no unsafe variant)."""
     return input.split_with_sizes(split_sizes, dim)
-
-
-@_both
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
-    """beta * input + alpha * outer(vec1, vec2) (input ignored when beta is 0)."""
-    prod = _E.outer(vec1, vec2)
-    prod = prod if alpha == 1 else prod * alpha
-    if beta == 0:
-        return _out(prod.expand(broadcast_shapes(input.shape, prod.shape)).clone(), out)
-    return _out(prod + (input if beta == 1 else input * beta), out)
 
 
 @_both

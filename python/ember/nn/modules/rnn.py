@@ -216,7 +216,7 @@ class RNNCell(RNNCellBase):
         if hx is None:
             hx = _C._ops.zeros(*input.shape[:-1], self.hidden_size, dtype=input.dtype,
                                device=input.device)
-        fn = _C._F.rnn_tanh_cell if self.nonlinearity == "tanh" else _C._F.rnn_relu_cell
+        fn = _C._ops.rnn_tanh_cell if self.nonlinearity == "tanh" else _C._ops.rnn_relu_cell
         return fn(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
 
 
@@ -230,7 +230,7 @@ class LSTMCell(RNNCellBase):
             z = _C._ops.zeros(*input.shape[:-1], self.hidden_size, dtype=input.dtype,
                               device=input.device)
             hx = (z, z)
-        return _C._F.lstm_cell(input, list(hx), self.weight_ih, self.weight_hh, self.bias_ih,
+        return _C._ops.lstm_cell(input, list(hx), self.weight_ih, self.weight_hh, self.bias_ih,
                                self.bias_hh)
 
 
@@ -243,5 +243,5 @@ class GRUCell(RNNCellBase):
         if hx is None:
             hx = _C._ops.zeros(*input.shape[:-1], self.hidden_size, dtype=input.dtype,
                                device=input.device)
-        return _C._F.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
+        return _C._ops.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih,
                               self.bias_hh)
