@@ -46,7 +46,12 @@ int64_t batch_count(const Tensor& a) {
   return n;
 }
 
-Tensor column_major(const Tensor& a) { return a.transpose(-2, -1).contiguous().clone(); }
+Tensor column_major(const Tensor& a) {
+  // One copy: contiguous() already copies unless the transpose is contiguous, i.e. a view of a
+  // column-major input, which LAPACK must not overwrite.
+  Tensor t = a.transpose(-2, -1).contiguous();
+  return t.data_ptr() == a.data_ptr() ? t.clone() : t;
+}
 
 Tensor infos_tensor(const std::vector<int>& infos, const Tensor& a) {
   Shape batch(a.sizes().begin(), a.sizes().end() - 2);

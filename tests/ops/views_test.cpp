@@ -34,6 +34,27 @@ TEST(Views, ShareStorageAndTrackStrides) {
   EXPECT_EQ(ones({2, 12}).unflatten(1, {3, -1}).sizes(), (Shape{2, 3, 4}));
 }
 
+// Transposed copies take the tiled path (backend/cpu/copy.cpp) for every element size, batched
+// or not, with edges that are not multiples of its tile.
+TEST(Views, TransposedCopiesMatchTheElementLoop) {
+  for (DType t : {kInt8, kFloat16, kFloat32, kFloat64, kComplex128}) {
+    for (const Shape& shape : {Shape{37, 53}, Shape{3, 16, 9}, Shape{2, 64, 64}}) {
+      Tensor x = remainder(arange(0, static_cast<double>(numel_of(shape)), 1,
+                                  TensorOptions(kFloat64)),
+                           101)
+                     .reshape(shape)
+                     .to(t);
+      Tensor y = x.transpose(-2, -1).contiguous();
+      ASSERT_TRUE(y.is_contiguous());
+      for (int64_t i = 0; i < x.size(-2); i += 5)
+        for (int64_t j = 0; j < x.size(-1); j += 3)
+          EXPECT_EQ(y.select(-1, i).select(-1, j).to(kFloat64).sum().item<double>(),
+                    x.select(-2, i).select(-1, j).to(kFloat64).sum().item<double>())
+              << t << " " << shape;
+    }
+  }
+}
+
 TEST(Views, ExpandUsesZeroStrides) {
   Tensor x = tensor({1.0, 2.0, 3.0});
   Tensor e = x.expand({4, 3});
