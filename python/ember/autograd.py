@@ -57,6 +57,11 @@ class inference_mode(_GradMode):
     """ember's inference mode is no-grad mode, flagged so that is_inference_mode_enabled() says
     so (torch.inference_mode); inference_mode(False) turns both off."""
 
+    def __new__(cls, mode=True):
+        if callable(mode):  # the bare decorator, @inference_mode (PyTorch 2.x takes it)
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode=True):
         self.inference = bool(mode)
         self.mode = not mode

@@ -977,3 +977,8 @@ def test_inference_mode_flag():
     def f():
         return ember.is_inference_mode_enabled()
     assert f() and not ember.is_inference_mode_enabled()
+
+    @ember.inference_mode
+    def g():
+        return ember.is_inference_mode_enabled(), ember.is_grad_enabled()
+    assert g() == (True, False)
