@@ -982,3 +982,100 @@ def test_inference_mode_flag():
     def g():
         return ember.is_inference_mode_enabled(), ember.is_grad_enabled()
     assert g() == (True, False)
+
+
+def test_aten_recurrent_entry_points_match_torch():
+    torch.manual_seed(0)
+    for mode, cls in [("lstm", torch.nn.LSTM), ("gru", torch.nn.GRU), ("rnn_tanh", torch.nn.RNN),
+                      ("rnn_relu", torch.nn.RNN)]:
+        for bidirectional, bias, proj in [(False, True, 0), (True, False, 0), (False, True, 3)]:
+            if proj and mode != "lstm":
+                continue
+            kw = dict(proj_size=proj) if proj else {}
+            if mode == "rnn_relu":
+                kw["nonlinearity"] = "relu"
+            m = cls(4, 5, num_layers=2, bias=bias, bidirectional=bidirectional, batch_first=True,
+                    **kw)
+            x = torch.randn(2, 3, 4)
+            d = 2 if bidirectional else 1
+            h0 = torch.randn(2 * d, 2, proj or 5)
+            hx = [h0, torch.randn(2 * d, 2, 5)] if mode == "lstm" else h0
+            params = [p.detach() for p in m._flat_weights]
+            args = (params, bias, 2, 0.0, False, bidirectional, True)
+            want = getattr(torch, mode)(x, hx, *args)
+            ehx = [_e(t) for t in hx] if mode == "lstm" else _e(hx)
+            got = getattr(ember, mode)(_e(x), ehx, [_e(p) for p in params], *args[1:])
+            assert len(got) == len(want)
+            for g, w in zip(got, want):
+                np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_aten_convolution_conv_tbc_and_grid_sampler_match_torch():
+    torch.manual_seed(0)
+    x, w, b = torch.randn(2, 4, 9, 9), torch.randn(6, 2, 3, 3), torch.randn(6)
+    for transposed in (False, True):
+        wt = w if not transposed else torch.randn(4, 3, 3, 3)
+        bt = b if not transposed else torch.randn(6)
+        args = ((2, 1), (1, 0), (1, 1), transposed, (1, 0) if transposed else (0, 0), 2)
+        np.testing.assert_allclose(
+            ember.convolution(_e(x), _e(wt), _e(bt), *args).numpy(),
+            torch.convolution(x, wt, bt, *args).numpy(), rtol=1e-4, atol=1e-4)
+    t, wk, bk = torch.randn(7, 2, 3), torch.randn(3, 3, 5), torch.randn(5)
+    for f in (ember.conv_tbc, F.conv_tbc):
+        np.testing.assert_allclose(f(_e(t), _e(wk), _e(bk), 1).numpy(),
+                                   torch.conv_tbc(t, wk, bk, 1).numpy(), rtol=1e-4, atol=1e-5)
+    theta = torch.randn(2, 2, 3)
+    grid = torch.affine_grid_generator(theta, (2, 4, 5, 6), False)
+    np.testing.assert_allclose(ember.affine_grid_generator(_e(theta), (2, 4, 5, 6), False).numpy(),
+                               grid.numpy(), rtol=1e-5, atol=1e-6)
+    for mode, pad in [(0, 0), (1, 1), (0, 2)]:  # ember has no bicubic grid_sample yet
+        for name in ("grid_sampler", "grid_sampler_2d"):
+            np.testing.assert_allclose(
+                getattr(ember, name)(_e(x), _e(grid), mode, pad, False).numpy(),
+                getattr(torch, name)(x, grid, mode, pad, False).numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_legacy_tensor_names_and_build_flags():
+    x = torch.randn(3, 3)
+    ex = _e(x)
+    for name in ("eig", "lstsq", "solve"):
+        with pytest.raises(RuntimeError, match="deprecated since version 1.9 and is now removed"):
+            getattr(ex, name)(ex)
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert ex.volatile is False
+    assert (ex.is_nested, ex.is_sparse_csr, ex.is_vulkan) == (False, False, False)
+    y, ey = torch.arange(6.).reshape(2, 3), ember.arange(6.).reshape(2, 3)
+    y.map_(torch.arange(3.), lambda a, b: a * 100 + b)
+    ey.map_(ember.arange(3.), lambda a, b: a * 100 + b)
+    np.testing.assert_array_equal(ey.numpy(), y.numpy())
+    z, ez = torch.arange(3), ember.arange(3)
+    z.map_(torch.ones(3, dtype=torch.long), lambda a, b: a * 2.7)
+    ez.map_(ember.ones(3, dtype=ember.int64), lambda a, b: a * 2.7)
+    np.testing.assert_array_equal(ez.numpy(), z.numpy())
+    y.map2_(torch.ones(3), torch.full((2, 3), 2.0), lambda a, b, c: a + b * c)
+    ey.map2_(ember.ones(3), ember.full((2, 3), 2.0), lambda a, b, c: a + b * c)
+    np.testing.assert_array_equal(ey.numpy(), y.numpy())
+    np.testing.assert_allclose(ember.i0_(ember.ones(2)).numpy(), torch.i0_(torch.ones(2)).numpy(),
+                               rtol=1e-6)
+    assert ember.has_lapack and ember.has_spectral and not ember.has_mps
+    assert ember.is_vulkan_available() is False
+    assert ember.has_mkldnn == ember.backends.mkldnn.is_available()
+
+
+def test_autocast_setters():
+    assert not ember.is_autocast_cpu_enabled()
+    ember.set_autocast_cpu_enabled(True)
+    try:
+        assert ember.is_autocast_cpu_enabled()
+        ember.set_autocast_cpu_dtype(ember.float16)
+        assert ember.get_autocast_cpu_dtype() == ember.float16
+        ember.set_autocast_dtype("cpu", ember.bfloat16)
+        assert ember.get_autocast_dtype("cpu") == ember.bfloat16
+        ember.set_autocast_gpu_dtype(ember.bfloat16)
+        assert ember.get_autocast_gpu_dtype() == ember.bfloat16
+    finally:
+        ember.set_autocast_enabled("cpu", False)
+        ember.set_autocast_gpu_dtype(ember.float16)
+    assert not ember.is_autocast_cpu_enabled()
+    ember.set_autocast_enabled(False)  # 1.13's form: CUDA
+    assert not ember.is_autocast_enabled()

@@ -75,8 +75,11 @@ def install(ember):
     for name in _FROM_TENSOR:
         if hasattr(T, name):
             _add(ember, name, getattr(T, name))
-    flags = dict(has_cuda=ember.cuda.is_built(), has_mkl=False, has_lapack=False,
-                 has_spectral=False, has_openmp=ember.backends.openmp.is_available())
+    # What this build has (torch.has_*): LAPACK (OpenBLAS's) and an FFT (pocketfft) always.
+    flags = dict(has_cuda=ember.cuda.is_built(), has_mkl=False, has_lapack=True,
+                 has_spectral=True, has_openmp=ember.backends.openmp.is_available(),
+                 has_cudnn=ember.backends.cudnn.is_available(),
+                 has_mkldnn=ember.backends.mkldnn.is_available(), has_mps=False)
     for name, value in flags.items():
         _add(ember, name, value)
     for name, fn in _torch_norms().items():

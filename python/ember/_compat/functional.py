@@ -19,7 +19,7 @@ _FROM_F = """conv1d conv2d conv_transpose1d conv_transpose2d avg_pool1d max_pool
     rms_norm""".split()
 
 # torch.name(input, ...) for the Tensor methods that PyTorch also has as functions.
-_FROM_TENSOR = """xlogy_ logit_ sinc_ gcd_ lcm_ ldexp_ round_ nan_to_num_ clamp_min_ clamp_max_
+_FROM_TENSOR = """i0_ xlogy_ logit_ sinc_ gcd_ lcm_ ldexp_ round_ nan_to_num_ clamp_min_ clamp_max_
     detach_ zero_ fill_ index_put_ is_same_size addmv_""".split()
 
 
@@ -856,3 +856,83 @@ for _n in ("as_strided", "detach", "diagonal", "expand", "permute", "select", "s
 def alias_copy(input, *, out=None):
     """A copy of input (the copy variant of its alias)."""
     return _out(input.clone(), out)
+
+
+# ================================================================================================
+# ATen's entry points for recurrent layers, convolutions and grid sampling (torch.lstm,
+# torch.convolution, torch.grid_sampler, ...), as PyTorch's modules call them
+# ================================================================================================
+
+
+def _aten_recurrent(mode):
+    def fn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        h0, c0 = hx if mode == "LSTM" else (hx, None)
+        params = list(params)
+        # Per layer and direction: w_ih, w_hh[, b_ih, b_hh][, w_hr] (the projection: LSTM only).
+        per = len(params) // (num_layers * (2 if bidirectional else 1))
+        proj = mode == "LSTM" and per == (5 if has_biases else 3)
+        out, h, c = _E._C._F._recurrent(input, h0, c0, params, has_biases, mode, num_layers,
+                                        bidirectional, batch_first, dropout, train, None,
+                                        params[per - 1].shape[0] if proj else 0)
+        return (out, h, c) if mode == "LSTM" else (out, h)
+    name = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}[mode]
+    fn.__name__ = name
+    fn.__doc__ = (f"The {name} layers over flat parameters (ATen's {name}; hx is [h0, c0] for "
+                  "LSTM), as nn's modules call it: (output, h_n[, c_n]).")
+    return fn
+
+
+for _mode in ("LSTM", "GRU", "RNN_TANH", "RNN_RELU"):
+    _torch(_aten_recurrent(_mode))
+
+
+@_torch
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """ATen's convolution: conv1d/2d/3d, or their transposes, by weight's rank."""
+    F = _E.nn.functional
+    n = weight.dim() - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a 3-D, 4-D or 5-D weight, got {weight.dim()}-D")
+    if transposed:
+        return getattr(F, f"conv_transpose{n}d")(input, weight, bias, stride, padding,
+                                                  output_padding, groups, dilation)
+    return getattr(F, f"conv{n}d")(input, weight, bias, stride, padding, dilation, groups)
+
+
+@_functional
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution of a (time, batch, channels) input with a (kernel, in, out) weight,
+    padded by pad on both ends of time (fairseq's layout)."""
+    if input.dim() != 3 or weight.dim() != 3 or bias.dim() != 1:
+        raise RuntimeError("conv_tbc: expected a 3-D input and weight and a 1-D bias, got "
+                           f"{input.dim()}-D, {weight.dim()}-D and {bias.dim()}-D")
+    out = _E.nn.functional.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias,
+                                  padding=pad)
+    return out.permute(2, 0, 1)
+
+
+_torch(conv_tbc)
+
+
+def _grid_sampler(name):
+    def fn(input, grid, interpolation_mode, padding_mode, align_corners):
+        F = _E.nn.functional
+        modes = {v: k for k, v in F.GRID_SAMPLE_INTERPOLATION_MODES.items()}
+        pads = {v: k for k, v in F.GRID_SAMPLE_PADDING_MODES.items()}
+        return F.grid_sample(input, grid, modes[interpolation_mode], pads[padding_mode],
+                             align_corners)
+    fn.__name__ = name
+    fn.__doc__ = ("F.grid_sample with ATen's codes: interpolation 0 bilinear, 1 nearest, "
+                  "2 bicubic; padding 0 zeros, 1 border, 2 reflection.")
+    return fn
+
+
+for _n in ("grid_sampler", "grid_sampler_2d"):
+    _torch(_grid_sampler(_n))
+
+
+@_torch
+def affine_grid_generator(theta, size, align_corners):
+    """F.affine_grid (ATen's name)."""
+    return _E.nn.functional.affine_grid(theta, list(size), align_corners)

@@ -235,3 +235,51 @@ def is_autocast_cpu_enabled():
 for _n in ("clear_autocast_cache", "is_autocast_cache_enabled", "set_autocast_cache_enabled"):
     _TORCH[_n] = (lambda n: lambda *a, **k: getattr(_E.amp, n)(*a, **k))(_n)
     _TORCH[_n].__name__ = _n
+
+
+def _autocast_device(args, name):
+    """(device_type, value) from PyTorch 1.13's (value) for CUDA or 2.x's (device_type, value)."""
+    if len(args) == 2:
+        return args
+    if len(args) == 1:
+        return "cuda", args[0]
+    raise TypeError(f"{name}() takes (value) or (device_type, value), got {len(args)} arguments")
+
+
+@_torch
+def set_autocast_enabled(*args):
+    """Switches autocast on or off for CUDA (1.13) or for device_type (2.x: (device_type,
+    enabled)) on this thread, outside any autocast region's bookkeeping."""
+    device_type, enabled = _autocast_device(args, "set_autocast_enabled")
+    _E._C._amp.set_autocast_enabled(device_type, bool(enabled))
+
+
+@_torch
+def set_autocast_dtype(device_type, dtype):
+    """The dtype autocast casts to on device_type (PyTorch 2.4)."""
+    _E._C._amp.set_autocast_dtype(device_type, dtype)
+
+
+@_torch
+def set_autocast_cpu_enabled(enabled):
+    """set_autocast_enabled('cpu', enabled)."""
+    _E._C._amp.set_autocast_enabled("cpu", bool(enabled))
+
+
+@_torch
+def set_autocast_cpu_dtype(dtype):
+    """set_autocast_dtype('cpu', dtype)."""
+    _E._C._amp.set_autocast_dtype("cpu", dtype)
+
+
+@_torch
+def set_autocast_gpu_dtype(dtype):
+    """set_autocast_dtype('cuda', dtype)."""
+    _E._C._amp.set_autocast_dtype("cuda", dtype)
+
+
+@_torch
+def is_vulkan_available():
+    """False: ember has no Vulkan backend."""
+    return False
+

@@ -339,3 +339,49 @@ def float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {_legacy(self.dtype)} but "
                            "the operation's result requires dtype Double")
     return self.copy_(_E.float_power(self, exponent))
+
+
+def _removed(name):
+    def fn(self, *args, **kwargs):
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. "
+                           f"Please use the `torch.linalg.{name}` function instead.")
+    fn.__name__ = name
+    fn.__doc__ = f"Removed in PyTorch 1.9 (raises, as PyTorch 1.13's): torch.linalg.{name}."
+    return fn
+
+
+for _n in ("eig", "lstsq", "solve"):
+    _method(_removed(_n))
+
+
+@_method
+def map_(self, tensor, callable):
+    """self[i] = callable(self[i], tensor[i]) for every element, with tensor broadcast to self's
+    shape (CPU tensors, Python numbers in and out, as PyTorch's)."""
+    other = tensor.expand(self.shape)
+    values = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(),
+                                             other.reshape(-1).tolist())]
+    return self.copy_(_E.tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
+@_method
+def map2_(self, x, y, callable):
+    """self[i] = callable(self[i], x[i], y[i]), x and y broadcast to self's shape."""
+    xs, ys = x.expand(self.shape), y.expand(self.shape)
+    values = [callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(),
+                                                   xs.reshape(-1).tolist(),
+                                                   ys.reshape(-1).tolist())]
+    return self.copy_(_E.tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
+def _volatile(self):
+    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
+                  stacklevel=2)
+    return False
+
+
+_PROPS.update(
+    volatile=property(_volatile, doc="False, with PyTorch's warning (volatile was removed)."),
+    is_nested=property(lambda self: False, doc="False: ember has no nested tensors."),
+    is_sparse_csr=property(lambda self: False, doc="False: ember's tensors are dense."),
+    is_vulkan=property(lambda self: False, doc="False: ember has no Vulkan backend."))
