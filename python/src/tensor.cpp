@@ -2,6 +2,7 @@
 #include <pybind11/functional.h>
 
 #include "bind.h"
+#include "ember/core/autograd_meta.h"
 #include "ember/ops/tensor_index.h"
 
 namespace ember::python {
@@ -243,6 +244,12 @@ void bind_tensor(py::module_& m) {
                                return py::cast(x.grad_fn());
                              })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def_property_readonly("output_nr",
+                             [](const Tensor& x) -> int64_t {
+                               // Which output of grad_fn x is; a leaf's is 0 (and it may have
+                               // no autograd state to ask).
+                               return x.grad_fn() ? autograd_meta(x).output_nr : 0;
+                             })
       .def_property(
           "data", [](const Tensor& x) { return x.detach(); },
           [](const Tensor& x, const Tensor& d) { x.set_data(d); })

@@ -1079,3 +1079,40 @@ def test_autocast_setters():
     assert not ember.is_autocast_cpu_enabled()
     ember.set_autocast_enabled(False)  # 1.13's form: CUDA
     assert not ember.is_autocast_enabled()
+
+
+def test_samplers_group_norm_stats_slice_copy_from_file_and_output_nr(tmp_path):
+    ember.manual_seed(0)
+    rates = ember.tensor([0.5, 4.0, 30.0]).expand(4000, 3)
+    draws = ember.poisson(rates)
+    assert draws.dtype == ember.float32 and bool((draws == draws.round()).all())
+    np.testing.assert_allclose(draws.mean(0).numpy(), [0.5, 4.0, 30.0], rtol=0.08)
+    b = ember.binomial(ember.full((4000,), 20.0), ember.full((4000,), 0.25, dtype=ember.float64))
+    assert b.dtype == ember.float64 and abs(float(b.mean()) - 5.0) < 0.2
+    with pytest.raises(NotImplementedError, match="default generator"):
+        ember.poisson(rates, generator=ember.Generator())
+    x = torch.randn(2, 6, 5)
+    w, bias = torch.randn(6), torch.randn(6)
+    want = torch.native_group_norm(x, w, bias, 2, 6, 5, 3, 1e-5)
+    got = ember.native_group_norm(_e(x), _e(w), _e(bias), 2, 6, 5, 3, 1e-5)
+    for g, t in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-4, atol=1e-5)
+    a = torch.arange(24.).reshape(2, 3, 4)
+    for args in [(0, 0, 1, 1), (1, 1, 3, 1), (2, 0, 3, 2), (-1, 1, 4, 3)]:  # 1.13 wants all
+        np.testing.assert_array_equal(ember.slice_copy(_e(a), *args).numpy(),
+                                      torch.slice_copy(a, *args).numpy())
+    path = str(tmp_path / "raw.bin")
+    np.arange(10, dtype=np.float64).tofile(path)
+    np.testing.assert_array_equal(
+        ember.from_file(path, size=6, dtype=ember.float64).numpy(),
+        torch.from_file(path, size=6, dtype=torch.float64).numpy())
+    shared = ember.from_file(path, shared=True, size=10, dtype=ember.float64)
+    shared[0] = 42.0
+    del shared
+    assert np.fromfile(path, dtype=np.float64)[0] == 42.0
+    with pytest.raises(RuntimeError, match="EOF"):
+        ember.from_file(path, size=20, dtype=ember.float64)
+    leaf = ember.randn(3, requires_grad=True)
+    assert leaf.output_nr == 0 and ember.randn(2).output_nr == 0
+    tl = torch.randn(3, requires_grad=True)
+    assert [p.output_nr for p in leaf.unbind(0)] == [p.output_nr for p in tl.unbind(0)]

@@ -149,3 +149,35 @@ def new(self, *args, device=None):
     if all(isinstance(s, int) and not isinstance(s, builtins.bool) for s in sizes):
         return _E.empty(*sizes, dtype=self.dtype, device=device)
     return _E.tensor(args[0], dtype=self.dtype, device=device)
+
+
+@_torch
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-D tensor of size elements read from a file's raw bytes. shared=True maps the file
+    (made or grown as needed) so that the tensor's changes are written to it; otherwise the
+    elements are copied and the file must hold them."""
+    import os
+
+    import numpy as np
+    dtype = dtype or _E.get_default_dtype()
+    name = _dname(dtype)
+    np_dtype = np.uint16 if name == "bfloat16" else np.dtype(name)
+    nbytes = size * np.dtype(np_dtype).itemsize
+    if shared:
+        if not os.path.exists(filename) or os.path.getsize(filename) < nbytes:
+            with open(filename, "ab") as f:
+                f.truncate(nbytes)
+        arr = np.memmap(filename, dtype=np_dtype, mode="r+", shape=(size,)) if size else \
+            np.empty(0, np_dtype)
+    else:
+        arr = np.fromfile(filename, dtype=np_dtype, count=size)
+        if arr.size < size:
+            raise RuntimeError(f"from_file: unexpected EOF, expected {size} elements of "
+                               f"{nbytes // max(size, 1)} bytes in {filename}, got {arr.size}")
+    t = _E.from_numpy(arr)
+    if name == "bfloat16":
+        t = t.view(_E.bfloat16)
+    if device is not None:
+        t = t.to(device)
+    return t.requires_grad_(True) if requires_grad else t

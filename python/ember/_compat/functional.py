@@ -936,3 +936,14 @@ for _n in ("grid_sampler", "grid_sampler_2d"):
 def affine_grid_generator(theta, size, align_corners):
     """F.affine_grid (ATen's name)."""
     return _E.nn.functional.affine_grid(theta, list(size), align_corners)
+
+
+@_torch
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(F.group_norm's output, the mean and 1 / sqrt(var + eps) of each (sample, group), shaped
+    (N, group)): ATen's native_group_norm."""
+    x = _statistics_input(input).reshape(N, group, -1)
+    mean = x.mean(-1)
+    rstd = (x.var(-1, unbiased=False) + eps).rsqrt()
+    out = _E.nn.functional.group_norm(input, group, weight, bias, eps)
+    return out, mean.to(input.dtype), rstd.to(input.dtype)

@@ -136,3 +136,30 @@ def _cuda_misc():
                reset_accumulated_memory_stats=c.reset_peak_memory_stats)
     out.update(CUDA_TYPES)
     return out
+
+
+# ================================================================================================
+# samplers PyTorch has as ATen ops (written with ATen's algorithms in ember.distributions)
+# ================================================================================================
+
+
+def _default_generator_only(op, generator):
+    if generator is not None and generator is not _E.default_generator:
+        raise NotImplementedError(f"{op}: ember draws from the default generator only, got "
+                                  "another generator")
+
+
+@_torch
+def poisson(input, generator=None):
+    """A Poisson draw for each rate in input, as float counts in input's dtype."""
+    from ..distributions.utils import _poisson
+    _default_generator_only("poisson", generator)
+    return _poisson(input).to(input.dtype)
+
+
+@_torch
+def binomial(count, prob, generator=None):
+    """A binomial draw for each (count, prob) pair, in prob's dtype."""
+    from ..distributions.utils import _binomial
+    _default_generator_only("binomial", generator)
+    return _binomial(count, prob).to(prob.dtype)

@@ -314,3 +314,11 @@ def unravel_index(indices, shape):
         coords.append(_E.remainder(rest, size))
         rest = _E.div(rest, size, rounding_mode="floor")
     return tuple(reversed(coords))
+
+
+@_torch
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    """input[..., start:end:step, ...] along dim, as a new tensor."""
+    index = [slice(None)] * input.dim()
+    index[dim] = slice(start, end, step)
+    return _out(input[tuple(index)].clone(), out)
