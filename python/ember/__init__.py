@@ -15,6 +15,10 @@ from ._size import Size
 from .autograd import (no_grad, enable_grad, set_grad_enabled, inference_mode,
                        is_inference_mode_enabled)
 from .serialization import save, load
+from .storage import TypedStorage, UntypedStorage, LEGACY_CLASSES as _LEGACY_STORAGES
+from . import futures  # noqa: E402
+from .futures import Future  # noqa: E402
+globals().update(_LEGACY_STORAGES)  # FloatStorage, LongStorage, ... (torch.FloatStorage)
 from . import _tensor
 from ._tensor import CPU_TYPES as _CPU_TYPES
 from ._missing import missing as _missing

@@ -9,6 +9,7 @@ The op lists are PyTorch 1.13's (ember/ops/autocast.h); the state is per thread,
 replicas and DataLoader workers carry their caller's."""
 import contextlib
 import functools
+import threading
 
 from . import _C
 
@@ -27,6 +28,25 @@ def get_autocast_dtype(device_type):
     return _a.get_autocast_dtype(device_type)
 
 
+_nesting = threading.local()  # this thread's depth of autocast regions
+
+
+def autocast_increment_nesting():
+    """One autocast region deeper on this thread; returns the depth
+    (torch.autocast_increment_nesting)."""
+    _nesting.depth = getattr(_nesting, "depth", 0) + 1
+    return _nesting.depth
+
+
+def autocast_decrement_nesting():
+    """One region shallower; returns the depth (0: outside every region, where the cast cache
+    is cleared, as PyTorch's autocast does on leaving its outermost region)."""
+    _nesting.depth = max(getattr(_nesting, "depth", 0) - 1, 0)
+    if _nesting.depth == 0:
+        clear_autocast_cache()
+    return _nesting.depth
+
+
 class autocast(contextlib.ContextDecorator):
     """torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None): a context manager
     and a decorator. Regions nest; enabled=False switches autocast off inside one."""
@@ -40,10 +60,12 @@ class autocast(contextlib.ContextDecorator):
         region = _a._AutocastRegion(*self._args)
         region.__enter__()
         self._regions.append(region)
+        autocast_increment_nesting()
         return self
 
     def __exit__(self, *exc):
         self._regions.pop().__exit__(*exc)
+        autocast_decrement_nesting()
         return False
 
     def _recreate_cm(self):

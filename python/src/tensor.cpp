@@ -205,6 +205,15 @@ void bind_tensor(py::module_& m) {
       .def("nelement", &Tensor::numel)
       .def("element_size", &Tensor::element_size)
       .def("storage_offset", &Tensor::storage_offset)
+      .def("_storage_view",
+           [](const Tensor& x, py::handle dtype) {
+             // The whole storage under x as a 1-D tensor of dtype from its first byte (what
+             // torch's TypedStorage and UntypedStorage show), outside autograd.
+             DType t = to_dtype(dtype);
+             auto n = static_cast<int64_t>(x.storage()->nbytes / itemsize(t));
+             return Tensor(std::make_shared<TensorImpl>(x.storage(), Shape{n}, Shape{1}, 0, t,
+                                                        x.device()));
+           })
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("get_device", &Tensor::get_device)

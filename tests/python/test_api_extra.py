@@ -1116,3 +1116,83 @@ def test_samplers_group_norm_stats_slice_copy_from_file_and_output_nr(tmp_path):
     assert leaf.output_nr == 0 and ember.randn(2).output_nr == 0
     tl = torch.randn(3, requires_grad=True)
     assert [p.output_nr for p in leaf.unbind(0)] == [p.output_nr for p in tl.unbind(0)]
+
+
+def test_storages_match_torch():
+    x, ex = torch.arange(6.).reshape(2, 3)[1], ember.arange(6.).reshape(2, 3)[1]
+    s, es = x.storage(), ex.storage()
+    assert isinstance(es, ember.TypedStorage) and es.type() == "ember.FloatStorage"
+    assert (len(es), es.size(), es.nbytes(), es.element_size()) == \
+        (len(s), s.size(), s.nbytes(), s.element_size())
+    assert es.tolist() == s.tolist() and es[4] == s[4]
+    assert es.data_ptr() == ex.data_ptr() - 3 * 4  # from the storage's first element
+    assert ex.storage_type() is ember.FloatStorage and x.storage_type() is torch.FloatStorage
+    es[3] = 30.0  # writes reach every tensor over the memory
+    assert ex.tolist() == [30.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match="slices are only supported in UntypedStorage"):
+        es[1:2]
+    u, eu = x.storage().untyped(), ex.untyped_storage()
+    assert isinstance(eu, ember.UntypedStorage) and eu.nbytes() == u.nbytes() == 24
+    assert eu[0:4].tolist() == list(np.float32(0.0).tobytes())
+    for cls, tcls, values in [(ember.LongStorage, torch.LongStorage, [1, 2, 3]),
+                              (ember.BoolStorage, torch.BoolStorage, [True, False]),
+                              (ember.DoubleStorage, torch.DoubleStorage, [0.5])]:
+        e, t = cls(values), tcls(values)
+        assert isinstance(e, ember.TypedStorage) and str(e.dtype)[6:] == str(t.dtype)[6:]
+        assert e.tolist() == t.tolist() and repr(e).replace("ember", "torch") == repr(t)
+    assert len(ember.FloatStorage(5)) == 5 and ember.UntypedStorage(7).nbytes() == 7
+    shared = ember.TypedStorage(wrap_storage=ember.UntypedStorage([0, 0, 128, 63]),
+                                dtype=ember.float32)
+    assert shared.tolist() == [1.0]
+    assert ember.IntStorage([4]).fill_(9).clone().tolist() == [9]
+
+
+def test_futures_as_subclass_nesting_and_removed_devices():
+    f = ember.futures.Future()
+    assert ember.Future is ember.futures.Future and not f.done()
+    chained = f.then(lambda fut: fut.value() + 1)
+    import threading
+    threading.Timer(0.05, lambda: f.set_result(3)).start()
+    assert f.wait() == 3 and f.done() and chained.wait() == 4
+    with pytest.raises(RuntimeError, match="completed once"):
+        f.set_result(4)
+    g = ember.futures.Future()
+    g.set_exception(ValueError("bad"))
+    with pytest.raises(ValueError, match="bad"):
+        g.wait()
+    assert [x.value() for x in ember.futures.collect_all([f]).wait()] == [3]
+    assert ember.futures.wait_all([f, chained]) == [3, 4]
+    with pytest.raises(ValueError):
+        ember.futures.wait_all([f, g])
+
+    class Sub(ember.Tensor):
+        pass
+    x = ember.randn(3, requires_grad=True)
+    z = x * 2
+    y = z.as_subclass(Sub)
+    assert type(y) is Sub and y.requires_grad and y.data_ptr() == z.data_ptr()
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(3, 2.0))
+    with pytest.raises(RuntimeError, match="does not inherit from Tensor"):
+        x.as_subclass(int)
+    for name in ("xpu", "ipu"):
+        with pytest.raises(RuntimeError, match=f"support for {name} devices"):
+            getattr(x, name)()
+    with pytest.raises(RuntimeError, match="reinforce\\(\\) was removed"):
+        x.reinforce(1)
+    assert ember.autocast_increment_nesting() == 1
+    assert ember.autocast_decrement_nesting() == 0
+    with ember.autocast("cpu"):
+        assert ember.autocast_increment_nesting() == 2
+        ember.autocast_decrement_nesting()
+    assert ember.autocast_increment_nesting() == 1 and ember.autocast_decrement_nesting() == 0
+
+
+def test_dequantize_of_plain_tensors_is_float32():
+    for dtype in ("float64", "float32", "int32"):
+        t = torch.arange(3).to(getattr(torch, dtype))
+        e = ember.arange(3).to(getattr(ember, dtype))
+        np.testing.assert_array_equal(ember.dequantize(e).numpy(), torch.dequantize(t).numpy())
+        assert e.dequantize().dtype == ember.float32
+    f = ember.ones(2)
+    assert f.dequantize().data_ptr() == f.data_ptr()

@@ -283,3 +283,8 @@ def is_vulkan_available():
     """False: ember has no Vulkan backend."""
     return False
 
+
+
+for _n in ("autocast_increment_nesting", "autocast_decrement_nesting"):
+    _TORCH[_n] = (lambda n: lambda: getattr(_E.amp, n)())(_n)
+    _TORCH[_n].__name__ = _n

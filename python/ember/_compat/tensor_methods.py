@@ -385,3 +385,60 @@ _PROPS.update(
     is_nested=property(lambda self: False, doc="False: ember has no nested tensors."),
     is_sparse_csr=property(lambda self: False, doc="False: ember's tensors are dense."),
     is_vulkan=property(lambda self: False, doc="False: ember has no Vulkan backend."))
+
+
+@_method
+def storage(self):
+    """The TypedStorage under self: its storage's elements from the first (torch's storage())."""
+    return _E.storage.tensor_storage(self)
+
+
+@_method
+def untyped_storage(self):
+    """The UntypedStorage under self: its storage's bytes."""
+    return _E.storage.tensor_untyped_storage(self)
+
+
+@_method
+def storage_type(self):
+    """The legacy storage class of self's dtype (ember.FloatStorage for float32)."""
+    return _E.storage.tensor_storage_type(self)
+
+
+@_method
+def as_subclass(self, cls):
+    """self as an instance of cls, a Tensor subclass: the same memory and autograd history."""
+    if not (isinstance(cls, type) and issubclass(cls, _E.Tensor)):
+        raise RuntimeError("Creating a Tensor subclass from a class that does not inherit from "
+                           "Tensor is not possible. Make sure your class inherits from Tensor.")
+    obj = _E.Tensor.__new__(cls)
+    _E.Tensor.__init__(obj, self)
+    return obj
+
+
+@_method
+def reinforce(self, reward):
+    """Removed from PyTorch (raises, as 1.13): use ember.distributions."""
+    raise RuntimeError("reinforce() was removed.\nUse ember.distributions instead.")
+
+
+def _no_device(kind):
+    def fn(self, device=None, non_blocking=False, memory_format=None):
+        raise RuntimeError(f"ember is not linked with support for {kind} devices")
+    fn.__name__ = kind
+    fn.__doc__ = f"Refuses: ember has no {kind} devices (as PyTorch built without them)."
+    return fn
+
+
+for _n in ("xpu", "ipu"):
+    _method(_no_device(_n))
+
+
+@_both
+def dequantize(input):
+    """input in float32: ember has no quantized tensors, and PyTorch's dequantize of a tensor
+    that is not quantized is its float32 conversion (no copy when it is float32)."""
+    if isinstance(input, (list, tuple)):
+        raise NotImplementedError("dequantize of a list of tensors takes quantized tensors, "
+                                  "which ember does not have")
+    return input.to(_E.float32)
