@@ -1196,3 +1196,40 @@ def test_dequantize_of_plain_tensors_is_float32():
         assert e.dequantize().dtype == ember.float32
     f = ember.ones(2)
     assert f.dequantize().data_ptr() == f.data_ptr()
+
+
+def test_pytorch_2_names_for_plain_values_match_torch_2_6():
+    # Values as PyTorch 2.6 gives them (checked in a Debian 13 root; 1.13 lacks these names).
+    assert (ember.sym_int(3.7), ember.sym_int(-3.7), ember.sym_int(True)) == (3, -3, 1)
+    assert ember.sym_float(3) == 3.0 and ember.sym_not(True) is False
+    assert ember.sym_sqrt(4) == 2.0 and isinstance(ember.sym_sqrt(4), float)
+    assert ember.sym_max(2, 5.0) == 5.0 and isinstance(ember.sym_max(3, 2.0), float)
+    assert ember.sym_min(2, 5) == 2 and ember.sym_sum([]) == 0 and ember.sym_sum([1.5, 2]) == 3.5
+    assert ember.sym_ite(True, 1, 2) == 1 and ember.sym_fresh_size(5) == 5
+    assert not isinstance(3, ember.SymInt)
+    ember.sym_constrain_range(3, min=0, max=5)
+    ember.sym_constrain_range_for_size(0)
+    with pytest.raises(RuntimeError, match=r"Invalid value range for 7 between \[0, 5\]"):
+        ember.sym_constrain_range(7, min=0, max=5)
+    with pytest.raises(RuntimeError, match=r"for -1 between \[0, 9223372036854775807\]"):
+        ember.sym_constrain_range_for_size(-1)
+    assert ember.get_device_module("cpu") is ember.cpu
+    assert ember.get_device_module(ember.device("cpu")) is ember.cpu
+    assert ember.get_device_module("cuda") is ember.cuda
+    x = ember.empty_permuted((2, 3, 4), (0, 2, 1))
+    assert tuple(x.shape) == (2, 3, 4) and x.stride() == (12, 1, 3)
+    assert ember.nonzero_static(ember.tensor([0, 1, 0, 2]), size=3).tolist() == [[1], [3], [-1]]
+    assert ember.tensor([[1, 0], [1, 1]]).nonzero_static(size=2, fill_value=-5).tolist() == \
+        [[0, 0], [1, 0]]
+    assert ember.randn(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+    assert ember.cond(ember.tensor(True), lambda v: v + 1, lambda v: v - 1,
+                      (ember.ones(2),)).tolist() == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match="bool or single-element tensor"):
+        ember.cond(ember.tensor([True, False]), lambda: 1, lambda: 2, ())
+    p, value = ember.zeros(2), ember.ones(2)
+    loaded = p.module_load(value)
+    assert loaded.tolist() == [1.0, 1.0] and p.tolist() == [1.0, 1.0] and loaded is not p
+    assert p.module_load(value, assign=True).data_ptr() == value.data_ptr()
+    assert (p.is_xla, p.is_maia, p.is_mtia) == (False, False, False)
+    with pytest.raises(RuntimeError, match="support for mtia devices"):
+        p.mtia()

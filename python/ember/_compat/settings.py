@@ -288,3 +288,29 @@ def is_vulkan_available():
 for _n in ("autocast_increment_nesting", "autocast_decrement_nesting"):
     _TORCH[_n] = (lambda n: lambda: getattr(_E.amp, n)())(_n)
     _TORCH[_n].__name__ = _n
+
+
+@_torch
+def get_device_module(device=None):
+    """The module of a device type: ember.cuda for 'cuda', ember.cpu for 'cpu'; with no device,
+    the current accelerator's (ember.cuda when CUDA is available, else ember.cpu)."""
+    if device is None:
+        kind = "cuda" if _E.cuda.is_available() else "cpu"
+    else:
+        kind = device.type if isinstance(device, _E.device) else str(device).split(":")[0]
+    if kind not in ("cpu", "cuda"):
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as "
+                           f"'ember.{kind}'.")
+    return getattr(_E, kind)
+
+
+@_torch
+def cond(pred, true_fn, false_fn, operands=()):
+    """true_fn(*operands) if pred else false_fn(*operands) (torch.cond, run eagerly); pred is a
+    bool or a one-element tensor."""
+    if _E.is_tensor(pred):
+        if pred.numel() != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got "
+                               f"{pred}.")
+        pred = bool(pred.item())
+    return true_fn(*operands) if pred else false_fn(*operands)

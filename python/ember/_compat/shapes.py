@@ -3,8 +3,9 @@ ember._compat (see its __init__)."""
 import builtins
 import functools
 import itertools
+import math
 
-from ._registry import _both, _dname, _is_tensor, _method, _out, _torch
+from ._registry import _TORCH, _both, _dname, _is_tensor, _method, _out, _torch
 from .dtypes import _promote
 
 _E = None  # the ember module, set by install()
@@ -322,3 +323,129 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     index = [slice(None)] * input.dim()
     index[dim] = slice(start, end, step)
     return _out(input[tuple(index)].clone(), out)
+
+
+# ================================================================================================
+# symbolic sizes: ember's sizes are plain ints, so these take PyTorch's path for plain numbers
+# ================================================================================================
+
+
+class SymInt:
+    """A symbolic int of a traced shape (torch.SymInt): ember's sizes are never symbolic, so
+    isinstance(n, (int, SymInt)) checks see plain ints."""
+
+
+class SymFloat:
+    """A symbolic float (torch.SymFloat); ember never makes one."""
+
+
+class SymBool:
+    """A symbolic bool (torch.SymBool); ember never makes one."""
+
+
+_TORCH.update(SymInt=SymInt, SymFloat=SymFloat, SymBool=SymBool)
+
+
+@_torch
+def sym_int(a):
+    """int(a), rounding toward zero."""
+    return builtins.int(math.trunc(a)) if isinstance(a, builtins.float) else builtins.int(a)
+
+
+@_torch
+def sym_float(a):
+    return builtins.float(a)
+
+
+@_torch
+def sym_not(a):
+    return not a
+
+
+@_torch
+def sym_sqrt(a):
+    return math.sqrt(a)
+
+
+@_torch
+def sym_max(a, b):
+    """max(a, b), a float when either is."""
+    m = builtins.max(a, b)
+    return builtins.float(m) if isinstance(a, builtins.float) or isinstance(b, builtins.float) \
+        else m
+
+
+@_torch
+def sym_min(a, b):
+    """min(a, b), a float when either is."""
+    m = builtins.min(a, b)
+    return builtins.float(m) if isinstance(a, builtins.float) or isinstance(b, builtins.float) \
+        else m
+
+
+@_torch
+def sym_sum(args):
+    return builtins.sum(args)
+
+
+@_torch
+def sym_ite(b, t, f):
+    """t if b else f."""
+    return t if b else f
+
+
+@_torch
+def sym_fresh_size(expr):
+    """expr itself: a fresh symbol only matters while tracing."""
+    return expr
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+@_torch
+def sym_constrain_range(size, *, min=None, max=None):
+    """Checks that size lies in [min, max] (the int64 range where unset)."""
+    lo = _INT64[0] if min is None else min
+    hi = _INT64[1] if max is None else max
+    if not lo <= size <= hi:
+        raise RuntimeError(f"Invalid value range for {size} between [{lo}, {hi}].")
+
+
+@_torch
+def sym_constrain_range_for_size(size, *, min=None, max=None):
+    """sym_constrain_range for a size: min at least 0."""
+    sym_constrain_range(size, min=0 if min is None else min, max=max)
+
+
+@_torch
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """An uninitialised tensor of size whose memory holds its dims in physical_layout's order
+    (physical_layout[0] outermost)."""
+    size, order = tuple(size), tuple(physical_layout)
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout {list(order)} is not a permutation "
+                           f"of the {len(size)} dims")
+    t = _E.empty([size[d] for d in order], dtype=dtype, device=device)
+    inverse = [order.index(d) for d in builtins.range(len(size))]
+    t = t.permute(*inverse)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+@_both
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero(input), cut or padded with fill_value to exactly size rows."""
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = _E.full((size - found.shape[0], found.shape[1]), fill_value, dtype=found.dtype,
+                  device=found.device)
+    return _E.cat([found, pad])
+
+
+@_method
+def dim_order(self):
+    """The dims from outermost to innermost in memory (by stride, ties by position)."""
+    strides = self.stride()
+    return tuple(sorted(builtins.range(self.dim()), key=lambda d: -strides[d]))

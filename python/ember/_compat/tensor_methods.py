@@ -442,3 +442,16 @@ def dequantize(input):
         raise NotImplementedError("dequantize of a list of tensors takes quantized tensors, "
                                   "which ember does not have")
     return input.to(_E.float32)
+
+
+@_method
+def module_load(self, other, assign=False):
+    """How load_state_dict turns a state-dict value into this parameter's or buffer's
+    replacement: other detached (assign) or self after copying other in, detached."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
+_PROPS.update({f"is_{kind}": property(lambda self: False,
+                                        doc=f"False: ember has no {kind} devices.")
+               for kind in ("xla", "maia", "mtia")})
+_method(_no_device("mtia"))
