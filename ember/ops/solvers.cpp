@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <vector>
 
 #include "ember/backend/cpu/lapack.h"
 #include "ember/ops/autograd_support.h"
@@ -609,6 +610,72 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
 
 // --- matrix functions ------------------------------------------------------------------------
 
+namespace {
+
+// sum_j c[j] * m[j], skipping zero coefficients.
+Tensor combination(const std::vector<Tensor>& m, std::initializer_list<double> c) {
+  Tensor out;
+  size_t j = 0;
+  for (double v : c) {
+    if (v != 0) out = out.defined() ? out + m[j] * v : m[j] * v;
+    ++j;
+  }
+  return out;
+}
+
+// The optimized Taylor approximation of exp(A) of degree 1, 2, 4, 8, 12 or 18 (index 0 to 5),
+// by Bader, Blanes and Casas's evaluation schemes (their coefficients, as PyTorch's).
+Tensor taylor_exp(const Tensor& A, int index) {
+  int64_t n = A.size(-1);
+  Tensor I = eye(n, n, A.options()).expand(A.sizes());
+  if (index == 0) return I + A;
+  Tensor A2 = matmul(A, A);
+  if (index == 1) return I + A + A2 * 0.5;
+  if (index == 2) return I + A + matmul(A2, I * 0.5 + A * (1.0 / 6) + A2 * (1.0 / 24));
+  if (index == 3) {
+    const double sqrt_177 = 0.1330413469565007072504e+2, x3 = 2.0 / 3;
+    const double x1 = x3 * ((1 + sqrt_177) / 88), x2 = x3 * ((1 + sqrt_177) / 352);
+    const double x4 = (-271 + 29 * sqrt_177) / (315 * x3);
+    const double x5 = (-11 + 11 * sqrt_177) / (1260 * x3);
+    const double x6 = (-99 + 11 * sqrt_177) / (5040 * x3), x7 = (89 - sqrt_177) / (5040 * x3);
+    const double y2 = (857 - 58 * sqrt_177) / 630;
+    Tensor A4 = matmul(A2, A * x1 + A2 * x2);
+    Tensor A8 = matmul(A2 * x3 + A4, I * x4 + A * x5 + A2 * x6 + A4 * x7);
+    return I + A + A2 * y2 + A8;
+  }
+  Tensor A3 = matmul(A2, A);
+  if (index == 4) {
+    std::vector<Tensor> m = {I, A, A2, A3};
+    Tensor b0 = combination(m, {9.0198e-16, 0.46932117595418237389, -0.20099424927047284052,
+                                -0.04623946134063071740});
+    Tensor b1 = combination(m, {5.31597895759871264183, 1.19926790417132231573,
+                                0.01179296240992997031, 0.01108844528519167989});
+    Tensor b2 = combination(m, {0.18188869982170434744, 0.05502798439925399070,
+                                0.09351590770535414968, 0.00610700528898058230});
+    Tensor b3 = combination(m, {-2.0861320e-13, -0.13181061013830184015,
+                                -0.02027855540589259079, -0.00675951846863086359});
+    Tensor A6 = b2 + matmul(b3, b3);
+    return b0 + matmul(b1 + A6, A6);
+  }
+  std::vector<Tensor> m = {I, A, A2, A3, matmul(A3, A3)};
+  Tensor b0 = combination(m, {0., -1.00365581030144618291e-01, -8.02924648241156932449e-03,
+                              -8.92138498045729985177e-04, 0.});
+  Tensor b1 = combination(m, {0., 3.97849749499645077844e-01, 1.36783778460411720168e+00,
+                              4.98289622525382669416e-01, -6.37898194594723280150e-04});
+  Tensor b2 = combination(m, {-1.09676396052962061844e+01, 1.68015813878906206114e+00,
+                              5.71779846478865511061e-02, -6.98210122488052056106e-03,
+                              3.34975017086070470649e-05});
+  Tensor b3 = combination(m, {-9.04316832390810593223e-02, -6.76404519071381882256e-02,
+                              6.75961301770459654925e-02, 2.95552570429315521194e-02,
+                              -1.39180257516060693404e-05});
+  Tensor b4 = combination(m, {0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02,
+                              -1.40086798182036094347e-05});
+  Tensor A9 = matmul(b0, b4) + b3;
+  return b1 + matmul(b2 + A9, A9);
+}
+
+}  // namespace
+
 Tensor matrix_exp(const Tensor& a) {
   EMBER_OP(matrix_exp, a);
   // 16-bit in float32, as PyTorch's opmath; float32 in float64, where the squarings of a large
@@ -621,27 +688,20 @@ Tensor matrix_exp(const Tensor& a) {
   int64_t n = a.size(-1);
   if (a.numel() == 0) return a.clone();
   if (n == 1) return exp(a);
-  // Scaling: 2^-s A with ||2^-s A||_1 <= theta_13, per matrix; then s squarings (masked where a
-  // matrix needs fewer).
-  constexpr double kTheta13 = 5.371920351148152;
+  // Bader, Blanes and Casas's Taylor polynomials (Mathematics 7, 1174, 2019), as PyTorch's: the
+  // lowest degree (1, 2, 4, 8, 12, 18) whose theta bounds every matrix's 1-norm; above theta_18,
+  // T18 of 2^-s A squared s times (masked where a matrix needs fewer squarings).
+  constexpr double kTheta[6] = {2.220446049250313e-16, 2.580956802971767e-08,
+                                3.397168839976962e-04, 4.991228871115323e-02,
+                                2.996158913811580e-01, 1.090863719290036e+00};
   Tensor norm1 = amax(sum(abs(a.detach()), Dims{-2}), Dims{-1});  // max column sum
-  Tensor s = clamp(ceil(log2(norm1 / kTheta13)), Scalar(0.0), std::nullopt);
+  double largest = amax(norm1.reshape({-1}), Dims{0}).item<double>();
+  for (int degree = 0; degree < 5; ++degree)
+    if (largest <= kTheta[degree]) return taylor_exp(a, degree);
+  Tensor s = clamp(ceil(log2(norm1 / kTheta[5])), Scalar(0.0), std::nullopt);
   s = where(isfinite(s), s, scalar_tensor(0, s.options()));
   int64_t max_s = static_cast<int64_t>(amax(s.reshape({-1}), Dims{0}).item<double>());
-  Tensor scale = exp2(-s).unsqueeze(-1).unsqueeze(-1);
-  Tensor A = a * scale;
-  constexpr double b[14] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
-                            1187353796428800.0,  129060195264000.0,   10559470521600.0,
-                            670442572800.0,      33522128640.0,       1323241920.0,
-                            40840800.0,          960960.0,            16380.0,
-                            182.0,               1.0};
-  Tensor I = eye(n, n, a.options());
-  Tensor A2 = matmul(A, A), A4 = matmul(A2, A2), A6 = matmul(A4, A2);
-  Tensor U = matmul(A, matmul(A6, A6 * b[13] + A4 * b[11] + A2 * b[9]) + A6 * b[7] +
-                           A4 * b[5] + A2 * b[3] + I * b[1]);
-  Tensor V = matmul(A6, A6 * b[12] + A4 * b[10] + A2 * b[8]) + A6 * b[6] + A4 * b[4] +
-             A2 * b[2] + I * b[0];
-  Tensor r = solve(V - U, V + U);
+  Tensor r = taylor_exp(a * exp2(-s).unsqueeze(-1).unsqueeze(-1), 5);
   for (int64_t i = 0; i < max_s; ++i) {
     Tensor squared = matmul(r, r);
     r = where(gt(s, static_cast<double>(i)).unsqueeze(-1).unsqueeze(-1), squared, r);

@@ -155,3 +155,14 @@ def test_errors_name_the_op():
         ela.inv(E(singular))
     with pytest.raises(RuntimeError, match="Low precision dtypes not supported"):
         ela.det(ember.zeros(2, 2, dtype=ember.float16))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+@pytest.mark.parametrize("norm", [1e-17, 1e-9, 1e-4, 0.03, 0.2, 0.8, 3.0, 40.0])
+def test_matrix_exp_takes_pytorchs_degree_for_each_norm(dtype, norm):
+    # Each norm falls in another of the Taylor degrees 1, 2, 4, 8, 12, 18 (or needs squarings).
+    a = torch.randn(3, 6, 6, dtype=dtype, generator=torch.Generator().manual_seed(1))
+    a = a / torch.linalg.matrix_norm(a, 1).amax() * norm
+    want = torch.linalg.matrix_exp(a)
+    got = T(ela.matrix_exp(E(a)))
+    torch.testing.assert_close(got, want, rtol=1e-13, atol=1e-14 * float(want.abs().max()))
