@@ -67,6 +67,7 @@ namespace {
 using detail::batch_count;
 using detail::column_major;
 using detail::from_column_major;
+using detail::real_options;
 
 Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
 // The conjugate transpose: the transpose of the backward formulas, right for complex too (conj
@@ -79,11 +80,6 @@ Tensor copyltu(const Tensor& m) {
   Tensor below = tril(m, -1);
   Tensor d = diagonal(m, 0, -2, -1);
   return below + mH(below) + diag_embed(m.is_complex() ? real(d).to(m.dtype()) : d);
-}
-
-// The real dtype of a's singular values and Hermitian eigenvalues.
-TensorOptions real_options(const Tensor& a) {
-  return a.options().with_dtype(to_real_dtype(a.dtype()));
 }
 
 // --- Cholesky --------------------------------------------------------------------------------

@@ -16,6 +16,11 @@ namespace ember::detail {
 /// `square` also wants (..., n, n).
 void check_linalg_input(const char* op, const Tensor& a, bool square, const char* name = "A");
 
+/// a's options with its real dtype: those of singular values, Hermitian eigenvalues, norms.
+inline TensorOptions real_options(const Tensor& a) {
+  return a.options().with_dtype(to_real_dtype(a.dtype()));
+}
+
 /// The number of matrices in a (..., m, n) tensor.
 int64_t batch_count(const Tensor& a);
 

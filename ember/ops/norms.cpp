@@ -141,8 +141,7 @@ Tensor cond(const Tensor& a, const std::optional<NormOrd>& p) {
     Tensor s = svdvals(a);
     int64_t k = s.size(-1);
     if (k == 0)
-      return zeros(Shape(a.sizes().begin(), a.sizes().end() - 2),
-                   a.options().with_dtype(to_real_dtype(a.dtype())));
+      return zeros(Shape(a.sizes().begin(), a.sizes().end() - 2), detail::real_options(a));
     Tensor hi = s.narrow(-1, 0, 1).squeeze(-1), lo = s.narrow(-1, k - 1, 1).squeeze(-1);
     bool negative = p && std::get<double>(*p) < 0;
     return negative ? lo / hi : hi / lo;

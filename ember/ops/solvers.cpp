@@ -538,9 +538,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
     int64_t batch_size = batch_n;
     bool want_rank = driver != "gels", want_s = driver == "gelsd" || driver == "gelss";
     std::vector<int64_t> ranks(static_cast<size_t>(batch_size), std::min(m, n));
-    TensorOptions real_options = a.options().with_dtype(to_real_dtype(a.dtype()));
-    svals = want_s ? empty(concat(batch, {std::min(m, n)}), real_options)
-                   : empty({0}, real_options);
+    svals = want_s ? empty(concat(batch, {std::min(m, n)}), detail::real_options(a))
+                   : empty({0}, detail::real_options(a));
     std::vector<int> infos(static_cast<size_t>(batch_size), 0);
     if (m > 0 && n > 0 && k > 0)
       detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
@@ -584,7 +583,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& a, const Tensor& 
       residuals = sum(real(tail * conj(tail)), Dims{-2});
       if (vec) residuals = residuals.squeeze(-1);
     } else {
-      residuals = empty({0}, real_options);
+      residuals = empty({0}, detail::real_options(a));
     }
     if (vec) x = x.squeeze(-1);
   }

@@ -6,6 +6,7 @@ tensor that shares it. Tensor.storage() and untyped_storage() return them; the l
 import ember
 
 from . import _C
+from .serialization import _STORAGES
 
 __all__ = ["TypedStorage", "UntypedStorage"]
 
@@ -154,11 +155,8 @@ class TypedStorage(_Storage):
         return _legacy_name(self._t.dtype)
 
 
-_LEGACY = {"float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
-           "bfloat16": "BFloat16Storage", "int64": "LongStorage", "int32": "IntStorage",
-           "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
-           "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
-           "complex128": "ComplexDoubleStorage"}
+# PyTorch's class name of each dtype's storage: the table torch.save's files are written with.
+_LEGACY = {dtype: name for dtype, (name, _) in _STORAGES.items()}
 
 
 def _legacy_name(dtype):
