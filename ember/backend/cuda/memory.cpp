@@ -21,7 +21,8 @@ class CudaMemory final : public StreamOrderedMemory {
   void* raw_alloc(size_t bytes) override {
     RawDeviceGuard guard(device_);
     void* p = nullptr;
-    return allocated_or_null(cudaMalloc(&p, bytes), p);
+    cudaError_t err = cudaMalloc(&p, bytes);
+    return allocated_or_null(err, p);
   }
   void raw_free(void* ptr, size_t) noexcept override {
     int previous = -1;

@@ -97,7 +97,10 @@ class StreamOrderedMemory : public DeviceMemory {
 
  protected:
   /// What an allocation call returned: `p`, or nullptr when the device is out of memory (the
-  /// caching allocator then empties its cache and retries); any other error throws.
+  /// caching allocator then empties its cache and retries); any other error throws. Call the
+  /// allocation first, as its own statement: in `allocated_or_null(cudaMalloc(&p, n), p)` the
+  /// compiler may read `p` before cudaMalloc writes it (GCC did, so every allocation looked like
+  /// an out-of-memory on the first GPU run).
   static void* allocated_or_null(cudaError_t err, void* p);
 };
 

@@ -25,7 +25,8 @@ class PinnedMemory final : public StreamOrderedMemory {
   Device device() const override { return Device(kCPU, 0); }
   void* raw_alloc(size_t bytes) override {
     void* p = nullptr;
-    return allocated_or_null(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), p);
+    cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+    return allocated_or_null(err, p);
   }
   void raw_free(void* ptr, size_t) noexcept override { cudaFreeHost(ptr); }
   size_t total_memory() override {
