@@ -323,6 +323,36 @@ TEST(CudaOps, MaxPoolBackwardGathersFromOverlappingWindows) {
   }
 }
 
+// The statistics split each channel over several blocks (backend/cuda/batch_norm.cu): shapes
+// with planes wider and narrower than a block, one plane per channel, many small planes
+// (BatchNorm1d), and a channel count past one block per channel's share.
+TEST(CudaOps, BatchNormMatchesTheCpuOverEveryShapeOfSplit) {
+  EMBER_REQUIRE_CUDA();
+  for (Shape shape : {Shape{8, 3, 40, 40}, Shape{4, 6, 3, 100}, Shape{1, 2, 90, 90},
+                      Shape{5000, 7}, Shape{3, 2000, 5}, Shape{2, 4, 7}}) {
+    SCOPED_TRACE(::testing::Message() << "shape of " << shape.size() << " dims, "
+                                      << shape[0] << " x " << shape[1]);
+    for (DType dt : {kFloat32, kFloat64}) {
+      double tol = dt == kFloat64 ? 1e-10 : 1e-4;
+      int64_t C = shape[1];
+      Tensor x = uniform(shape, dt, -2, 3), w = uniform({C}, dt), b = uniform({C}, dt);
+      for (bool training : {true, false}) {
+        Tensor mean_cpu = uniform({C}, dt), var_cpu = uniform({C}, dt, 0.5, 2);
+        Tensor mean_gpu = mean_cpu.to(gpu()), var_gpu = var_cpu.to(gpu());
+        Tensor* running[2][2] = {{&mean_cpu, &var_cpu}, {&mean_gpu, &var_gpu}};
+        EXPECT_TRUE(same_with_gradients(
+            [&](auto& v) {
+              int i = v[0].device().is_cuda() ? 1 : 0;
+              return batch_norm(v[0], *running[i][0], *running[i][1], v[1], v[2], training);
+            },
+            {x, w, b}, tol));
+        EXPECT_TRUE(all_close(mean_gpu.cpu(), mean_cpu, tol, tol)) << "running mean";
+        EXPECT_TRUE(all_close(var_gpu.cpu(), var_cpu, tol, tol)) << "running var";
+      }
+    }
+  }
+}
+
 TEST(CudaOps, GradientsMatchTheCpu) {
   EMBER_REQUIRE_CUDA();
   auto grads = [](Device device) {
