@@ -18,12 +18,13 @@ namespace ember {
 namespace {
 std::array<std::atomic<bool>, 4> g_sdp_enabled{true, true, true, true};
 
-void check_qkv(const Tensor& q, const Tensor& k, const Tensor& v) {
+void check_qkv(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask) {
   const char* op = "scaled_dot_product_attention";
   check_defined(op, q, "query");
   check_defined(op, k, "key");
   check_defined(op, v, "value");
-  check_same_device(op, {&q, &k, &v});
+  // The mask too: the fused kernels read it on q's device (a GPU mask read by the CPU crashed).
+  check_same_device(op, {&q, &k, &v, &mask});
   EMBER_CHECK(q.dim() >= 2 && k.dim() == q.dim() && v.dim() == q.dim(), "[", op,
               "] expected query, key and value with the same number of dims (at least 2), got ",
               q.sizes(), ", ", k.sizes(), " and ", v.sizes());
@@ -56,7 +57,7 @@ std::tuple<Tensor, Tensor> attention_math(const Tensor& q, const Tensor& k, cons
                                           bool is_causal, std::optional<double> scale,
                                           Generator* gen) {
   EMBER_OP(attention_math, q, k, v, attn_mask, dropout_p, is_causal, scale, gen);
-  check_qkv(q, k, v);
+  check_qkv(q, k, v, attn_mask);
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;
   if (is_causal) {
@@ -104,7 +105,7 @@ Tensor scaled_dot_product_attention(const Tensor& q_in, const Tensor& k_in, cons
     return scaled_dot_product_attention(q_in, repeat_heads(k_in), repeat_heads(v_in), attn_mask,
                                         dropout_p, is_causal, scale, false, gen);
   }
-  check_qkv(q_in, k_in, v_in);
+  check_qkv(q_in, k_in, v_in, attn_mask);
   EMBER_CHECK_VALUE(dropout_p >= 0 && dropout_p < 1,
                     "[scaled_dot_product_attention] dropout_p must be in [0, 1), got ", dropout_p);
   bool fused = sdp_backend_enabled(SdpBackend::Flash);

@@ -34,6 +34,11 @@ TEST(VirtualCpuDevices, MixingDevicesIsTheSameErrorAsForGpus) {
   EXPECT_THROW_WITH(ones({1}, TensorOptions().with_device("cpu:4")),
                     "cpu:4 does not exist; the cpu devices are cpu:0, cpu:1, cpu:2, cpu:3");
   EXPECT_NO_THROW(a.copy_(b)) << "an explicit copy between devices is allowed";
+  // The attention mask too: the fused kernel read a mask on another device as its own (a GPU
+  // mask under CPU inputs crashed the first GPU run).
+  Tensor q = ones({1, 2, 4}, TensorOptions().with_device("cpu:0"));
+  Tensor mask = ones({2, 2}, TensorOptions(kBool).with_device("cpu:1"));
+  EXPECT_THROW_WITH(scaled_dot_product_attention(q, q, q, mask), "cpu:0 and cpu:1");
 }
 
 TEST(VirtualCpuDevices, CapacityGivesATypedOutOfMemoryError) {

@@ -128,7 +128,9 @@ TEST(CudaSequence, FusedAttentionMatchesTheCpu) {
   // A boolean padding mask broadcast over heads and queries.
   Tensor mask = tensor({1, 1, 1, 0, 0, 1, 1, 1, 1, 1}, kBool).reshape({2, 1, 1, 5});
   EXPECT_TRUE(same_with_gradients(
-      [mask](auto& t) { return scaled_dot_product_attention(t[0], t[1], t[2], mask.to(gpu())); },
+      [mask](auto& t) {
+        return scaled_dot_product_attention(t[0], t[1], t[2], mask.to(t[0].device()));
+      },
       {uniform({2, 2, 4, 8}), uniform({2, 2, 5, 8}), uniform({2, 2, 5, 8})}, 1e-4));
 }
 

@@ -143,6 +143,11 @@ void correlate(uint64_t id, bool enter) {
 
 constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                          CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
+                                         // CUPTI writes an external-correlation record only
+                                         // before an API record: without these kinds it writes
+                                         // none, and no kernel is linked to its op (seen on the
+                                         // H200). The driver's too, as cuBLAS launches there.
+                                         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
                                          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
 
 }  // namespace
