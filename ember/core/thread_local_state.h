@@ -9,6 +9,7 @@ namespace ember {
 namespace profiler {
 class Session;
 }
+class OpCapture;
 
 /// Autocast's settings for each device type (core/autocast.h is the API over them).
 struct AutocastState {
@@ -20,8 +21,8 @@ struct AutocastState {
 namespace detail {
 // Note [What thread-local state travels]
 // Only what a user sets to change how ops behave or what they record travels: grad mode,
-// autocast and the profiler's session (so that DataParallel's replicas, DataLoader workers and
-// run_threads' ranks record into the caller's profile). The other
+// autocast, the profiler's session and the op capture (so that DataParallel's replicas, DataLoader
+// workers and run_threads' ranks record into the caller's profile or capture). The other
 // thread_locals stay where they are because they describe the thread itself, not the user's
 // intent: the pool's "inside a parallel region" flag (thread_pool.cpp), the backward pass running
 // on this thread (engine.cpp), the saved-tensor count of the op being recorded
@@ -32,6 +33,7 @@ struct LocalState {
   bool grad_enabled = true;
   AutocastState autocast;
   profiler::Session* profiler = nullptr;  // the session recording this thread's events, if any
+  OpCapture* capture = nullptr;           // the capture recording this thread's ops (ops/capture.h)
 };
 // Constant-initialised and trivially destructible: reading it is one thread-local load, with no
 // initialisation check, which matters because every op reads grad mode.

@@ -117,7 +117,7 @@ void check_class_weight(const char* op, const Tensor& weight, int64_t classes) {
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
                 int64_t ignore_index, Reduction reduction) {
-  EMBER_OP_CAST(kFp32, nll_loss, input, target, weight, ignore_index, reduction);
+  EMBER_OP(nll_loss, input, target, weight, ignore_index, reduction);
   if (input.dim() > 2) {  // (N, C, d1, ...): per-element losses in the target's shape
     Shape rest = without_class_dim(input);
     EMBER_CHECK(target.sizes() == rest, "[nll_loss] expected a target of shape ", rest,
@@ -163,7 +163,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, Reduction reduction, double label_smoothing) {
-  EMBER_OP_CAST(kFp32, cross_entropy, input, target, weight, ignore_index, reduction,
+  EMBER_OP(cross_entropy, input, target, weight, ignore_index, reduction,
                 label_smoothing);
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1,
               "[cross_entropy] label_smoothing must be between 0.0 and 1.0, got ", label_smoothing);
@@ -226,7 +226,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  EMBER_OP_CAST(kFp32, mse_loss, input, target, reduction);
+  EMBER_OP(mse_loss, input, target, reduction);
   Tensor d = input - target;
   return reduce(d * d, reduction);
 }

@@ -142,9 +142,15 @@ Tensor logsigmoid(const Tensor& x) {
                     [](const Tensor& g, const Tensor& x) { return g * sigmoid(-x); });
 }
 
-Tensor softsign(const Tensor& x) { return x / (abs(x) + 1.0); }
+Tensor softsign(const Tensor& x) {
+  EMBER_OP(softsign, x);
+  return x / (abs(x) + 1.0);
+}
 
-Tensor tanhshrink(const Tensor& x) { return x - tanh(x); }
+Tensor tanhshrink(const Tensor& x) {
+  EMBER_OP(tanhshrink, x);
+  return x - tanh(x);
+}
 
 Tensor threshold(const Tensor& x, double threshold_, double value) {
   EMBER_OP(threshold, x, threshold_, value);  // a parameter called threshold would hide the op

@@ -12,8 +12,8 @@
 namespace ember::amp::detail {
 
 // Note [Autocast at the op entry]
-// An op on one of the lists starts with EMBER_OP_CAST(policy, op, args...) (ops/op_entry.h, Note
-// [The op entry]). When autocast is on for its tensors' device, the line casts the arguments as
+// An op on one of the lists has its policy in its row of ops/ops.def, which its entry line reads
+// (ops/op_entry.h, Note [The op entry]). When autocast is on for its tensors' device, the line casts the arguments as
 // the policy says and calls the op again with autocast switched off for the rest of the call, so
 // that the ops it is made of (linear of addmm, cross_entropy of log_softmax and nll_loss) do not
 // cast a second time, as PyTorch's autocast kernels do by excluding their dispatch key. Casts go
@@ -30,6 +30,7 @@ enum class Cast : uint8_t {
 /// An op's policy on the CPU and on CUDA.
 struct Policy {
   Cast cpu, cuda;
+  bool listed = true;  // on one of the lists: autocast is off inside the op
 };
 
 // PyTorch 1.13's lists (aten/src/ATen/autocast_mode.cpp) for the ops ember has. float64 and
@@ -47,6 +48,9 @@ inline constexpr Policy kFp32SetDtypeOnCuda{Cast::None, Cast::Float32Dtype};
 inline constexpr Policy kPromoteOnCuda{Cast::None, Cast::Promote};
 /// Not on the lists, but made of ops that are (batch_norm): nothing is cast inside.
 inline constexpr Policy kNoCast{Cast::None, Cast::None};
+/// On none of the lists: nothing is cast, and autocast stays on inside, so that a composite op
+/// (multi_head_attention_forward) still has its linears cast.
+inline constexpr Policy kNotListed{Cast::None, Cast::None, false};
 
 /// Whether autocast is on for any device type on this thread.
 inline bool active() {

@@ -73,17 +73,20 @@ Tensor view_as_complex(const Tensor& x) {
 }
 
 Tensor real(const Tensor& x) {
+  EMBER_OP(real, x);
   check_defined("real", x);
   return x.is_complex() ? view_as_real(x).select(-1, 0) : x;
 }
 
 Tensor imag(const Tensor& x) {
+  EMBER_OP(imag, x);
   check_defined("imag", x);
   EMBER_CHECK(x.is_complex(), "[imag] imag is not implemented for tensors with non-complex dtypes.");
   return view_as_real(x).select(-1, 1);
 }
 
 Tensor conj(const Tensor& x) {
+  EMBER_OP(conj, x);
   check_defined("conj", x);
   if (!x.is_complex()) return x;
   return complex(real(x), neg(imag(x)));

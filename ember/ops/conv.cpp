@@ -27,6 +27,7 @@ Tensor complex_conv(const Tensor& x, const Tensor& w, const Tensor& bias, Conv c
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const Tensor& bias, Pair stride,
               std::string_view padding, Pair dilation, int64_t groups) {
+  EMBER_OP(conv2d, x, w, bias, stride, padding, dilation, groups);
   check_defined("conv2d", w, "weight");
   EMBER_CHECK(w.dim() >= 2, "[conv2d] expected a weight of at least 2 dims, got shape ", w.sizes());
   Pair kernel{w.dim() >= 4 ? w.size(-2) : 1, w.size(-1)};
@@ -71,7 +72,7 @@ TensorList conv2d_backward_differentiable(const Tensor& x, const Tensor& w, cons
 
 Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride, Pair padding,
               Pair dilation, int64_t groups) {
-  EMBER_OP_CAST(kLowerPrecisionFp, conv2d, x_in, w, bias, stride, padding, dilation, groups);
+  EMBER_OP(conv2d, x_in, w, bias, stride, padding, dilation, groups);
   check_defined("conv2d", x_in);
   check_defined("conv2d", w, "weight");
   check_same_device("conv2d", {&x_in, &w, &bias});
@@ -158,7 +159,7 @@ Tensor conv2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stri
 
 Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Pair stride,
                         Pair padding, Pair output_padding, int64_t groups, Pair dilation) {
-  EMBER_OP_CAST(kLowerPrecisionFp, conv_transpose2d, x_in, w, bias, stride, padding, output_padding,
+  EMBER_OP(conv_transpose2d, x_in, w, bias, stride, padding, output_padding,
                 groups, dilation);
   check_defined("conv_transpose2d", x_in);
   check_defined("conv_transpose2d", w, "weight");
@@ -236,7 +237,7 @@ Tensor conv_transpose2d(const Tensor& x_in, const Tensor& w, const Tensor& bias,
 
 Tensor conv3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Triple stride,
               Triple padding, Triple dilation, int64_t groups) {
-  EMBER_OP_CAST(kLowerPrecisionFp, conv3d, x_in, w, bias, stride, padding, dilation, groups);
+  EMBER_OP(conv3d, x_in, w, bias, stride, padding, dilation, groups);
   check_defined("conv3d", x_in);
   check_defined("conv3d", w, "weight");
   EMBER_CHECK(x_in.dim() == 4 || x_in.dim() == 5,
@@ -271,6 +272,7 @@ Tensor conv3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Triple st
 
 Tensor conv3d(const Tensor& x, const Tensor& w, const Tensor& bias, Triple stride,
               std::string_view padding, Triple dilation, int64_t groups) {
+  EMBER_OP(conv3d, x, w, bias, stride, padding, dilation, groups);
   check_defined("conv3d", w, "weight");
   EMBER_CHECK(w.dim() == 5, "[conv3d] expected a 5-D weight (O, C/groups, kD, kH, kW), got ",
               w.sizes());
@@ -283,7 +285,7 @@ Tensor conv3d(const Tensor& x, const Tensor& w, const Tensor& bias, Triple strid
 
 Tensor conv_transpose3d(const Tensor& x_in, const Tensor& w, const Tensor& bias, Triple stride,
                         Triple padding, Triple output_padding, int64_t groups, Triple dilation) {
-  EMBER_OP_CAST(kLowerPrecisionFp, conv_transpose3d, x_in, w, bias, stride, padding,
+  EMBER_OP(conv_transpose3d, x_in, w, bias, stride, padding,
                 output_padding, groups, dilation);
   check_defined("conv_transpose3d", x_in);
   check_defined("conv_transpose3d", w, "weight");

@@ -13,6 +13,7 @@
 namespace ember {
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  EMBER_OP_METHOD(copy_, src, non_blocking);
   check_defined("copy_", src, "src");
   Shape shape = broadcast_shapes(sizes(), src.sizes(), "copy_");
   EMBER_CHECK(shape == sizes(), "[copy_] the source of shape ", src.sizes(),
@@ -95,6 +96,7 @@ Tensor Tensor::cuda(int index, bool non_blocking) const {
 Tensor Tensor::cpu() const { return to(Device(DeviceType::CPU, 0)); }
 
 Tensor Tensor::clone() const {
+  EMBER_OP_METHOD(clone);
   Tensor out = empty(sizes(), options());
   {
     NoGradGuard no_grad;
@@ -137,6 +139,7 @@ void check_fits(const Scalar& v, DType t) {
 }  // namespace
 
 Tensor& Tensor::fill_(Scalar value) {
+  EMBER_OP_METHOD(fill_, value);
   check_fits(value, dtype());
   bool grad = any_requires_grad({this});
   if (grad) check_inplace(*this, "fill_");
@@ -166,6 +169,7 @@ Scalar Tensor::item() const {
 }
 
 Tensor Tensor::pin_memory() const {
+  EMBER_OP_METHOD(pin_memory);
   EMBER_CHECK(is_cpu(), "[pin_memory] only CPU tensors can be pinned, this one is on ", device());
   return pin_memory_cuda(*this);
 }

@@ -302,7 +302,7 @@ Tensor operator/(Scalar a, const Tensor& b) { return mul(reciprocal(b), a); }
 // --- pow ---------------------------------------------------------------------------------------
 
 Tensor pow(const Tensor& a, const Tensor& e) {
-  EMBER_OP_CAST(kFp32OnCuda, pow, a, e);
+  EMBER_OP(pow, a, e);
   Tensor out = detail::binary(BinaryOp::Pow, a, e);
   if (any_requires_grad({&a, &e})) {
     record("PowBackward1", {&out}, {&a, &e},
@@ -325,7 +325,7 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
-  EMBER_OP_CAST(kFp32OnCuda, pow, a, e);
+  EMBER_OP(pow, a, e);
   check_defined("pow", a, "self");
   DType rt = result_type(a, e);
   EMBER_CHECK(is_floating_point(rt) || e.is_floating_point() || e.to_int() >= 0,
@@ -434,9 +434,15 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
 
 // --- comparisons and logic (no gradient) --------------------------------------------------------
 
-#define EMBER_COMPARE(name, Op)                                                                \
-  Tensor name(const Tensor& a, const Tensor& b) { return detail::binary(BinaryOp::Op, a, b); } \
-  Tensor name(const Tensor& a, Scalar b) { return detail::binary_scalar(BinaryOp::Op, a, b); }
+#define EMBER_COMPARE(name, Op)                   \
+  Tensor name(const Tensor& a, const Tensor& b) { \
+    EMBER_OP(name, a, b);                         \
+    return detail::binary(BinaryOp::Op, a, b);    \
+  }                                               \
+  Tensor name(const Tensor& a, Scalar b) {        \
+    EMBER_OP(name, a, b);                         \
+    return detail::binary_scalar(BinaryOp::Op, a, b); \
+  }
 EMBER_COMPARE(eq, Eq)
 EMBER_COMPARE(ne, Ne)
 EMBER_COMPARE(lt, Lt)
@@ -513,7 +519,7 @@ Tensor ternary(TernaryOp op, const Tensor& s, const Tensor& t1, const Tensor& t2
 }  // namespace
 
 Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
-  EMBER_OP_CAST(kPromoteOnCuda, addcmul, s, t1, t2, value);
+  EMBER_OP(addcmul, s, t1, t2, value);
   if (value.is_complex()) return s + t1 * t2 * value;  // the kernel's value is real
   Tensor out = ternary(TernaryOp::Addcmul, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
@@ -531,7 +537,7 @@ Tensor addcmul(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value
 }
 
 Tensor addcdiv(const Tensor& s, const Tensor& t1, const Tensor& t2, Scalar value) {
-  EMBER_OP_CAST(kPromoteOnCuda, addcdiv, s, t1, t2, value);
+  EMBER_OP(addcdiv, s, t1, t2, value);
   if (value.is_complex()) return s + t1 / t2 * value;
   Tensor out = ternary(TernaryOp::Addcdiv, s, t1, t2, value.to_double());
   if (any_requires_grad({&s, &t1, &t2})) {
@@ -607,6 +613,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  EMBER_OP(allclose, a, b, rtol, atol);
   NoGradGuard no_grad;
   if (a.numel() == 0 && b.numel() == 0) return true;
   DType wide = a.is_complex() || b.is_complex() ? kComplex128 : kFloat64;
@@ -618,6 +625,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
 }
 
 bool equal(const Tensor& a, const Tensor& b) {
+  EMBER_OP(equal, a, b);
   NoGradGuard no_grad;
   if (a.sizes() != b.sizes()) return false;
   if (a.numel() == 0) return true;
@@ -665,48 +673,58 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  EMBER_OP_METHOD(add_, other, alpha);
   check_alpha("add_", *this, other, alpha);
   return inplace_binary(*this, other, BinaryOp::Add, {alpha.to_double()}, "add_",
                         [&](const Tensor& s) { return ember::add(s, other, alpha); });
 }
 Tensor& Tensor::add_(Scalar other, Scalar alpha) {
+  EMBER_OP_METHOD(add_, other, alpha);
   Scalar v = scaled("add_", result_type(*this, other), other, alpha);
   return inplace_scalar(*this, v, BinaryOp::Add, "add_",
                         [&](const Tensor& s) { return ember::add(s, v); });
 }
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  EMBER_OP_METHOD(sub_, other, alpha);
   check_alpha("sub_", *this, other, alpha);
   check_sub_operands(dtype(), other.dtype());
   return inplace_binary(*this, other, BinaryOp::Sub, {alpha.to_double()}, "sub_",
                         [&](const Tensor& s) { return ember::sub(s, other, alpha); });
 }
 Tensor& Tensor::sub_(Scalar other, Scalar alpha) {
+  EMBER_OP_METHOD(sub_, other, alpha);
   DType ct = result_type(*this, other);
   check_sub_operands(dtype(), other.dtype());
   check_alpha("sub_", ct, alpha);
   return add_(scaled("sub_", ct, other, negated(alpha)));
 }
 Tensor& Tensor::mul_(const Tensor& other) {
+  EMBER_OP_METHOD(mul_, other);
   return inplace_binary(*this, other, BinaryOp::Mul, {}, "mul_",
                         [&](const Tensor& s) { return ember::mul(s, other); });
 }
 Tensor& Tensor::mul_(Scalar other) {
+  EMBER_OP_METHOD(mul_, other);
   return inplace_scalar(*this, other, BinaryOp::Mul, "mul_",
                         [&](const Tensor& s) { return ember::mul(s, other); });
 }
 Tensor& Tensor::div_(const Tensor& other) {
+  EMBER_OP_METHOD(div_, other);
   return inplace_binary(*this, other, BinaryOp::Div, {}, "div_",
                         [&](const Tensor& s) { return ember::div(s, other); });
 }
 Tensor& Tensor::div_(Scalar other) {
+  EMBER_OP_METHOD(div_, other);
   return inplace_scalar(*this, other, BinaryOp::Div, "div_",
                         [&](const Tensor& s) { return ember::div(s, other); });
 }
 Tensor& Tensor::pow_(const Tensor& e) {
+  EMBER_OP_METHOD(pow_, e);
   return inplace_binary(*this, e, BinaryOp::Pow, {}, "pow_",
                         [&](const Tensor& s) { return ember::pow(s, e); });
 }
 Tensor& Tensor::pow_(Scalar e) {
+  EMBER_OP_METHOD(pow_, e);
   if (any_requires_grad({this}))
     return inplace_with_grad(*this, "pow_", [&](const Tensor& s) { return ember::pow(s, e); });
   return copy_(ember::pow(*this, e));
@@ -731,18 +749,21 @@ Tensor& inplace_ternary(Tensor& self, TernaryOp op, const Tensor& t1, const Tens
 }  // namespace
 
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_OP_METHOD(addcmul_, t1, t2, value);
   if (any_requires_grad({this, &t1, &t2}))
     return inplace_with_grad(*this, "addcmul_",
                              [&](const Tensor& s) { return ember::addcmul(s, t1, t2, value); });
   return inplace_ternary(*this, TernaryOp::Addcmul, t1, t2, value.to_double(), "addcmul_");
 }
 Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value) {
+  EMBER_OP_METHOD(addcdiv_, t1, t2, value);
   if (any_requires_grad({this, &t1, &t2}))
     return inplace_with_grad(*this, "addcdiv_",
                              [&](const Tensor& s) { return ember::addcdiv(s, t1, t2, value); });
   return inplace_ternary(*this, TernaryOp::Addcdiv, t1, t2, value.to_double(), "addcdiv_");
 }
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  EMBER_OP_METHOD(lerp_, end, weight);
   if (any_requires_grad({this, &end}))
     return inplace_with_grad(*this, "lerp_",
                              [&](const Tensor& s) { return ember::lerp(s, end, weight); });
@@ -752,6 +773,7 @@ Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
   return inplace_ternary(*this, TernaryOp::Lerp, end, w, 0, "lerp_");
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+  EMBER_OP_METHOD(masked_fill_, mask, value);
   if (any_requires_grad({this}))
     return inplace_with_grad(*this, "masked_fill_",
                              [&](const Tensor& s) { return ember::masked_fill(s, mask, value); });

@@ -39,24 +39,43 @@ Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_not(const Tensor& a);
 
 Tensor neg(const Tensor& x);
+Tensor& neg_(Tensor& x);  // in place: x.neg_()
 Tensor abs(const Tensor& x);
+Tensor& abs_(Tensor& x);  // in place: x.abs_()
 Tensor exp(const Tensor& x);
+Tensor& exp_(Tensor& x);  // in place: x.exp_()
 Tensor log(const Tensor& x);
+Tensor& log_(Tensor& x);  // in place: x.log_()
 Tensor sqrt(const Tensor& x);
+Tensor& sqrt_(Tensor& x);  // in place: x.sqrt_()
 Tensor rsqrt(const Tensor& x);
+Tensor& rsqrt_(Tensor& x);  // in place: x.rsqrt_()
 Tensor tanh(const Tensor& x);
+Tensor& tanh_(Tensor& x);  // in place: x.tanh_()
 Tensor sigmoid(const Tensor& x);
+Tensor& sigmoid_(Tensor& x);  // in place: x.sigmoid_()
 Tensor relu(const Tensor& x);
+Tensor& relu_(Tensor& x);  // in place: x.relu_()
 Tensor sin(const Tensor& x);
+Tensor& sin_(Tensor& x);  // in place: x.sin_()
 Tensor cos(const Tensor& x);
+Tensor& cos_(Tensor& x);  // in place: x.cos_()
 Tensor square(const Tensor& x);
+Tensor& square_(Tensor& x);  // in place: x.square_()
 Tensor reciprocal(const Tensor& x);
+Tensor& reciprocal_(Tensor& x);  // in place: x.reciprocal_()
 Tensor sign(const Tensor& x);
+Tensor& sign_(Tensor& x);  // in place: x.sign_()
 Tensor floor(const Tensor& x);
+Tensor& floor_(Tensor& x);  // in place: x.floor_()
 Tensor ceil(const Tensor& x);
+Tensor& ceil_(Tensor& x);  // in place: x.ceil_()
 Tensor round(const Tensor& x);
+Tensor& round_(Tensor& x);  // in place: x.round_()
 Tensor log1p(const Tensor& x);
+Tensor& log1p_(Tensor& x);  // in place: x.log1p_()
 Tensor expm1(const Tensor& x);
+Tensor& expm1_(Tensor& x);  // in place: x.expm1_()
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 /// clamp with tensor bounds (broadcast; an undefined one is no bound), differentiable in all three.
 Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max);
@@ -89,6 +108,13 @@ Tensor isfinite(const Tensor& x);
 /// Raw kernels without autograd, for backward formulas and optimizers.
 namespace detail {
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p = {});
+/// The dtype unary(op, x) gives for an x of dtype t.
+DType unary_result_dtype(UnaryOp op, DType t);
+/// Runs op in place on self, without autograd; self's dtype must be the op's result dtype.
+Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {});
+/// self.name_() of a unary op: its kernel in place, or `fn` and a copy back where autograd
+/// records it or the result has another dtype that casts into self's (as PyTorch's in-place ops).
+Tensor& unary_inplace_op(UnaryOp op, Tensor& self, Tensor (*fn)(const Tensor&), const char* name);
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams& p = {});
 Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams& p = {});
 /// out = op(out, b) in place, b broadcast to out's shape.

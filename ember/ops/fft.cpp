@@ -196,6 +196,7 @@ Sizes one(std::optional<int64_t> n) { return n ? Sizes(Shape{*n}) : std::nullopt
 // --- n-dimensional -----------------------------------------------------------------------------
 
 Tensor fftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm) {
+  EMBER_OP(fftn, x, s, dim, norm);
   check_cpu(x, "fftn");
   Signal sig = signal(x, s, dim, "fftn");
   Tensor in = as_complex(resize(x, sig.dims, sig.sizes));
@@ -203,6 +204,7 @@ Tensor fftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm)
 }
 
 Tensor ifftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm) {
+  EMBER_OP(ifftn, x, s, dim, norm);
   check_cpu(x, "ifftn");
   Signal sig = signal(x, s, dim, "ifftn");
   Tensor in = as_complex(resize(x, sig.dims, sig.sizes));
@@ -210,6 +212,7 @@ Tensor ifftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm
 }
 
 Tensor rfftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm) {
+  EMBER_OP(rfftn, x, s, dim, norm);
   check_cpu(x, "rfftn");
   Tensor xf = as_real_floating(x, "rfftn");
   Signal sig = signal(xf, s, dim, "rfftn");
@@ -218,6 +221,7 @@ Tensor rfftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm
 }
 
 Tensor irfftn(const Tensor& x, const Sizes& s, const Sizes& dim, const Norm& norm) {
+  EMBER_OP(irfftn, x, s, dim, norm);
   check_cpu(x, "irfftn");
   Signal sig = signal(x, s, dim, "irfftn");
   EMBER_CHECK(!sig.dims.empty(), "[irfftn] irfftn must transform at least one axis");
@@ -263,6 +267,7 @@ Tensor ihfft(const Tensor& x, std::optional<int64_t> n, int64_t dim, const Norm&
 // --- frequencies and shifts ----------------------------------------------------------------------
 
 Tensor fftfreq(int64_t n, double d, const TensorOptions& options) {
+  EMBER_OP(fftfreq, n, d, options);
   EMBER_CHECK(n >= 0, "[fftfreq] n must be non-negative, got ", n);
   TensorOptions o = options;
   if (!o.has_dtype) o.with_dtype(kDefaultFloat);
@@ -273,6 +278,7 @@ Tensor fftfreq(int64_t n, double d, const TensorOptions& options) {
 }
 
 Tensor rfftfreq(int64_t n, double d, const TensorOptions& options) {
+  EMBER_OP(rfftfreq, n, d, options);
   EMBER_CHECK(n >= 0, "[rfftfreq] n must be non-negative, got ", n);
   TensorOptions o = options;
   if (!o.has_dtype) o.with_dtype(kDefaultFloat);
@@ -292,8 +298,14 @@ Tensor shift(const Tensor& x, const Sizes& dim, bool inverse) {
 }
 }  // namespace
 
-Tensor fftshift(const Tensor& x, const Sizes& dim) { return shift(x, dim, false); }
-Tensor ifftshift(const Tensor& x, const Sizes& dim) { return shift(x, dim, true); }
+Tensor fftshift(const Tensor& x, const Sizes& dim) {
+  EMBER_OP(fftshift, x, dim);
+  return shift(x, dim, false);
+}
+Tensor ifftshift(const Tensor& x, const Sizes& dim) {
+  EMBER_OP(ifftshift, x, dim);
+  return shift(x, dim, true);
+}
 
 }  // namespace ember::fft
 

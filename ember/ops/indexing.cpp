@@ -214,7 +214,7 @@ Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& 
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  EMBER_OP_CAST(kPromoteOnCuda, scatter_add, x, dim, index, src);
+  EMBER_OP(scatter_add, x, dim, index, src);
   return scatter_copy("scatter_add", x, dim, index, src, true);
 }
 
@@ -320,12 +320,14 @@ Tensor Tensor::scatter(int64_t dim, const Tensor& index, const Tensor& src) cons
   return ember::scatter(*this, dim, index, src);
 }
 Tensor& Tensor::scatter_(int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP_METHOD(scatter_, dim, index, src);
   return scatter_inplace("scatter_", *this, dim, index, src, false);
 }
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return ember::scatter_add(*this, dim, index, src);
 }
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  EMBER_OP_METHOD(scatter_add_, dim, index, src);
   return scatter_inplace("scatter_add_", *this, dim, index, src, true);
 }
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {

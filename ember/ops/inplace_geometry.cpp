@@ -6,11 +6,13 @@
 #include "ember/core/grad_mode.h"
 #include "ember/core/shape.h"
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/op_entry.h"
 #include "ember/ops/views.h"
 
 namespace ember {
 
 Tensor& resize_(Tensor& self, const Shape& sizes) {
+  EMBER_OP(resize_, self, sizes);
   EMBER_CHECK(self.defined(), "[resize_] expected a defined tensor");
   EMBER_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
   for (int64_t s : sizes)
@@ -88,6 +90,7 @@ Tensor& as_strided_(Tensor& self, const Shape& sizes, const Shape& strides,
 }
 
 Tensor& set_(Tensor& self, const Tensor& source) {
+  EMBER_OP(set_, self, source);
   check_not_grad_leaf(self, "set_");
   EMBER_CHECK(source.defined(), "[set_] expected a defined source tensor");
   EMBER_CHECK(self.dtype() == source.dtype(), "Could not set tensor of type ", source.dtype(),

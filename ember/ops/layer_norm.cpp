@@ -10,7 +10,7 @@ namespace ember {
 Tensor layer_norm(const Tensor& x_in, int64_t ndims, const Tensor& weight_in,
                   const Tensor& bias_in, double eps) {
   // PyTorch's CPU and CUDA autocast lists keep layer_norm in float32.
-  EMBER_OP_CAST(kFp32, layer_norm, x_in, ndims, weight_in, bias_in, eps);
+  EMBER_OP(layer_norm, x_in, ndims, weight_in, bias_in, eps);
   check_defined("layer_norm", x_in);
   check_same_device("layer_norm", {&x_in, &weight_in, &bias_in});
   EMBER_CHECK(ndims >= 1 && ndims <= x_in.dim(), "[layer_norm] cannot normalise the last ", ndims,

@@ -43,7 +43,7 @@ Tensor bmm_raw(const Tensor& a, const Tensor& b, Tensor out, double alpha, doubl
 }  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
-  EMBER_OP_CAST(kLowerPrecisionFp, bmm, a, b);
+  EMBER_OP(bmm, a, b);
   check_matmul_args("bmm", a, b);
   EMBER_CHECK(a.dim() == 3 && b.dim() == 3, "[bmm] expected 3-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -79,7 +79,7 @@ Tensor mm_grad_b(const Tensor& g, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  EMBER_OP_CAST(kLowerPrecisionFp, mm, a, b);
+  EMBER_OP(mm, a, b);
   check_matmul_args("mm", a, b);
   EMBER_CHECK(a.dim() == 2 && b.dim() == 2, "[mm] expected 2-D tensors, got ", a.sizes(), " and ",
               b.sizes());
@@ -133,7 +133,7 @@ Tensor rounded_once(const Tensor& input, const Tensor& a, const Tensor& b, Op op
 }  // namespace
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
-  EMBER_OP_CAST(kLowerPrecisionFp, addmm, bias, a, b, beta, alpha);
+  EMBER_OP(addmm, bias, a, b, beta, alpha);
   check_matmul_args("addmm", a, b);
   check_same_device("addmm", {&bias, &a});
   check_defined("addmm", bias, "self");
@@ -170,7 +170,7 @@ Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b, Scalar beta, 
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  EMBER_OP_CAST(kLowerPrecisionFp, matmul, a, b);
+  EMBER_OP(matmul, a, b);
   check_matmul_args("matmul", a, b);
   int64_t da = a.dim(), db = b.dim();
   EMBER_CHECK(da > 0 && db > 0, "[matmul] both arguments need at least 1 dimension, got ", da,
@@ -224,7 +224,7 @@ Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const 
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  EMBER_OP_CAST(kLowerPrecisionFp, linear, x, weight, bias);
+  EMBER_OP(linear, x, weight, bias);
   check_defined("linear", x);
   check_defined("linear", weight, "weight");
   EMBER_CHECK(weight.dim() == 2, "[linear] expected a 2-D weight, got ", weight.sizes());

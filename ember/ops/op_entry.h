@@ -1,22 +1,28 @@
-// The one line every public op starts with: EMBER_OP(op, args...), or EMBER_OP_CAST(policy, op,
-// args...) for the ops on autocast's lists. It is where anything that wants to see every op
-// attaches (autocast's casts, the profiler's record; later, capture or fusion), so that no op
-// grows a line per feature.
+// The one line every public op starts with: EMBER_OP(op, args...), where `op` names the op's row
+// in ops/ops.def (Note [The op list]), which gives its autocast policy. It is where anything that
+// wants to see every op attaches (autocast's casts, the profiler's record, a capture; later,
+// fusion), so that no op grows a line per feature.
 #pragma once
 
+#include <tuple>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "ember/core/autograd_meta.h"
 #include "ember/core/profiler_events.h"
 #include "ember/core/thread_local_state.h"
 #include "ember/ops/autocast.h"
+#include "ember/ops/capture.h"
+#include "ember/ops/op_registry.h"
 
 namespace ember::detail {
 
 // Note [The op entry]
-// With nothing switched on (no autocast, no profiler) the line costs a few loads of one
-// thread-local struct and a branch. Otherwise it calls enter_op, which opens the profiler's
-// record, applies autocast's policy, and calls the op again; the op's own entry line then lets
+// With nothing switched on (no autocast, no profiler, no capture) the line costs a few loads of
+// one thread-local struct and a branch. Otherwise it calls enter_op, which records the call for a
+// capture (Note [Capture at the op entry]), opens the profiler's record, applies autocast's policy,
+// and calls the op again; the op's own entry line then lets
 // it through once (t_op_entered), so that the ops it is made of (linear of addmm) are entered, and
 // recorded, in their turn, as nested events. Autocast is switched off inside an op on its lists
 // (Note [Autocast at the op entry]) and stays on inside the others, so a composite op that is not
@@ -30,8 +36,12 @@ inline thread_local bool t_op_entered = false;
 /// Whether anything wants to see ops on this thread.
 inline bool op_hooks_active() {
   const LocalState& s = t_local_state;
-  return s.profiler != nullptr || s.autocast.enabled[0] || s.autocast.enabled[1];
+  return s.profiler != nullptr || s.capture != nullptr || s.autocast.enabled[0] ||
+         s.autocast.enabled[1];
 }
+
+/// How many captured ops are running on this thread (Note [Capture at the op entry]).
+inline thread_local int t_capture_depth = 0;
 
 /// Takes the pass that enter_op left for the op's own entry line.
 inline bool take_op_entered() { return std::exchange(t_op_entered, false); }
@@ -74,19 +84,28 @@ void record_inputs(profiler::RecordScope& scope, const Args&... args) {
   e.dtypes = "[" + dtypes + "]";
 }
 
-/// A policy for ops that are not on autocast's lists: nothing is cast and autocast stays on
-/// inside.
-inline constexpr amp::detail::Policy kNotListed{amp::detail::Cast::None, amp::detail::Cast::None};
+// The tensors among an op's arguments or results, for a capture.
+inline void collect_tensors(std::vector<Tensor>& out, const Tensor& t) { out.push_back(t); }
+inline void collect_tensors(std::vector<Tensor>& out, const std::vector<Tensor>& ts) {
+  out.insert(out.end(), ts.begin(), ts.end());
+}
+template <typename... T>
+void collect_tensors(std::vector<Tensor>& out, const std::tuple<T...>& t) {
+  std::apply([&out](const auto&... x) { (collect_tensors(out, x), ...); }, t);
+}
+template <typename T>
+void collect_tensors(std::vector<Tensor>&, const T&) {}
 
-// The op's arguments are its parameters, passed on as they came (in-place ops take Tensor&).
-template <bool kListed, typename Op, typename... Args>
-decltype(auto) enter_op(const char* name, amp::detail::Policy policy, Op op, Args&&... args) {
-  profiler::RecordScope scope(profiler::EventKind::Op, name);
+// The profiler's record and autocast's casts. The op's arguments are its parameters, passed on as
+// they came (in-place ops take Tensor&).
+template <OpId kId, typename Op, typename... Args>
+decltype(auto) enter_op_hooks(Op op, Args&&... args) {
+  profiler::RecordScope scope(profiler::EventKind::Op, op_name(kId));
   if (scope.active()) record_inputs(scope, args...);
-  if constexpr (kListed) {
+  if constexpr (op_policy(kId).listed) {
     if (amp::detail::active())
       return amp::detail::run(
-          policy,
+          op_policy(kId),
           [&op](const auto&... cast) -> decltype(auto) {
             // After the casts, which are ops too; and only if the op's line will look for it.
             t_op_entered = op_hooks_active();
@@ -98,33 +117,54 @@ decltype(auto) enter_op(const char* name, amp::detail::Policy policy, Op op, Arg
   return op(std::forward<Args>(args)...);
 }
 
+// The capture's record around the rest (Note [Capture at the op entry]).
+template <OpId kId, typename Op, typename... Args>
+decltype(auto) enter_op_captured(OpCapture& capture, Op op, Args&&... args) {
+  std::vector<Tensor> inputs;
+  (collect_tensors(inputs, args), ...);
+  size_t index = capture.begin(kId, std::move(inputs), t_capture_depth);
+  struct Depth {
+    Depth() { ++t_capture_depth; }
+    ~Depth() { --t_capture_depth; }
+  } depth;
+  using R = decltype(enter_op_hooks<kId>(op, std::forward<Args>(args)...));
+  if constexpr (std::is_void_v<R>) {
+    enter_op_hooks<kId>(op, std::forward<Args>(args)...);
+    capture.end(index, {});
+  } else {
+    decltype(auto) result = enter_op_hooks<kId>(op, std::forward<Args>(args)...);
+    std::vector<Tensor> outputs;
+    collect_tensors(outputs, result);
+    capture.end(index, std::move(outputs));
+    return static_cast<R>(result);
+  }
+}
+
+template <OpId kId, typename Op, typename... Args>
+decltype(auto) enter_op(Op op, Args&&... args) {
+  if (OpCapture* capture = t_local_state.capture)
+    return enter_op_captured<kId>(*capture, op, std::forward<Args>(args)...);
+  return enter_op_hooks<kId>(op, std::forward<Args>(args)...);
+}
+
 }  // namespace ember::detail
 
-/// The first line of an op not on autocast's lists: see Note [The op entry].
+/// The first line of an op: see Note [The op entry]. `op` is both the function to call again and
+/// the op's id (op_id::op, from ops/ops.def, in the namespace the line is written in).
 #define EMBER_OP(op, ...)                                                        \
   if (::ember::detail::op_hooks_active() && !::ember::detail::take_op_entered()) \
-  return ::ember::detail::enter_op<false>(                                       \
-      #op, ::ember::detail::kNotListed,                                          \
+  return ::ember::detail::enter_op<op_id::op>(                                   \
       [](auto&&... args_) -> decltype(auto) {                                    \
         return op(std::forward<decltype(args_)>(args_)...);                      \
       },                                                                         \
       __VA_ARGS__)
 
 /// The first line of a Tensor method that is an op of its own (the views: view, transpose, t,
-/// ...), for the profiler as PyTorch records aten::view; never on autocast's lists.
+/// ...; the in-place ops: add_, copy_, ...), as PyTorch records aten::view and aten::add_.
 #define EMBER_OP_METHOD(op, ...)                                                 \
   if (::ember::detail::op_hooks_active() && !::ember::detail::take_op_entered()) \
-  return ::ember::detail::enter_op<false>(                                       \
-      #op, ::ember::detail::kNotListed,                                          \
-      [](const ::ember::Tensor& self_, auto&&... args_) -> decltype(auto) {      \
+  return ::ember::detail::enter_op<::ember::op_id::op>(                          \
+      [](auto& self_, auto&&... args_) -> decltype(auto) {                       \
         return self_.op(std::forward<decltype(args_)>(args_)...);                \
       },                                                                         \
       *this __VA_OPT__(, ) __VA_ARGS__)
-
-/// The first line of an op on autocast's lists (ops/autocast.h's policies): see Note [The op
-/// entry] and Note [Autocast at the op entry].
-#define EMBER_OP_CAST(policy, op, ...)                                           \
-  if (::ember::detail::op_hooks_active() && !::ember::detail::take_op_entered()) \
-  return ::ember::detail::enter_op<true>(                                        \
-      #op, ::ember::amp::detail::policy,                                         \
-      [](const auto&... args_) -> decltype(auto) { return op(args_...); }, __VA_ARGS__)

@@ -19,23 +19,41 @@ constexpr double kLn2 = 0.6931471805599453, kLn10 = 2.302585092994046;
 
 }  // namespace
 
-EMBER_UNARY_WITH_GRAD(erf, Erf, kNoCast, "ErfBackward0", true, g* exp(-x * x) * kTwoOverSqrtPi)
-EMBER_UNARY_WITH_GRAD(erfc, Erfc, kNoCast, "ErfcBackward0", true, -g* exp(-x * x) * kTwoOverSqrtPi)
-EMBER_UNARY_WITH_GRAD(log2, Log2, kFp32OnCuda, "Log2Backward0", true, g / (x * kLn2))
-EMBER_UNARY_WITH_GRAD(log10, Log10, kFp32OnCuda, "Log10Backward0", true, g / (x * kLn10))
-EMBER_UNARY_WITH_GRAD(exp2, Exp2, kNoCast, "Exp2Backward0", false, g* out* kLn2)
-EMBER_UNARY_WITH_GRAD(tan, Tan, kFp32OnCuda, "TanBackward0", false, g*(out * out + 1.0))
-EMBER_UNARY_WITH_GRAD(sinh, Sinh, kFp32OnCuda, "SinhBackward0", true, g* cosh(x))
-EMBER_UNARY_WITH_GRAD(cosh, Cosh, kFp32OnCuda, "CoshBackward0", true, g* sinh(x))
-EMBER_UNARY_WITH_GRAD(asin, Asin, kFp32OnCuda, "AsinBackward0", true, g* rsqrt(1.0 - x * x))
-EMBER_UNARY_WITH_GRAD(acos, Acos, kFp32OnCuda, "AcosBackward0", true, -g* rsqrt(1.0 - x * x))
-EMBER_UNARY_WITH_GRAD(atan, Atan, kNoCast, "AtanBackward0", true, g / (x * x + 1.0))
-EMBER_UNARY_WITH_GRAD(asinh, Asinh, kNoCast, "AsinhBackward0", true, g* rsqrt(x * x + 1.0))
-EMBER_UNARY_WITH_GRAD(acosh, Acosh, kNoCast, "AcoshBackward0", true, g* rsqrt(x * x - 1.0))
-EMBER_UNARY_WITH_GRAD(atanh, Atanh, kNoCast, "AtanhBackward0", true, g / (1.0 - x * x))
-EMBER_UNARY_WITH_GRAD(trunc, Trunc, kNoCast, "TruncBackward0", true, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(erf, Erf, "ErfBackward0", true, g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_UNARY_WITH_GRAD(erfc, Erfc, "ErfcBackward0", true, -g* exp(-x * x) * kTwoOverSqrtPi)
+EMBER_UNARY_WITH_GRAD(log2, Log2, "Log2Backward0", true, g / (x * kLn2))
+EMBER_UNARY_WITH_GRAD(log10, Log10, "Log10Backward0", true, g / (x * kLn10))
+EMBER_UNARY_WITH_GRAD(exp2, Exp2, "Exp2Backward0", false, g* out* kLn2)
+EMBER_UNARY_WITH_GRAD(tan, Tan, "TanBackward0", false, g*(out * out + 1.0))
+EMBER_UNARY_WITH_GRAD(sinh, Sinh, "SinhBackward0", true, g* cosh(x))
+EMBER_UNARY_WITH_GRAD(cosh, Cosh, "CoshBackward0", true, g* sinh(x))
+EMBER_UNARY_WITH_GRAD(asin, Asin, "AsinBackward0", true, g* rsqrt(1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(acos, Acos, "AcosBackward0", true, -g* rsqrt(1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(atan, Atan, "AtanBackward0", true, g / (x * x + 1.0))
+EMBER_UNARY_WITH_GRAD(asinh, Asinh, "AsinhBackward0", true, g* rsqrt(x * x + 1.0))
+EMBER_UNARY_WITH_GRAD(acosh, Acosh, "AcoshBackward0", true, g* rsqrt(x * x - 1.0))
+EMBER_UNARY_WITH_GRAD(atanh, Atanh, "AtanhBackward0", true, g / (1.0 - x * x))
+EMBER_UNARY_WITH_GRAD(trunc, Trunc, "TruncBackward0", true, zeros_like(g))
+EMBER_UNARY_INPLACE(erf, Erf)
+EMBER_UNARY_INPLACE(erfc, Erfc)
+EMBER_UNARY_INPLACE(log2, Log2)
+EMBER_UNARY_INPLACE(log10, Log10)
+EMBER_UNARY_INPLACE(exp2, Exp2)
+EMBER_UNARY_INPLACE(tan, Tan)
+EMBER_UNARY_INPLACE(sinh, Sinh)
+EMBER_UNARY_INPLACE(cosh, Cosh)
+EMBER_UNARY_INPLACE(asin, Asin)
+EMBER_UNARY_INPLACE(acos, Acos)
+EMBER_UNARY_INPLACE(atan, Atan)
+EMBER_UNARY_INPLACE(asinh, Asinh)
+EMBER_UNARY_INPLACE(acosh, Acosh)
+EMBER_UNARY_INPLACE(atanh, Atanh)
+EMBER_UNARY_INPLACE(trunc, Trunc)
 
-Tensor frac(const Tensor& x) { return x - trunc(x); }
+Tensor frac(const Tensor& x) {
+  EMBER_OP(frac, x);
+  return x - trunc(x);
+}
 
 namespace {
 // a (op) b with the gradients of remainder/fmod: d/da = 1, d/db = -(a // b) or -trunc(a / b).
@@ -74,7 +92,10 @@ Tensor remainder(const Tensor& a, Scalar b) {
     record("RemainderBackward1", {&out}, {&a}, [](const Tensor& g) { return TensorList{g}; });
   return out;
 }
-Tensor fmod(const Tensor& a, const Tensor& b) { return modulo(BinaryOp::Fmod, "FmodBackward1", a, b); }
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  EMBER_OP(fmod, a, b);
+  return modulo(BinaryOp::Fmod, "FmodBackward1", a, b);
+}
 Tensor fmod(const Tensor& a, Scalar b) {
   EMBER_OP(fmod, a, b);
   check_integer_divisor("fmod", a, b);
@@ -152,6 +173,34 @@ EMBER_BITWISE(bitwise_xor, BitwiseXor)
 EMBER_BITWISE(bitwise_left_shift, BitwiseLeftShift)
 EMBER_BITWISE(bitwise_right_shift, BitwiseRightShift)
 #undef EMBER_BITWISE
+
+Tensor logaddexp(const Tensor& a, const Tensor& b) {
+  EMBER_OP(logaddexp, a, b);
+  Tensor m = maximum(a, b);
+  // Where both are the same infinity the difference is NaN: the sum is that infinity.
+  Tensor r = m + log1p(exp(-abs(a - b)));
+  return where(isinf(m), m, r);
+}
+
+Tensor fmax(const Tensor& a, const Tensor& b) {
+  EMBER_OP(fmax, a, b);
+  return where(isnan(a), b, where(isnan(b), a, maximum(a, b)));
+}
+
+Tensor fmin(const Tensor& a, const Tensor& b) {
+  EMBER_OP(fmin, a, b);
+  return where(isnan(a), b, where(isnan(b), a, minimum(a, b)));
+}
+
+Tensor deg2rad(const Tensor& x) {
+  EMBER_OP(deg2rad, x);
+  return x * (3.141592653589793 / 180.0);
+}
+
+Tensor rad2deg(const Tensor& x) {
+  EMBER_OP(rad2deg, x);
+  return x * (180.0 / 3.141592653589793);
+}
 
 Tensor bitwise_not(const Tensor& x) {
   EMBER_OP(bitwise_not, x);

@@ -97,7 +97,7 @@ int64_t count(const Tensor& x, const Shape& dims) {
 }  // namespace
 
 Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DType> dtype) {
-  EMBER_OP_CAST(kFp32SetDtypeOnCuda, sum, x, dims_in, keepdim, dtype);
+  EMBER_OP(sum, x, dims_in, keepdim, dtype);
   check_defined("sum", x);
   Shape dims = normalize_dims(x, dims_in, "sum");
   Tensor in = dtype && *dtype != x.dtype() ? x.to(*dtype) : x;
@@ -149,7 +149,7 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
 Tensor mean(const Tensor& x) { return mean(x, Shape{}, false); }
 
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
-  EMBER_OP_CAST(kFp32, prod, x, dim, keepdim);
+  EMBER_OP(prod, x, dim, keepdim);
   check_defined("prod", x);
   Shape dims = normalize_dims(x, {dim}, "prod");
   DType out_dtype = is_floating_point(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : kInt64;
@@ -372,12 +372,18 @@ Tensor all_any(ReduceOp op, const Tensor& x, std::optional<int64_t> dim, bool ke
 }
 }  // namespace
 
-Tensor all(const Tensor& x) { return all_any(ReduceOp::All, x, std::nullopt, false); }
+Tensor all(const Tensor& x) {
+  EMBER_OP(all, x);
+  return all_any(ReduceOp::All, x, std::nullopt, false);
+}
 Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP(all, x, dim, keepdim);
   return all_any(ReduceOp::All, x, dim, keepdim);
 }
-Tensor any(const Tensor& x) { return all_any(ReduceOp::Any, x, std::nullopt, false); }
+Tensor any(const Tensor& x) {
+  EMBER_OP(any, x);
+  return all_any(ReduceOp::Any, x, std::nullopt, false);
+}
 Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP(any, x, dim, keepdim);
   return all_any(ReduceOp::Any, x, dim, keepdim);
@@ -386,7 +392,7 @@ Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
 Tensor norm(const Tensor& x, Scalar p) { return norm(x, p, Dims(), false); }
 
 Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
-  EMBER_OP_CAST(kFp32OnCuda, norm, x, p, dims_in, keepdim);
+  EMBER_OP(norm, x, p, dims_in, keepdim);
   check_defined("norm", x);
   // Complex: the norm of the magnitudes (their gradient carries the phase back).
   if (x.is_complex()) return norm(abs(x), p, dims_in, keepdim);
@@ -438,7 +444,7 @@ Tensor norm(const Tensor& x, Scalar p, const Dims& dims_in, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x_in, const Dims& dims_in, bool keepdim) {
-  EMBER_OP_CAST(kFp32OnCuda, logsumexp, x_in, dims_in, keepdim);
+  EMBER_OP(logsumexp, x_in, dims_in, keepdim);
   check_defined("logsumexp", x_in);
   // In the result's floating dtype from the start: x - max(x) in an integer dtype overflows.
   Tensor x = x_in.is_floating_point() ? x_in : x_in.to(kDefaultFloat);

@@ -47,11 +47,11 @@ Tensor softmax_impl(const Tensor& x_in, int64_t dim, std::optional<DType> dtype,
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  EMBER_OP_CAST(kFp32SetDtypeOnCuda, softmax, x, dim, dtype);
+  EMBER_OP(softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, false);
 }
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype) {
-  EMBER_OP_CAST(kFp32SetDtypeOnCuda, log_softmax, x, dim, dtype);
+  EMBER_OP(log_softmax, x, dim, dtype);
   return softmax_impl(x, dim, dtype, true);
 }
 Tensor Tensor::softmax(int64_t dim) const { return ember::softmax(*this, dim); }

@@ -23,11 +23,15 @@ Tensor at_zero(const Tensor& x, const Tensor& value, double v) {
 
 }  // namespace
 
-EMBER_UNARY_WITH_GRAD(lgamma, Lgamma, kNoCast, "LgammaBackward0", true, g* digamma(x))
-EMBER_UNARY_WITH_GRAD(digamma, Digamma, kNoCast, "DigammaBackward0", true, g* polygamma(1, x))
-EMBER_UNARY_WITH_GRAD(erfinv, Erfinv, kFp32OnCuda, "ErfinvBackward0", false,
+EMBER_UNARY_WITH_GRAD(lgamma, Lgamma, "LgammaBackward0", true, g* digamma(x))
+EMBER_UNARY_WITH_GRAD(digamma, Digamma, "DigammaBackward0", true, g* polygamma(1, x))
+EMBER_UNARY_WITH_GRAD(erfinv, Erfinv, "ErfinvBackward0", false,
                       g* exp(out * out) * kHalfSqrtPi)
-EMBER_UNARY_WITH_GRAD(i0, I0, kNoCast, "I0Backward0", true, g* special::i1(x))
+EMBER_UNARY_WITH_GRAD(i0, I0, "I0Backward0", true, g* special::i1(x))
+EMBER_UNARY_INPLACE(lgamma, Lgamma)
+EMBER_UNARY_INPLACE(digamma, Digamma)
+EMBER_UNARY_INPLACE(erfinv, Erfinv)
+EMBER_UNARY_INPLACE(i0, I0)
 
 Tensor polygamma(int64_t n, const Tensor& x) {
   EMBER_OP(polygamma, n, x);
@@ -132,21 +136,21 @@ std::tuple<Tensor, Tensor> frexp(const Tensor& x) {
 
 namespace special {
 
-EMBER_UNARY_WITH_GRAD(i0e, I0e, kNoCast, "SpecialI0eBackward0", true,
+EMBER_UNARY_WITH_GRAD(i0e, I0e, "SpecialI0eBackward0", true,
                       g*(special::i1e(x) - sign(x) * special::i0e(x)))
-EMBER_UNARY_WITH_GRAD(i1, I1, kNoCast, "SpecialI1Backward0", true,
+EMBER_UNARY_WITH_GRAD(i1, I1, "SpecialI1Backward0", true,
                       g* at_zero(x, i0(x) - special::i1(x) / x, 0.5))
-EMBER_UNARY_WITH_GRAD(i1e, I1e, kNoCast, "SpecialI1EBackward0", true,
+EMBER_UNARY_WITH_GRAD(i1e, I1e, "SpecialI1EBackward0", true,
                       g* at_zero(x, special::i0e(x) - special::i1e(x) * (sign(x) + 1.0 / x), 0.5))
-EMBER_UNARY_WITH_GRAD(ndtr, Ndtr, kNoCast, "SpecialNdtrBackward0", true,
+EMBER_UNARY_WITH_GRAD(ndtr, Ndtr, "SpecialNdtrBackward0", true,
                       g* exp(x * x * -0.5) / kSqrtTwoPi)
-EMBER_UNARY_WITH_GRAD(ndtri, Ndtri, kNoCast, "SpecialNdtriBackward0", false,
+EMBER_UNARY_WITH_GRAD(ndtri, Ndtri, "SpecialNdtriBackward0", false,
                       g* exp(out * out * 0.5) * kSqrtTwoPi)
-EMBER_UNARY_WITH_GRAD(log_ndtr, LogNdtr, kNoCast, "SpecialLogNdtrBackward0", true,
+EMBER_UNARY_WITH_GRAD(log_ndtr, LogNdtr, "SpecialLogNdtrBackward0", true,
                       g* exp(x * x * -0.5 - special::log_ndtr(x)) / kSqrtTwoPi)
-EMBER_UNARY_WITH_GRAD(erfcx, Erfcx, kNoCast, "SpecialErfcxBackward0", true,
+EMBER_UNARY_WITH_GRAD(erfcx, Erfcx, "SpecialErfcxBackward0", true,
                       g*(x * special::erfcx(x) * 2.0 - kTwoOverSqrtPi))
-EMBER_UNARY_WITH_GRAD(entr, Entr, kNoCast, "SpecialEntrBackward0", true, g * -(log(x) + 1.0))
+EMBER_UNARY_WITH_GRAD(entr, Entr, "SpecialEntrBackward0", true, g * -(log(x) + 1.0))
 
 // No derivatives, as in PyTorch 1.13: the Bessel functions, Airy's and the polynomials.
 #define EMBER_SPECIAL_NO_GRAD(fname, Op)          \

@@ -11,11 +11,15 @@
 namespace ember {
 
 Tensor lgamma(const Tensor& x);
+Tensor& lgamma_(Tensor& x);  // in place: x.lgamma_()
 Tensor digamma(const Tensor& x);
+Tensor& digamma_(Tensor& x);  // in place: x.digamma_()
 /// psi^(n)(x); n >= 0.
 Tensor polygamma(int64_t n, const Tensor& x);
 Tensor erfinv(const Tensor& x);
+Tensor& erfinv_(Tensor& x);  // in place: x.erfinv_()
 Tensor i0(const Tensor& x);
+Tensor& i0_(Tensor& x);  // in place: x.i0_()
 /// The regularized lower (igamma) and upper (igammac) incomplete gamma functions of (a, x).
 Tensor igamma(const Tensor& a, const Tensor& x);
 Tensor igammac(const Tensor& a, const Tensor& x);

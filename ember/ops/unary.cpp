@@ -13,21 +13,28 @@
 namespace ember {
 namespace detail {
 
+DType unary_result_dtype(UnaryOp op, DType t) {
+  OpKind kind = unary_op_kind(op);
+  if (is_complex(t) && op == UnaryOp::Abs) return to_real_dtype(t);
+  if (kind == OpKind::Floating && !is_floating_point(t) && !is_complex(t)) return kDefaultFloat;
+  if (kind == OpKind::Bool) return kBool;
+  // PyTorch on bool: square promotes to int64 as pow(x, 2) does.
+  if (t == kBool && op == UnaryOp::Square) return kInt64;
+  return t;
+}
+
 Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
   const char* name = unary_op_name(op);
   check_defined(name, x);
-  OpKind kind = unary_op_kind(op);
   DType t = x.dtype();
   if (is_complex(t)) {
     if (op == UnaryOp::Abs) return complex_abs(x);
     EMBER_CHECK(op != UnaryOp::Sign, "[sign] Unlike NumPy, torch.sign is not intended to support "
                                      "complex numbers. Please use torch.sgn instead.");
   }
-  if (kind == OpKind::Floating && !is_floating_point(t) && !is_complex(t)) t = kDefaultFloat;
-  if (kind == OpKind::Bool) t = kBool;
-  // PyTorch on bool: sign is the identity, square promotes to int64 as pow(x, 2) does.
+  // PyTorch on bool: sign is the identity.
   if (t == kBool && op == UnaryOp::Sign) return x.clone();
-  if (t == kBool && op == UnaryOp::Square) t = kInt64;
+  t = unary_result_dtype(op, t);
   Tensor in = t == x.dtype() ? x : x.to(t);
   Tensor out = empty(in.sizes(), in.options());
   TensorIter it(out, {in});
@@ -37,10 +44,9 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
 
 }  // namespace detail
 
-namespace {
+namespace detail {
 
-// Runs op in place on self (no autograd); the dtype must already suit the op.
-Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
+Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p) {
   const char* name = unary_op_name(op);
   OpKind kind = unary_op_kind(op);
   EMBER_CHECK(kind != OpKind::Floating || self.is_floating_point() || self.is_complex(), "[", name,
@@ -53,43 +59,79 @@ Tensor& unary_inplace(UnaryOp op, Tensor& self, const UnaryParams& p = {}) {
   return self;
 }
 
-}  // namespace
+Tensor& unary_inplace_op(UnaryOp op, Tensor& self, Tensor (*fn)(const Tensor&), const char* name) {
+  check_defined(name, self);
+  EMBER_CHECK(!(op == UnaryOp::Abs && self.is_complex()),
+              "[abs_] In-place abs is not supported for complex tensors.");
+  if (any_requires_grad({&self})) return inplace_with_grad(self, name, fn);
+  DType t = unary_result_dtype(op, self.dtype());
+  bool identity = op == UnaryOp::Sign && self.dtype() == kBool;
+  if (t == self.dtype() && !identity) return unary_inplace(op, self);
+  EMBER_CHECK(can_cast(t, self.dtype()), "[", name, "] result type ", t,
+              " can't be cast to the desired output type ", self.dtype());
+  return self.copy_(fn(self));
+}
 
-EMBER_UNARY_WITH_GRAD(neg, Neg, kNoCast, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
-EMBER_UNARY_WITH_GRAD(abs, Abs, kNoCast, "AbsBackward0", true, g* sgn(x))
-EMBER_UNARY_WITH_GRAD(exp, Exp, kFp32OnCuda, "ExpBackward0", false, g* conj(out))
-EMBER_UNARY_WITH_GRAD(log, Log, kFp32OnCuda, "LogBackward0", true, g / conj(x))
-EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, kNoCast, "SqrtBackward0", false, g / conj(out * 2.0))
-EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, kFp32OnCuda, "RsqrtBackward0", false,
+}  // namespace detail
+
+EMBER_UNARY_WITH_GRAD(neg, Neg, "NegBackward0", false, detail::unary(UnaryOp::Neg, g))
+EMBER_UNARY_WITH_GRAD(abs, Abs, "AbsBackward0", true, g* sgn(x))
+EMBER_UNARY_WITH_GRAD(exp, Exp, "ExpBackward0", false, g* conj(out))
+EMBER_UNARY_WITH_GRAD(log, Log, "LogBackward0", true, g / conj(x))
+EMBER_UNARY_WITH_GRAD(sqrt, Sqrt, "SqrtBackward0", false, g / conj(out * 2.0))
+EMBER_UNARY_WITH_GRAD(rsqrt, Rsqrt, "RsqrtBackward0", false,
                       g* conj(out * out * out * -0.5))
 // The fused backward kernels record nothing: under create_graph (grad mode on in backward) the
 // same formulas run as differentiable ops, so that gradients of gradients see them. Complex
 // gradients are conjugated as PyTorch's (conj is free on reals).
-EMBER_UNARY_WITH_GRAD(tanh, Tanh, kNoCast, "TanhBackward0", false,
+EMBER_UNARY_WITH_GRAD(tanh, Tanh, "TanhBackward0", false,
                       GradMode::is_enabled() || out.is_complex()
                           ? g * conj(1.0 - out * out)
                           : detail::binary(BinaryOp::TanhBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, kNoCast, "SigmoidBackward0", false,
+EMBER_UNARY_WITH_GRAD(sigmoid, Sigmoid, "SigmoidBackward0", false,
                       GradMode::is_enabled() || out.is_complex()
                           ? g * conj(out * (1.0 - out))
                           : detail::binary(BinaryOp::SigmoidBackward, g, out))
-EMBER_UNARY_WITH_GRAD(relu, Relu, kNoCast, "ReluBackward0", false,
+EMBER_UNARY_WITH_GRAD(relu, Relu, "ReluBackward0", false,
                       GradMode::is_enabled() ? where(gt(out, 0), g, zeros_like(g))
                                              : detail::binary(BinaryOp::ReluBackward, g, out))
-EMBER_UNARY_WITH_GRAD(sin, Sin, kNoCast, "SinBackward0", true, g* conj(cos(x)))
-EMBER_UNARY_WITH_GRAD(cos, Cos, kNoCast, "CosBackward0", true, -g* conj(sin(x)))
-EMBER_UNARY_WITH_GRAD(square, Square, kNoCast, "PowBackward0", true, g* conj(x * 2.0))
-EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, kFp32OnCuda, "ReciprocalBackward0", false,
+EMBER_UNARY_WITH_GRAD(sin, Sin, "SinBackward0", true, g* conj(cos(x)))
+EMBER_UNARY_WITH_GRAD(cos, Cos, "CosBackward0", true, -g* conj(sin(x)))
+EMBER_UNARY_WITH_GRAD(square, Square, "PowBackward0", true, g* conj(x * 2.0))
+EMBER_UNARY_WITH_GRAD(reciprocal, Reciprocal, "ReciprocalBackward0", false,
                       -g* conj(out * out))
-EMBER_UNARY_WITH_GRAD(sign, Sign, kNoCast, "SignBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(floor, Floor, kNoCast, "FloorBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(ceil, Ceil, kNoCast, "CeilBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(round, Round, kNoCast, "RoundBackward0", false, zeros_like(g))
-EMBER_UNARY_WITH_GRAD(log1p, Log1p, kFp32OnCuda, "Log1PBackward0", true, g / conj(x + 1.0))
-EMBER_UNARY_WITH_GRAD(expm1, Expm1, kFp32OnCuda, "Expm1Backward0", false, g* conj(out + 1.0))
+EMBER_UNARY_WITH_GRAD(sign, Sign, "SignBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(floor, Floor, "FloorBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(ceil, Ceil, "CeilBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(round, Round, "RoundBackward0", false, zeros_like(g))
+EMBER_UNARY_WITH_GRAD(log1p, Log1p, "Log1PBackward0", true, g / conj(x + 1.0))
+EMBER_UNARY_WITH_GRAD(expm1, Expm1, "Expm1Backward0", false, g* conj(out + 1.0))
+EMBER_UNARY_INPLACE(neg, Neg)
+EMBER_UNARY_INPLACE(abs, Abs)
+EMBER_UNARY_INPLACE(exp, Exp)
+EMBER_UNARY_INPLACE(log, Log)
+EMBER_UNARY_INPLACE(sqrt, Sqrt)
+EMBER_UNARY_INPLACE(rsqrt, Rsqrt)
+EMBER_UNARY_INPLACE(tanh, Tanh)
+EMBER_UNARY_INPLACE(sigmoid, Sigmoid)
+EMBER_UNARY_INPLACE(relu, Relu)
+EMBER_UNARY_INPLACE(sin, Sin)
+EMBER_UNARY_INPLACE(cos, Cos)
+EMBER_UNARY_INPLACE(square, Square)
+EMBER_UNARY_INPLACE(reciprocal, Reciprocal)
+EMBER_UNARY_INPLACE(sign, Sign)
+EMBER_UNARY_INPLACE(floor, Floor)
+EMBER_UNARY_INPLACE(ceil, Ceil)
+EMBER_UNARY_INPLACE(round, Round)
+EMBER_UNARY_INPLACE(log1p, Log1p)
+EMBER_UNARY_INPLACE(expm1, Expm1)
 #undef EMBER_UNARY_WITH_GRAD
+#undef EMBER_UNARY_INPLACE
 
-Tensor logical_not(const Tensor& x) { return detail::unary(UnaryOp::LogicalNot, x); }
+Tensor logical_not(const Tensor& x) {
+  EMBER_OP(logical_not, x);
+  return detail::unary(UnaryOp::LogicalNot, x);
+}
 
 namespace {
 UnaryParams clamp_params(DType t, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -171,49 +213,46 @@ Tensor clamp(const Tensor& x, const Tensor& min, const Tensor& max) {
 
 // --- Tensor methods -----------------------------------------------------------------------------
 
-#define EMBER_UNARY_METHODS(name, Op)                                                             \
-  Tensor Tensor::name() const { return ember::name(*this); }                                      \
-  Tensor& Tensor::name##_() {                                                                     \
-    if (any_requires_grad({this}))                                                                \
-      return inplace_with_grad(*this, #name "_", [](const Tensor& s) { return ember::name(s); }); \
-    return unary_inplace(UnaryOp::Op, *this);                                                     \
-  }
-EMBER_UNARY_METHODS(neg, Neg)
-EMBER_UNARY_METHODS(abs, Abs)
-EMBER_UNARY_METHODS(exp, Exp)
-EMBER_UNARY_METHODS(log, Log)
-EMBER_UNARY_METHODS(sqrt, Sqrt)
-EMBER_UNARY_METHODS(rsqrt, Rsqrt)
-EMBER_UNARY_METHODS(tanh, Tanh)
-EMBER_UNARY_METHODS(sigmoid, Sigmoid)
-EMBER_UNARY_METHODS(relu, Relu)
-EMBER_UNARY_METHODS(sin, Sin)
-EMBER_UNARY_METHODS(cos, Cos)
-EMBER_UNARY_METHODS(square, Square)
-EMBER_UNARY_METHODS(reciprocal, Reciprocal)
-EMBER_UNARY_METHODS(sign, Sign)
-EMBER_UNARY_METHODS(floor, Floor)
-EMBER_UNARY_METHODS(ceil, Ceil)
-EMBER_UNARY_METHODS(round, Round)
-EMBER_UNARY_METHODS(log1p, Log1p)
-EMBER_UNARY_METHODS(expm1, Expm1)
+#define EMBER_UNARY_METHODS(name)                                \
+  Tensor Tensor::name() const { return ember::name(*this); } \
+  Tensor& Tensor::name##_() { return ember::name##_(*this); }
+EMBER_UNARY_METHODS(neg)
+EMBER_UNARY_METHODS(abs)
+EMBER_UNARY_METHODS(exp)
+EMBER_UNARY_METHODS(log)
+EMBER_UNARY_METHODS(sqrt)
+EMBER_UNARY_METHODS(rsqrt)
+EMBER_UNARY_METHODS(tanh)
+EMBER_UNARY_METHODS(sigmoid)
+EMBER_UNARY_METHODS(relu)
+EMBER_UNARY_METHODS(sin)
+EMBER_UNARY_METHODS(cos)
+EMBER_UNARY_METHODS(square)
+EMBER_UNARY_METHODS(reciprocal)
+EMBER_UNARY_METHODS(sign)
+EMBER_UNARY_METHODS(floor)
+EMBER_UNARY_METHODS(ceil)
+EMBER_UNARY_METHODS(round)
+EMBER_UNARY_METHODS(log1p)
+EMBER_UNARY_METHODS(expm1)
 #undef EMBER_UNARY_METHODS
 
 Tensor Tensor::logical_not() const { return ember::logical_not(*this); }
 Tensor& Tensor::logical_not_() {
   EMBER_CHECK(dtype() == kBool, "[logical_not_] expected a bool tensor, got ", dtype());
-  return unary_inplace(UnaryOp::LogicalNot, *this);
+  return detail::unary_inplace(UnaryOp::LogicalNot, *this);
 }
 
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+  EMBER_OP_METHOD(clamp_, min, max);
   if (any_requires_grad({this}))
     return inplace_with_grad(*this, "clamp_",
                              [&](const Tensor& s) { return ember::clamp(s, min, max); });
   EMBER_CHECK(min || max, "[clamp_] at least one of 'min' or 'max' must not be None");
-  return unary_inplace(UnaryOp::Clamp, *this, clamp_params(dtype(), min, max));
+  return detail::unary_inplace(UnaryOp::Clamp, *this, clamp_params(dtype(), min, max));
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp(*this, min, std::nullopt); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp(*this, std::nullopt, max); }

@@ -7,11 +7,11 @@
 #include "ember/ops/elementwise.h"
 #include "ember/ops/op_entry.h"
 
-// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad;
-// `policy` is the op's autocast policy (ops/autocast.h).
-#define EMBER_UNARY_WITH_GRAD(fname, Op, policy, NodeName, saves_input, ...)                      \
+// Defines op(x), with `backward` a lambda body taking (g, x, out) and returning the input grad.
+// The op's autocast policy is in its row of ops/ops.def.
+#define EMBER_UNARY_WITH_GRAD(fname, Op, NodeName, saves_input, ...)                              \
   Tensor fname(const Tensor& x) {                                                                 \
-    EMBER_OP_CAST(policy, fname, x);                                                              \
+    EMBER_OP(fname, x);                                                                           \
     Tensor out = detail::unary(UnaryOp::Op, x);                                                   \
     if (any_requires_grad({&x})) {                                                                \
       record(                                                                                     \
@@ -26,4 +26,13 @@
           });                                                                                     \
     }                                                                                             \
     return out;                                                                                   \
+  }
+
+// Defines op_(x), the in-place variant of a unary op defined above: the kernel in place
+// (detail::unary_inplace_op), entered as an op of its own.
+#define EMBER_UNARY_INPLACE(fname, Op)                                                        \
+  Tensor& fname##_(Tensor& x) {                                                               \
+    EMBER_OP(fname##_, x);                                                                    \
+    return detail::unary_inplace_op(                                                          \
+        UnaryOp::Op, x, [](const Tensor& s) { return fname(s); }, #fname "_");               \
   }

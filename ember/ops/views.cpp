@@ -354,6 +354,7 @@ std::vector<Tensor> Tensor::split(const Shape& split_sizes, int64_t dim_) const 
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim_) const {
+  EMBER_OP_METHOD(split, split_size, dim_);
   int64_t d = wrap_dim(dim_, dim(), "split");
   EMBER_CHECK(split_size > 0 || size(d) == 0, "[split] split_size must be positive, got ",
               split_size);
@@ -365,6 +366,7 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim_) const {
 }
 
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t dim_) const {
+  EMBER_OP_METHOD(chunk, chunks, dim_);
   EMBER_CHECK(chunks > 0, "[chunk] number of chunks must be positive, got ", chunks);
   int64_t d = wrap_dim(dim_, dim(), "chunk");
   if (size(d) == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), narrow(d, 0, 0));

@@ -28,24 +28,9 @@ globals().update(_CPU_TYPES)  # ember.FloatTensor, ember.LongTensor, ...
 
 __version__ = _C.__version__
 
-# The functions declared by signature (python/src/op_table.h): ember.sum(input=x, dim=1) and
-# x.sum(dim=1) are one declaration.
+# The functions of the op list (ember/ops/ops.def, bound by python/src/op_table.h): ember.sum(input=x,
+# dim=1) and x.sum(dim=1) are one declaration. Composites written in Python are _compat's.
 from ._C._ops import *  # noqa: E402,F401,F403
-
-# The math functions not yet declared by signature are Tensor's methods under the module's names:
-# ember.exp(x) is x.exp().
-_TENSOR_FUNCTIONS = """
-    add sub mul div pow maximum minimum neg negative abs exp log sqrt rsqrt tanh sigmoid relu sin
-    cos square reciprocal sign floor ceil round log1p expm1 clamp clip clamp_min clamp_max eq ne
-    lt le gt ge logical_and logical_or logical_not masked_fill masked_select nonzero equal allclose
-    matmul mm bmm softmax log_softmax gather scatter scatter_add index_select addcmul addcdiv lerp
-    reshape view_as transpose t permute narrow select squeeze unsqueeze flatten unflatten split
-    chunk unbind clone detach multiply divide true_divide
-""".split()
-for _name in _TENSOR_FUNCTIONS:
-    if not hasattr(_C._ops, _name):
-        globals()[_name] = getattr(Tensor, _name)
-del _name
 
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
                backends, models, accelerator, distributions, special, masked,

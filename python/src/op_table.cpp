@@ -1,13 +1,17 @@
 // The op table: signature parsing, argument binding and conversion, and the CPython callables
 // (see Note [Op table] in op_table.h).
-#include <cstring>
 #include "op_table.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include "ember/ops/capture.h"
 
 namespace ember::python {
 
@@ -67,7 +71,14 @@ ArgType parse_type(std::string t, bool& optional, const std::string& where) {
 }  // namespace
 
 Signature parse_signature(const std::string& text) {
-  size_t open = text.find('('), close = text.rfind(')');
+  size_t open = text.find('('), close = std::string::npos;
+  for (size_t i = open, depth = 0; open != std::string::npos && i < text.size(); ++i) {
+    if (text[i] == '(' || text[i] == '[') ++depth;
+    if ((text[i] == ')' || text[i] == ']') && --depth == 0) {
+      close = i;
+      break;
+    }
+  }
   if (open == std::string::npos || close == std::string::npos || close < open)
     throw std::invalid_argument("op table: malformed signature '" + text + "'");
   Signature sig;
@@ -464,9 +475,12 @@ py::object to_python(const NamedResult& r) {
 
 struct OpTable::Pending {
   std::string name;
+  const OpInfo* row = nullptr;
+  std::vector<int> bound;  // the row's schemas bound so far, by index
   struct Overload {
     Signature sig;
     Impl impl;
+    int index;  // in the row: overloads are tried in the row's order
   };
   std::vector<Overload> functions, methods;  // a method's overloads bind self
   std::string doc;
@@ -639,29 +653,92 @@ std::string text_signature(const Op& op, const Signature& sig, bool method) {
 
 }  // namespace
 
-void OpTable::add(const std::string& signature, Impl impl, OpKind kind, const char* doc) {
-  Signature sig = parse_signature(signature);
+namespace {
+
+// "Tensor.where.self(...)": the name, the overload and where the schema puts it.
+struct SchemaKey {
+  std::string name, overload;
+  unsigned kind;  // kFunction | kMethod
+};
+
+SchemaKey schema_key(std::string_view schema, uint32_t row_tags) {
+  SchemaKey k{"", "", row_tags & (kFunction | kMethod)};
+  std::string_view head = schema.substr(0, schema.find('('));
+  if (head.substr(0, 7) == "Tensor.") {
+    k.kind = kMethod;
+    head.remove_prefix(7);
+  } else if (head.substr(0, 6) == "torch.") {
+    k.kind = kFunction;
+    head.remove_prefix(6);
+  }
+  size_t dot = head.find('.');
+  k.name = std::string(head.substr(0, dot));
+  if (dot != std::string_view::npos) k.overload = std::string(head.substr(dot + 1));
+  return k;
+}
+
+}  // namespace
+
+void OpTable::add(const std::string& key, Impl impl, const char* doc) {
+  size_t dot = key.find('.');
+  std::string name = key.substr(0, dot), overload = dot == std::string::npos ? "" : key.substr(dot + 1);
+  const OpInfo* row = find_op(ns_, name);
+  if (!row) throw std::invalid_argument("op table: " + ns_ + "." + name + " has no row in ops.def");
+  int index = -1;
+  SchemaKey sk;
+  for (size_t i = 0; i < row->schemas.size(); ++i) {
+    sk = schema_key(row->schemas[i], row->tags);
+    if (sk.overload == overload) {
+      index = static_cast<int>(i);
+      break;
+    }
+  }
+  if (index < 0 || !sk.kind)
+    throw std::invalid_argument("op table: ops.def's row " + ns_ + "." + name +
+                                " has no Python overload '" + key + "'");
+  std::string schema(row->schemas[index]);
+  schema = sk.name + schema.substr(schema.find('('));
+  Signature sig = parse_signature(schema);
   if (sig.params.size() > kMaxParams)
-    throw std::invalid_argument("op table: too many parameters in " + signature);
+    throw std::invalid_argument("op table: too many parameters in " + schema);
   std::shared_ptr<Pending> op;
   for (auto& p : pending_)
     if (p->name == sig.name) op = p;
   if (!op) {
     op = pending_.emplace_back(std::make_shared<Pending>());
     op->name = sig.name;
+    op->row = row;
   }
+  if (std::find(op->bound.begin(), op->bound.end(), index) != op->bound.end())
+    throw std::invalid_argument("op table: " + ns_ + "." + key + " is bound twice");
+  op->bound.push_back(index);
   if (doc && op->doc.empty()) op->doc = doc;
-  if (kind & kMethod) {
+  if (sk.kind & kMethod) {
     if (sig.params.empty() || sig.params[0].type != ArgType::Tensor)
       throw std::invalid_argument("op table: a method's first parameter must be a Tensor: " +
-                                  signature);
-    op->methods.push_back({sig, impl});
+                                  schema);
+    op->methods.push_back({sig, impl, index});
   }
-  if (kind & kFunction) op->functions.push_back({std::move(sig), std::move(impl)});
+  if (sk.kind & kFunction) op->functions.push_back({std::move(sig), std::move(impl), index});
 }
 
 void OpTable::finish() {
+  for (const OpInfo& row : all_ops()) {
+    if (row.ns != ns_ || !(row.tags & (kFunction | kMethod))) continue;
+    const Pending* bound = nullptr;
+    for (auto& p : pending_)
+      if (p->row == &row) bound = p.get();
+    for (size_t i = 0; i < row.schemas.size(); ++i)
+      if (!bound || std::find(bound->bound.begin(), bound->bound.end(), i) == bound->bound.end())
+        throw std::logic_error("op table: ops.def's " + ns_ + "." + std::string(row.name) +
+                               " overload '" + std::string(row.schemas[i]) + "' has no binding");
+  }
+  auto by_row_order = [](const Pending::Overload& a, const Pending::Overload& b) {
+    return a.index < b.index;
+  };
   for (auto& shared : pending_) {
+    std::sort(shared->functions.begin(), shared->functions.end(), by_row_order);
+    std::sort(shared->methods.begin(), shared->methods.end(), by_row_order);
     // Ops live as long as the process (the callables point at them).
     Op* op = new Op(*shared);
     if (!op->functions.empty()) {
@@ -706,9 +783,59 @@ void OpTable::finish() {
 namespace ember::python {
 
 void bind_ops(py::module_& m) {
+  // The op list (ember/ops/ops.def) as data, for scripts/op-docs and the tests.
+  m.def("_op_list", [] {
+    py::list rows;
+    for (const OpInfo& op : all_ops()) {
+      py::list tags, schemas;
+      for (std::string_view t : op_tag_names(op.tags)) tags.append(py::str(t.data(), t.size()));
+      for (std::string_view s : op.schemas) schemas.append(py::str(s.data(), s.size()));
+      py::dict row;
+      row["namespace"] = py::str(op.ns.data(), op.ns.size());
+      row["name"] = py::str(op.name.data(), op.name.size());
+      row["policy"] = py::str(op.policy_name.data(), op.policy_name.size());
+      row["tags"] = tags;
+      row["schemas"] = schemas;
+      rows.append(row);
+    }
+    return rows;
+  });
+  // The ops entered while a capture is on (ops/capture.h): `with _OpCapture() as c: ...`, then
+  // c.ops(), each {"op", "inputs", "outputs", "depth", "tags"}.
+  struct PyCapture {
+    OpCapture capture;
+    std::optional<OpCaptureGuard> guard;
+  };
+  py::class_<PyCapture>(m, "_OpCapture")
+      .def(py::init<>())
+      .def(
+          "__enter__",
+          [](PyCapture& c) -> PyCapture& {
+            c.guard.emplace(c.capture);
+            return c;
+          },
+          py::return_value_policy::reference)
+      .def("__exit__", [](PyCapture& c, const py::args&) { c.guard.reset(); })
+      .def("ops", [](const PyCapture& c) {
+        py::list out;
+        for (const CapturedOp& op : c.capture.ops()) {
+          const OpInfo& info = op_info(op.id);
+          py::list tags;
+          for (std::string_view t : op_tag_names(info.tags)) tags.append(py::str(t.data(), t.size()));
+          py::dict d;
+          d["op"] = py::str(info.name.data(), info.name.size());
+          d["namespace"] = py::str(info.ns.data(), info.ns.size());
+          d["inputs"] = py::cast(op.inputs);
+          d["outputs"] = py::cast(op.outputs);
+          d["depth"] = op.depth;
+          d["tags"] = tags;
+          out.append(d);
+        }
+        return out;
+      });
   py::module_ ops = m.def_submodule("_ops", "ember's functions declared by signature");
   bind_generator(m);
-  OpTable t(ops, m.attr("Tensor"));
+  OpTable t("torch", ops, m.attr("Tensor"));
   def_reduce_ops(t);
   def_math_ops(t);
   def_factory_ops(t);
@@ -720,22 +847,22 @@ void bind_ops(py::module_& m) {
   t.finish();
   // torch.linalg's names, as functions of ember._C._linalg (ember.linalg).
   py::module_ linalg = m.def_submodule("_linalg", "ember.linalg, declared by signature");
-  OpTable l(linalg, m.attr("Tensor"));
+  OpTable l("linalg", linalg, m.attr("Tensor"));
   def_linalg_ops(l);
   l.finish();
   // torch.fft's names, as functions of ember._C._fft (ember.fft).
   py::module_ fft = m.def_submodule("_fft", "ember.fft, declared by signature");
-  OpTable ft(fft, m.attr("Tensor"));
+  OpTable ft("fft", fft, m.attr("Tensor"));
   def_fft_ops(ft);
   ft.finish();
   // torch.special's names, as functions of ember._C._special (ember.special).
   py::module_ special = m.def_submodule("_special", "ember.special, declared by signature");
-  OpTable s(special, m.attr("Tensor"));
+  OpTable s("special", special, m.attr("Tensor"));
   def_special_ops(s);
   s.finish();
   // torch.nn.functional's names, as functions of ember._C._F (ember.nn.functional).
   py::module_ functional = m.def_submodule("_F", "ember.nn.functional, declared by signature");
-  OpTable f(functional, m.attr("Tensor"));
+  OpTable f("nn_functional", functional, m.attr("Tensor"));
   def_nn_ops(f);
   f.finish();
   def_nn_functions(functional);

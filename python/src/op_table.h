@@ -1,11 +1,12 @@
-// One declaration per op: a PyTorch-style signature string gives the function (ember.name), the
+// The Python side of the op list (ember/ops/ops.def, Note [The op list]): a binding names an op's
+// overload by its key and gives the implementation; the row gives the function (ember.name), the
 // Tensor method (self is the first Tensor argument), their keyword names and defaults, a
 // signature that inspect.signature reads, and TypeErrors that list what the op accepts.
 //
-//   ops.def("sum(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)",
-//           [](const Args& a) { return sum(a.tensor(0), a.dims(1), a.flag(2), a.dtype(3)); });
+//   ops.def("sum", [](const Args& a) { return sum(a.tensor(0), a.dims(1), a.flag(2), a.dtype(3)); });
 //
-// See Note [Op table].
+// binds the row EMBER_OP_ROW(torch, sum, ..., "sum(Tensor input, int[]? dim=None, bool keepdim=False,
+// *, ScalarType? dtype=None, Tensor? out=None) -> Tensor"). See Note [Op table].
 #pragma once
 
 #include <functional>
@@ -17,12 +18,15 @@
 
 #include "bind.h"
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/op_registry.h"
 
 namespace ember::python {
 
 // Note [Op table]
-// Each op is a list of overloads tried in order; each overload is a signature and an
-// implementation. A call binds its positional and keyword arguments to the first signature they
+// Each op is a list of overloads tried in order; each overload is a schema of its row in ops.def
+// and an implementation. A table binds the rows of one namespace; binding a key twice, or leaving
+// an overload of a row unbound, is an error when ember is imported. A call binds its positional
+// and keyword arguments to the first signature they
 // fit, converting each by its declared type (Tensor, Tensor?, Tensor[], Scalar, int, int[] - an
 // int or a sequence of ints, `int...` - sizes given as f(2, 3) or f((2, 3)) -, bool, float, str,
 // ScalarType, Device, Generator, PyObject), and calls the implementation without the GIL (unless
@@ -119,32 +123,32 @@ struct Signature {
   std::string declared;
 };
 
-/// Parses "name(Type arg=default, ..., *, Type kwarg=default)". Throws std::invalid_argument
-/// naming the fault (a bug in a declaration, found when ember is imported).
+/// Parses "name(Type arg=default, ..., *, Type kwarg=default)", with or without PyTorch's
+/// " -> returns". Throws std::invalid_argument naming the fault (a bug in a row, found when ember
+/// is imported).
 Signature parse_signature(const std::string& text);
 
-/// Where an op appears: as ember.name, as Tensor.name, or both.
-enum OpKind : unsigned { kFunction = 1, kMethod = 2, kFunctionAndMethod = 3 };
-
-/// The ops of one Python module and of ember.Tensor.
+/// The ops of one namespace of the op list, as functions of one Python module and methods of
+/// ember.Tensor.
 class OpTable {
  public:
-  OpTable(py::module_ module, py::handle tensor_type)
-      : module_(std::move(module)), tensor_type_(tensor_type) {}
-  /// Adds an overload: `signature` names the op; later overloads of the same name are tried
-  /// after it. `kind` says where it appears (a method binds self to the first Tensor
-  /// parameter). Call `finish()` after the last one.
+  /// `ns`: the op list's namespace ("torch", "linalg", ...).
+  OpTable(std::string ns, py::module_ module, py::handle tensor_type)
+      : ns_(std::move(ns)), module_(std::move(module)), tensor_type_(tensor_type) {}
+  /// Binds the overload `key` ("sum", "add.Tensor") of a row to `impl`; the overloads of an op
+  /// are tried in the row's order. The row says whether it is a function, a method (self is the
+  /// first parameter) or both. Call `finish()` after the last one.
   template <typename F>
-  OpTable& def(const std::string& signature, F&& impl, OpKind kind = kFunctionAndMethod,
-               const char* doc = nullptr);
-  /// Publishes every op defined so far.
+  OpTable& def(const std::string& key, F&& impl, const char* doc = nullptr);
+  /// Publishes every op bound so far; throws if an overload of a row of this namespace is unbound.
   void finish();
 
   using Impl = std::function<py::object(const Args&)>;
   struct Pending;
 
  private:
-  void add(const std::string& signature, Impl impl, OpKind kind, const char* doc);
+  void add(const std::string& key, Impl impl, const char* doc);
+  std::string ns_;
   py::module_ module_;
   py::handle tensor_type_;
   std::vector<std::shared_ptr<Pending>> pending_;
@@ -190,7 +194,7 @@ py::object to_python(const std::tuple<T...>& t) {
 }  // namespace detail
 
 template <typename F>
-OpTable& OpTable::def(const std::string& signature, F&& impl, OpKind kind, const char* doc) {
+OpTable& OpTable::def(const std::string& key, F&& impl, const char* doc) {
   using R = std::invoke_result_t<F, const Args&>;
   Impl wrapped;
   if constexpr (std::is_same_v<R, py::object>) {
@@ -205,7 +209,7 @@ OpTable& OpTable::def(const std::string& signature, F&& impl, OpKind kind, const
       return detail::to_python(*r);
     };
   }
-  add(signature, std::move(wrapped), kind, doc);
+  add(key, std::move(wrapped), doc);
   return *this;
 }
 

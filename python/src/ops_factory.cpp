@@ -7,12 +7,6 @@
 namespace ember::python {
 namespace {
 
-// The keywords every factory ends with; `layout` and `memory_format` accept PyTorch's values
-// (ember tensors are always strided), `pin_memory` pins on a machine with a GPU.
-constexpr const char* kFactoryKw =
-    "ScalarType? dtype=None, PyObject layout=None, Device? device=None, bool pin_memory=False, "
-    "bool requires_grad=False";
-
 // Options from the dtype (at `first`), layout, device keywords, in that order.
 TensorOptions options(const Args& a, size_t first, std::optional<DType> fallback = {}) {
   TensorOptions o;
@@ -43,236 +37,184 @@ TensorOptions like_options(const Args& a, size_t first) {
 
 Generator* gen(const Args& a, size_t i) { return a.generator(i); }
 
-std::string sized(const char* name, const char* extra = "") {
-  return std::string(name) + "(int... size, *, " + extra + "Tensor? out=None, " + kFactoryKw + ")";
-}
-
-std::string like(const char* name, const char* extra = "") {
-  return std::string(name) + "(Tensor input, " + extra + "*, " +
-         "ScalarType? dtype=None, PyObject layout=None, Device? device=None, "
-         "bool pin_memory=False, bool requires_grad=False, PyObject memory_format=None)";
-}
-
 }  // namespace
 
 void def_factory_ops(OpTable& t) {
   // --- filled ---
   t.def(
-      sized("zeros"),
-      [](const Args& a) { return finish(zeros(a.shape(0), options(a, 2)), a, 2); }, kFunction,
+      "zeros",
+      [](const Args& a) { return finish(zeros(a.shape(0), options(a, 2)), a, 2); },
       "A tensor of zeros.");
   t.def(
-      sized("ones"), [](const Args& a) { return finish(ones(a.shape(0), options(a, 2)), a, 2); },
-      kFunction, "A tensor of ones.");
+      "ones", [](const Args& a) { return finish(ones(a.shape(0), options(a, 2)), a, 2); }, "A tensor of ones.");
   t.def(
-      sized("empty", ""),
-      [](const Args& a) { return finish(empty(a.shape(0), options(a, 2)), a, 2); }, kFunction,
+      "empty",
+      [](const Args& a) { return finish(empty(a.shape(0), options(a, 2)), a, 2); },
       "A tensor of uninitialised memory.");
   t.def(
-      "full(int[] size, Scalar fill_value, *, Tensor? out=None, " + std::string(kFactoryKw) + ")",
+      "full",
       [](const Args& a) {
         Scalar v = a.scalar(1);
         TensorOptions o = options(a, 3, v.dtype());  // the dtype follows the value
         return finish(full(a.shape(0), v, o), a, 3);
-      },
-      kFunction, "A tensor filled with fill_value.");
+      }, "A tensor filled with fill_value.");
   t.def(
-      like("zeros_like"), [](const Args& a) { return finish(zeros(a.tensor(0).sizes(), like_options(a, 1)), a, 1); },
-      kFunction);
+      "zeros_like", [](const Args& a) { return finish(zeros(a.tensor(0).sizes(), like_options(a, 1)), a, 1); });
   t.def(
-      like("ones_like"), [](const Args& a) { return finish(ones(a.tensor(0).sizes(), like_options(a, 1)), a, 1); },
-      kFunction);
+      "ones_like", [](const Args& a) { return finish(ones(a.tensor(0).sizes(), like_options(a, 1)), a, 1); });
   t.def(
-      like("empty_like"), [](const Args& a) { return finish(empty(a.tensor(0).sizes(), like_options(a, 1)), a, 1); },
-      kFunction);
+      "empty_like", [](const Args& a) { return finish(empty(a.tensor(0).sizes(), like_options(a, 1)), a, 1); });
   t.def(
-      like("full_like", "Scalar fill_value, "),
-      [](const Args& a) { return finish(full(a.tensor(0).sizes(), a.scalar(1), like_options(a, 2)), a, 2); },
-      kFunction);
+      "full_like",
+      [](const Args& a) { return finish(full(a.tensor(0).sizes(), a.scalar(1), like_options(a, 2)), a, 2); });
   t.def(
-      like("rand_like"), [](const Args& a) { return finish(rand(a.tensor(0).sizes(), like_options(a, 1)), a, 1); },
-      kFunction);
+      "rand_like", [](const Args& a) { return finish(rand(a.tensor(0).sizes(), like_options(a, 1)), a, 1); });
   t.def(
-      like("randn_like"), [](const Args& a) { return finish(randn(a.tensor(0).sizes(), like_options(a, 1)), a, 1); },
-      kFunction);
+      "randn_like", [](const Args& a) { return finish(randn(a.tensor(0).sizes(), like_options(a, 1)), a, 1); });
   t.def(
-      like("randint_like", "int high, "),
+      "randint_like",
       [](const Args& a) {
         return finish(randint(0, a.int64(1), a.tensor(0).sizes(), like_options(a, 2)), a, 2);
-      },
-      kFunction);
+      });
   t.def(
-      like("randint_like", "int low, int high, "),
+      "randint_like.low_dtype",
       [](const Args& a) {
         return finish(randint(a.int64(1), a.int64(2), a.tensor(0).sizes(), like_options(a, 3)),
                       a, 3);
-      },
-      kFunction);
+      });
   t.def(
-      "scalar_tensor(Scalar s, *, " + std::string(kFactoryKw) + ")",
-      [](const Args& a) { return finish(scalar_tensor(a.scalar(0), options(a, 1, kFloat32)), a, 1); },
-      kFunction);
+      "scalar_tensor",
+      [](const Args& a) { return finish(scalar_tensor(a.scalar(0), options(a, 1, kFloat32)), a, 1); });
 
   // --- ranges ---
   t.def(
-      "arange(Scalar end, *, Tensor? out=None, " + std::string(kFactoryKw) + ")",
+      "arange",
       [](const Args& a) {
         return finish(a.has(2) ? arange(0, a.scalar(0), 1, options(a, 2))
                                : arange(a.scalar(0)).to(options(a, 2).device),
                       a, 2);
-      },
-      kFunction, "Values from start (0) up to end, by step (1).");
+      }, "Values from start (0) up to end, by step (1).");
   t.def(
-      "arange(Scalar start, Scalar end, Scalar step=1, *, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "arange.start_step",
       [](const Args& a) {
         Tensor r = a.has(4) ? arange(a.scalar(0), a.scalar(1), a.scalar(2), options(a, 4))
                             : arange(a.scalar(0), a.scalar(1), a.scalar(2))
                                   .to(options(a, 4).device);
         return finish(r, a, 4);
-      },
-      kFunction);
+      });
   t.def(
-      "linspace(Scalar start, Scalar end, int steps, *, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "linspace",
       [](const Args& a) {
         return finish(linspace(a.scalar(0).to_double(), a.scalar(1).to_double(), a.int64(2),
                                options(a, 4)),
                       a, 4);
-      },
-      kFunction);
+      });
   t.def(
-      "logspace(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "logspace",
       [](const Args& a) {
         TensorOptions o = options(a, 5);
         Tensor exps = linspace(a.scalar(0).to_double(), a.scalar(1).to_double(), a.int64(2),
                                TensorOptions(kFloat64).with_device(o.device));
         return finish(pow(scalar_tensor(a.real(3), exps.options()), exps).to(o.dtype), a, 5);
-      },
-      kFunction);
+      });
   t.def(
-      "eye(int n, int? m=None, *, Tensor? out=None, " + std::string(kFactoryKw) + ")",
+      "eye",
       [](const Args& a) {
         return finish(eye(a.int64(0), a.opt_int(1).value_or(-1), options(a, 3)), a, 3);
-      },
-      kFunction, "The identity matrix, n x m (n x n).");
+      }, "The identity matrix, n x m (n x n).");
 
   // --- random ---
   t.def(
-      sized("rand", "Generator? generator=None, "),
-      [](const Args& a) { return finish(rand(a.shape(0), options(a, 3), gen(a, 1)), a, 3); },
-      kFunction, "Uniform in [0, 1).");
+      "rand",
+      [](const Args& a) { return finish(rand(a.shape(0), options(a, 3), gen(a, 1)), a, 3); }, "Uniform in [0, 1).");
   t.def(
-      sized("randn", "Generator? generator=None, "),
-      [](const Args& a) { return finish(randn(a.shape(0), options(a, 3), gen(a, 1)), a, 3); },
-      kFunction, "Standard normal.");
+      "randn",
+      [](const Args& a) { return finish(randn(a.shape(0), options(a, 3), gen(a, 1)), a, 3); }, "Standard normal.");
   t.def(
-      "randint(int high, int[] size, *, Generator? generator=None, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "randint",
       [](const Args& a) {
         return finish(randint(0, a.int64(0), a.shape(1), options(a, 4, kInt64), gen(a, 2)), a, 4);
-      },
-      kFunction, "Integers uniform in [low, high).");
+      }, "Integers uniform in [low, high).");
   t.def(
-      "randint(int low, int high, int[] size, *, Generator? generator=None, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "randint.low",
       [](const Args& a) {
         return finish(
             randint(a.int64(0), a.int64(1), a.shape(2), options(a, 5, kInt64), gen(a, 3)), a, 5);
-      },
-      kFunction);
+      });
   t.def(
-      "randperm(int n, *, Generator? generator=None, Tensor? out=None, " +
-          std::string(kFactoryKw) + ")",
+      "randperm",
       [](const Args& a) {
         return finish(randperm(a.int64(0), options(a, 3, kInt64), gen(a, 1)), a, 3);
-      },
-      kFunction, "A random permutation of 0 .. n-1.");
-  t.def("bernoulli(Tensor input, *, Generator? generator=None, Tensor? out=None)",
-        [](const Args& a) { return bernoulli(a.tensor(0), gen(a, 1)); },
-        kFunctionAndMethod, "1 with probability input (elementwise), else 0.");
-  t.def("bernoulli(Tensor input, float p, *, Generator? generator=None)",
+      }, "A random permutation of 0 .. n-1.");
+  t.def("bernoulli",
+        [](const Args& a) { return bernoulli(a.tensor(0), gen(a, 1)); }, "1 with probability input (elementwise), else 0.");
+  t.def("bernoulli.p",
         [](const Args& a) { return bernoulli(a.tensor(0), a.real(1), gen(a, 2)); });
   t.def(
-      "multinomial(Tensor input, int num_samples, bool replacement=False, *, "
-      "Generator? generator=None, Tensor? out=None)",
+      "multinomial",
       [](const Args& a) {
         return multinomial(a.tensor(0), a.int64(1), a.flag(2), gen(a, 3));
       },
-      kFunctionAndMethod,
       "num_samples indices per row, drawn with probabilities proportional to input's rows.");
-  t.def("normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
-        [](const Args& a) { return normal(a.tensor(0), a.tensor(1), gen(a, 2)); }, kFunction,
+  t.def("normal.Tensor_Tensor",
+        [](const Args& a) { return normal(a.tensor(0), a.tensor(1), gen(a, 2)); },
         "Draws from normal distributions of the given means and standard deviations.");
-  t.def("normal(Tensor mean, float std=1, *, Generator? generator=None, Tensor? out=None)",
+  t.def("normal.Tensor_float",
         [](const Args& a) {
           return normal(a.tensor(0), full_like(a.tensor(0), a.real(1)), gen(a, 2));
-        },
-        kFunction);
-  t.def("normal(float mean, Tensor std, *, Generator? generator=None, Tensor? out=None)",
+        });
+  t.def("normal.float_Tensor",
         [](const Args& a) {
           return normal(full_like(a.tensor(1), a.real(0)), a.tensor(1), gen(a, 2));
-        },
-        kFunction);
-  t.def("normal(float mean, float std, int[] size, *, Generator? generator=None, "
-        "Tensor? out=None, " + std::string(kFactoryKw) + ")",
+        });
+  t.def("normal.float_float",
         [](const Args& a) {
           Tensor r = empty(a.shape(2), options(a, 5));
           normal_(r, a.real(0), a.real(1), gen(a, 3));
           return finish(r, a, 5);
-        },
-        kFunction);
+        });
 
   // --- in-place random fills (methods) ---
-  t.def("uniform_(Tensor input, float from=0, float to=1, *, Generator? generator=None)",
+  t.def("uniform_",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return uniform_(x, a.real(1), a.real(2), gen(a, 3));
-        },
-        kMethod);
-  t.def("normal_(Tensor input, float mean=0, float std=1, *, Generator? generator=None)",
+        });
+  t.def("normal_",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return normal_(x, a.real(1), a.real(2), gen(a, 3));
-        },
-        kMethod);
-  t.def("bernoulli_(Tensor input, Tensor p, *, Generator? generator=None)",
+        });
+  t.def("bernoulli_.Tensor",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return bernoulli_(x, a.tensor(1), gen(a, 2));
-        },
-        kMethod);
-  t.def("bernoulli_(Tensor input, float p=0.5, *, Generator? generator=None)",
+        });
+  t.def("bernoulli_.float",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return bernoulli_(x, a.real(1), gen(a, 2));
-        },
-        kMethod);
-  t.def("exponential_(Tensor input, float lambd=1, *, Generator? generator=None)",
+        });
+  t.def("exponential_",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return exponential_(x, a.real(1), gen(a, 2));
-        },
-        kMethod);
-  t.def("random_(Tensor input, int from, int? to, *, Generator? generator=None)",
+        });
+  t.def("random_.from",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return random_(x, a.int64(1), a.opt_int(2), gen(a, 3));
-        },
-        kMethod);
-  t.def("random_(Tensor input, int to, *, Generator? generator=None)",
+        });
+  t.def("random_.to",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return random_(x, 0, a.int64(1), gen(a, 2));
-        },
-        kMethod);
-  t.def("random_(Tensor input, *, Generator? generator=None)",
+        });
+  t.def("random_",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           return random_(x, 0, std::nullopt, gen(a, 1));
-        },
-        kMethod);
+        });
 }
 
 void bind_generator(py::module_& m) {

@@ -70,13 +70,6 @@ py::object maybe_inplace(const Args& a, size_t inplace, const char* name, Fn fn)
   return py::reinterpret_borrow<py::object>(a.object(0));
 }
 
-constexpr const char* kLegacyReduction =
-    "bool? size_average=None, bool? reduce=None, str reduction='mean'";
-
-// "(input, target, ...legacy)" signature text.
-std::string loss(const char* name, const char* params) {
-  return std::string(name) + "(" + params + ", " + kLegacyReduction + ")";
-}
 
 // conv's padding=: ints (one for conv1d, one or two for conv2d); strings are conv2d's own.
 Pair conv_padding(const Args& a, size_t i, int spatial) {
@@ -198,94 +191,93 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& x, Pair out) {
 
 void def_nn_ops(OpTable& t) {
   // --- activations ---
-  t.def("relu(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("relu", [](const Args& a) {
     return maybe_inplace(a, 1, "relu_", [](const Tensor& x) { return relu(x); });
   });
-  t.def("relu6(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("relu6", [](const Args& a) {
     return maybe_inplace(a, 1, "relu6_", [](const Tensor& x) { return relu6(x); });
   });
-  t.def("elu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
+  t.def("elu", [](const Args& a) {
     double alpha = a.real(1);
     return maybe_inplace(a, 2, "elu_", [alpha](const Tensor& x) { return elu(x, alpha); });
   });
-  t.def("selu(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("selu", [](const Args& a) {
     return maybe_inplace(a, 1, "selu_", [](const Tensor& x) { return selu(x); });
   });
-  t.def("celu(Tensor input, float alpha=1.0, bool inplace=False)", [](const Args& a) {
+  t.def("celu", [](const Args& a) {
     double alpha = a.real(1);
     return maybe_inplace(a, 2, "celu_", [alpha](const Tensor& x) { return celu(x, alpha); });
   });
-  t.def("leaky_relu(Tensor input, float negative_slope=0.01, bool inplace=False)",
+  t.def("leaky_relu",
         [](const Args& a) {
           double s = a.real(1);
           return maybe_inplace(a, 2, "leaky_relu_", [s](const Tensor& x) { return leaky_relu(x, s); });
         });
-  t.def("gelu(Tensor input, *, str approximate='none')",
+  t.def("gelu",
         [](const Args& a) { return gelu(a.tensor(0), a.str(1)); });
-  t.def("silu(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("silu", [](const Args& a) {
     return maybe_inplace(a, 1, "silu_", [](const Tensor& x) { return silu(x); });
   });
-  t.def("mish(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("mish", [](const Args& a) {
     return maybe_inplace(a, 1, "mish_", [](const Tensor& x) { return mish(x); });
   });
-  t.def("softplus(Tensor input, float beta=1, float threshold=20)",
+  t.def("softplus",
         [](const Args& a) { return softplus(a.tensor(0), a.real(1), a.real(2)); });
-  t.def("hardtanh(Tensor input, Scalar min_val=-1, Scalar max_val=1, bool inplace=False)",
+  t.def("hardtanh",
         [](const Args& a) {
           Scalar lo = a.scalar(1), hi = a.scalar(2);
           return maybe_inplace(a, 3, "hardtanh_", [lo, hi](const Tensor& x) { return hardtanh(x, lo, hi); });
         });
-  t.def("hardswish(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("hardswish", [](const Args& a) {
     return maybe_inplace(a, 1, "hardswish_", [](const Tensor& x) { return hardswish(x); });
   });
-  t.def("hardsigmoid(Tensor input, bool inplace=False)", [](const Args& a) {
+  t.def("hardsigmoid", [](const Args& a) {
     return maybe_inplace(a, 1, "hardsigmoid_", [](const Tensor& x) { return hardsigmoid(x); });
   });
-  t.def("logsigmoid(Tensor input)", [](const Args& a) { return logsigmoid(a.tensor(0)); });
-  t.def("softsign(Tensor input)", [](const Args& a) { return softsign(a.tensor(0)); });
-  t.def("tanhshrink(Tensor input)", [](const Args& a) { return tanhshrink(a.tensor(0)); });
-  t.def("threshold(Tensor input, float threshold, float value, bool inplace=False)",
+  t.def("logsigmoid", [](const Args& a) { return logsigmoid(a.tensor(0)); });
+  t.def("softsign", [](const Args& a) { return softsign(a.tensor(0)); });
+  t.def("tanhshrink", [](const Args& a) { return tanhshrink(a.tensor(0)); });
+  t.def("threshold",
         [](const Args& a) {
           double th = a.real(1), v = a.real(2);
           return maybe_inplace(a, 3, "threshold_", [th, v](const Tensor& x) { return threshold(x, th, v); });
         });
-  t.def("prelu(Tensor input, Tensor weight)",
+  t.def("prelu",
         [](const Args& a) { return prelu(a.tensor(0), a.tensor(1)); });
-  t.def("glu(Tensor input, int dim=-1)", [](const Args& a) { return glu(a.tensor(0), a.int64(1)); });
-  t.def("sigmoid(Tensor input)", [](const Args& a) { return sigmoid(a.tensor(0)); });
-  t.def("tanh(Tensor input)", [](const Args& a) { return tanh(a.tensor(0)); });
-  t.def("softmax(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+  t.def("glu", [](const Args& a) { return glu(a.tensor(0), a.int64(1)); });
+  t.def("sigmoid", [](const Args& a) { return sigmoid(a.tensor(0)); });
+  t.def("tanh", [](const Args& a) { return tanh(a.tensor(0)); });
+  t.def("softmax",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           // PyTorch's implicit dim for a missing one: 0 for 0-, 1- and 3-D input, else 1.
           int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
           return softmax(x, d, a.dtype(3));
         });
-  t.def("softmin(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+  t.def("softmin",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
           return softmax(-x, d, a.dtype(3));
         });
-  t.def("log_softmax(Tensor input, int? dim=None, int _stacklevel=3, ScalarType? dtype=None)",
+  t.def("log_softmax",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           int64_t d = a.opt_int(1).value_or(x.dim() == 0 || x.dim() == 1 || x.dim() == 3 ? 0 : 1);
           return log_softmax(x, d, a.dtype(3));
         });
-  t.def("normalize(Tensor input, float p=2.0, int dim=1, float eps=1e-12, Tensor? out=None)",
+  t.def("normalize",
         [](const Args& a) { return F::normalize(a.tensor(0), a.real(1), a.int64(2), a.real(3)); });
 
   // --- linear, convolution ---
-  t.def("linear(Tensor input, Tensor weight, Tensor? bias=None)", [](const Args& a) {
+  t.def("linear", [](const Args& a) {
     return linear(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2));
   });
-  t.def("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)",
+  t.def("bilinear",
         [](const Args& a) {
           return bilinear(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3));
         });
-  t.def("conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "PyObject padding=0, int[] dilation=1, int groups=1)",
+  t.def("conv2d",
         [](const Args& a) -> py::object {
           const Tensor &x = a.tensor(0), &w = a.tensor(1);
           Pair d = pair(a, 5), s = pair(a, 3);
@@ -298,8 +290,7 @@ void def_nn_ops(OpTable& t) {
           Pair pad = conv_padding(a, 4, 2);
           return py::cast(nogil([&] { return conv2d(x, w, b, s, pad, d, g); }));
         });
-  t.def("conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "PyObject padding=0, int[] dilation=1, int groups=1)",
+  t.def("conv1d",
         [](const Args& a) -> py::object {
           const Tensor &x = a.tensor(0), &w = a.tensor(1);
           Pair d = pair1(a, 5), s = pair1(a, 3);
@@ -315,14 +306,12 @@ void def_nn_ops(OpTable& t) {
             return y.squeeze(-2);
           }));
         });
-  t.def("conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+  t.def("conv_transpose2d",
         [](const Args& a) {
           return conv_transpose2d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), pair(a, 3),
                                   pair(a, 4), pair(a, 5), a.int64(6), pair(a, 7));
         });
-  t.def("conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+  t.def("conv_transpose1d",
         [](const Args& a) {
           return conv_transpose2d(a.tensor(0).unsqueeze(-2), a.tensor(1).unsqueeze(-2),
                                   a.tensor_or_undefined(2), pair1(a, 3), pair1(a, 4, 0),
@@ -330,20 +319,17 @@ void def_nn_ops(OpTable& t) {
               .squeeze(-2);
         });
 
-  t.def("conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "int[] padding=0, int[] dilation=1, int groups=1)",
+  t.def("conv3d",
         [](const Args& a) {
           return conv3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), triple(a, 3),
                         triple(a, 4), triple(a, 5), a.int64(6));
         });
-  t.def("conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "str padding='valid', int[] dilation=1, int groups=1)",
+  t.def("conv3d.padding",
         [](const Args& a) {
           return conv3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), triple(a, 3),
                         a.str(4), triple(a, 5), a.int64(6));
         });
-  t.def("conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, "
-        "int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1)",
+  t.def("conv_transpose3d",
         [](const Args& a) {
           return conv_transpose3d(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2),
                                   triple(a, 3), triple(a, 4), triple(a, 5), a.int64(6),
@@ -351,8 +337,7 @@ void def_nn_ops(OpTable& t) {
         });
 
   // --- pooling ---
-  t.def("max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+  t.def("max_pool3d",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Triple k = triple(a, 1), p = triple(a, 3), d = triple(a, 4);
@@ -362,13 +347,12 @@ void def_nn_ops(OpTable& t) {
           if (a.flag(6)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
           return py::cast(std::get<0>(r));
         });
-  t.def("avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
+  t.def("avg_pool3d",
         [](const Args& a) {
           return avg_pool3d(a.tensor(0), triple(a, 1), opt_triple(a, 2), triple(a, 3), a.flag(4),
                             a.flag(5), a.opt_int(6));
         });
-  t.def("adaptive_avg_pool3d(Tensor input, PyObject output_size)", [](const Args& a) {
+  t.def("adaptive_avg_pool3d", [](const Args& a) {
     const Tensor& x = a.tensor(0);
     EMBER_CHECK(x.dim() >= 3, "adaptive_avg_pool3d: expected 4-D or 5-D input, got ", x.sizes());
     Triple out;
@@ -383,8 +367,7 @@ void def_nn_ops(OpTable& t) {
     }
     return py::cast(nogil([&] { return adaptive_avg_pool3d(x, out); }));
   });
-  t.def("max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+  t.def("max_pool2d",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Pair k = pair(a, 1), p = pair(a, 3), d = pair(a, 4);
@@ -394,8 +377,7 @@ void def_nn_ops(OpTable& t) {
           if (a.flag(6)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
           return py::cast(std::get<0>(r));
         });
-  t.def("max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "int[] dilation=1, bool ceil_mode=False, bool return_indices=False)",
+  t.def("max_pool1d",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Pair k = pair1(a, 1), p = pair1(a, 3, 0), d = pair1(a, 4);
@@ -408,14 +390,12 @@ void def_nn_ops(OpTable& t) {
           if (a.flag(6)) return py::make_tuple(v, i);
           return py::cast(v);
         });
-  t.def("avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None)",
+  t.def("avg_pool2d",
         [](const Args& a) {
           return avg_pool2d(a.tensor(0), pair(a, 1), opt_pair(a, 2), pair(a, 3), a.flag(4),
                             a.flag(5), a.opt_int(6));
         });
-  t.def("avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, "
-        "bool ceil_mode=False, bool count_include_pad=True)",
+  t.def("avg_pool1d",
         [](const Args& a) {
           std::optional<Pair> s;
           if (a.has(2) && !a.ints(2).empty()) s = pair1(a, 2);
@@ -423,15 +403,15 @@ void def_nn_ops(OpTable& t) {
                             a.flag(5))
               .squeeze(-2);
         });
-  t.def("adaptive_avg_pool2d(Tensor input, PyObject output_size)", [](const Args& a) {
+  t.def("adaptive_avg_pool2d", [](const Args& a) {
     const Tensor& x = a.tensor(0);
     Pair out = adaptive_size(a.object(1), x);
     return py::cast(nogil([&] { return adaptive_avg_pool2d(x, out); }));
   });
-  t.def("adaptive_avg_pool1d(Tensor input, int[] output_size)", [](const Args& a) {
+  t.def("adaptive_avg_pool1d", [](const Args& a) {
     return adaptive_avg_pool2d(a.tensor(0).unsqueeze(-2), pair1(a, 1)).squeeze(-2);
   });
-  t.def("adaptive_max_pool2d(Tensor input, PyObject output_size, bool return_indices=False)",
+  t.def("adaptive_max_pool2d",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Pair out = adaptive_size(a.object(1), x);
@@ -439,7 +419,7 @@ void def_nn_ops(OpTable& t) {
           if (a.flag(2)) return py::make_tuple(std::get<0>(r), std::get<1>(r));
           return py::cast(std::get<0>(r));
         });
-  t.def("adaptive_max_pool1d(Tensor input, int[] output_size, bool return_indices=False)",
+  t.def("adaptive_max_pool1d",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Pair out = pair1(a, 1);
@@ -450,7 +430,7 @@ void def_nn_ops(OpTable& t) {
         });
 
   // --- dropout ---
-  t.def("dropout(Tensor input, float p=0.5, bool training=True, bool inplace=False)",
+  t.def("dropout",
         [](const Args& a) {
           double p = a.real(1);
           bool training = a.flag(2);
@@ -462,8 +442,7 @@ void def_nn_ops(OpTable& t) {
   // (C, L) or 3-D (N, C, L) only; dropout2d warns off 3-D and 4-D but drops per (N, C) entry
   // whatever the rank (a 3-D input is (N, C, L)); dropout3d takes anything but 5-D as unbatched.
   for (int dims : {1, 2, 3}) {
-    t.def("dropout" + std::to_string(dims) +
-              "d(Tensor input, float p=0.5, bool training=True, bool inplace=False)",
+    t.def("dropout" + std::to_string(dims) + "d",
           [dims](const Args& a) {
             double p = a.real(1);
             bool training = a.flag(2);
@@ -495,7 +474,7 @@ void def_nn_ops(OpTable& t) {
             });
           });
   }
-  t.def("alpha_dropout(Tensor input, float p=0.5, bool training=False, bool inplace=False)",
+  t.def("alpha_dropout",
         [](const Args& a) {
           double p = a.real(1);
           bool training = a.flag(2);
@@ -505,8 +484,7 @@ void def_nn_ops(OpTable& t) {
         });
 
   // --- embedding, one-hot ---
-  t.def("embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, "
-        "float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False)",
+  t.def("embedding",
         [](const Args& a) -> py::object {
           const Tensor &idx = a.tensor(0), &w = a.tensor(1);
           std::optional<int64_t> pad = a.opt_int(2);
@@ -527,20 +505,17 @@ void def_nn_ops(OpTable& t) {
             return out;
           }));
         });
-  t.def("one_hot(Tensor input, int num_classes=-1)",
+  t.def("one_hot",
         [](const Args& a) { return one_hot(a.tensor(0), a.int64(1)); });
 
   // --- normalisation ---
-  t.def("batch_norm(Tensor input, Tensor? running_mean, Tensor? running_var, "
-        "Tensor? weight=None, Tensor? bias=None, bool training=False, float momentum=0.1, "
-        "float eps=1e-05)",
+  t.def("batch_norm",
         [](const Args& a) {
           return F::batch_norm(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
                                a.tensor_or_undefined(3), a.tensor_or_undefined(4), a.flag(5),
                                a.real(6), a.real(7));
         });
-  t.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, "
-        "Tensor? bias=None, float eps=1e-05)",
+  t.def("layer_norm",
         [](const Args& a) {
           return F::layer_norm(a.tensor(0), a.shape(1), a.tensor_or_undefined(2),
                                a.tensor_or_undefined(3), a.real(4));
@@ -548,54 +523,45 @@ void def_nn_ops(OpTable& t) {
   // --- attention ---
   // PyTorch 2's signature (1.13 had only a private variant): nanoGPT and torch.nn's Transformer
   // layers look for this name and take the fused path when it is there.
-  t.def("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, "
-        "Tensor? attn_mask=None, float dropout_p=0.0, bool is_causal=False, *, "
-        "float? scale=None, bool enable_gqa=False)",
+  t.def("scaled_dot_product_attention",
         [](const Args& a) {
           return scaled_dot_product_attention(a.tensor(0), a.tensor(1), a.tensor(2),
                                               a.tensor_or_undefined(3), a.real(4), a.flag(5),
                                               a.opt_real(6), a.flag(7));
         });
   // The weights too, as nn.MultiheadAttention(need_weights=True) returns them.
-  t.def("_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
-        "float dropout_p=0.0, bool is_causal=False, *, float? scale=None)",
+  t.def("_attention_math",
         [](const Args& a) {
           return attention_math(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3),
                                 a.real(4), a.flag(5), a.opt_real(6));
         });
-  t.def("rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None)",
+  t.def("rms_norm",
         [](const Args& a) {
           return F::rms_norm(a.tensor(0), a.shape(1), a.tensor_or_undefined(2), a.opt_real(3));
         });
-  t.def("group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, "
-        "float eps=1e-05)",
+  t.def("group_norm",
         [](const Args& a) {
           return F::group_norm(a.tensor(0), a.int64(1), a.tensor_or_undefined(2),
                                a.tensor_or_undefined(3), a.real(4));
         });
-  t.def("instance_norm(Tensor input, Tensor? running_mean=None, Tensor? running_var=None, "
-        "Tensor? weight=None, Tensor? bias=None, bool use_input_stats=True, float momentum=0.1, "
-        "float eps=1e-05)",
+  t.def("instance_norm",
         [](const Args& a) {
           return F::instance_norm(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
                                   a.tensor_or_undefined(3), a.tensor_or_undefined(4), a.flag(5),
                                   a.real(6), a.real(7));
         });
-  t.def("local_response_norm(Tensor input, int size, float alpha=0.0001, float beta=0.75, "
-        "float k=1.0)",
+  t.def("local_response_norm",
         [](const Args& a) {
           return F::local_response_norm(a.tensor(0), a.int64(1), a.real(2), a.real(3), a.real(4));
         });
 
   // --- padding, resizing, rearranging ---
-  t.def("pad(Tensor input, int[] pad, str mode='constant', float? value=None)",
+  t.def("pad",
         [](const Args& a) {
           return pad(a.tensor(0), a.shape(1), a.str(2), a.opt_real(3).value_or(0.0));
         });
   for (const char* name : {"interpolate", "upsample"}) {
-    t.def(std::string(name) + "(Tensor input, PyObject size=None, PyObject scale_factor=None, "
-                              "str mode='nearest', bool? align_corners=None, "
-                              "bool? recompute_scale_factor=None, bool antialias=False)",
+    t.def(name,
           [](const Args& a) -> py::object {
             const Tensor& x = a.tensor(0);
             auto [out, scales] =
@@ -607,15 +573,13 @@ void def_nn_ops(OpTable& t) {
             return py::cast(nogil([&] { return interpolate(x, out, mode, ac, scales); }));
           });
   }
-  t.def("pixel_shuffle(Tensor input, int upscale_factor)",
+  t.def("pixel_shuffle",
         [](const Args& a) { return pixel_shuffle(a.tensor(0), a.int64(1)); });
-  t.def("pixel_unshuffle(Tensor input, int downscale_factor)",
+  t.def("pixel_unshuffle",
         [](const Args& a) { return pixel_unshuffle(a.tensor(0), a.int64(1)); });
 
   // --- recurrent layers (ember.nn.RNN/LSTM/GRU and the cells call these) ---
-  t.def("_recurrent(Tensor input, Tensor? hx, Tensor? cx, Tensor[] weights, bool has_biases, "
-        "str mode, int num_layers, bool bidirectional, bool batch_first, float dropout, "
-        "bool training, Tensor? lengths=None, int proj_size=0)",
+  t.def("_recurrent",
         [](const Args& a) {
           RecurrentOptions o;
           std::string mode = a.str(5);
@@ -650,50 +614,43 @@ void def_nn_ops(OpTable& t) {
         });
 
   // --- losses ---
-  t.def("cross_entropy(Tensor input, Tensor target, Tensor? weight=None, "
-        "bool? size_average=None, int ignore_index=-100, bool? reduce=None, "
-        "str reduction='mean', float label_smoothing=0.0)",
+  t.def("cross_entropy",
         [](const Args& a) {
           return F::cross_entropy(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), a.int64(4),
                                   reduction(a, 3, 5, 6), a.real(7));
         });
-  t.def("nll_loss(Tensor input, Tensor target, Tensor? weight=None, bool? size_average=None, "
-        "int ignore_index=-100, bool? reduce=None, str reduction='mean')",
+  t.def("nll_loss",
         [](const Args& a) {
           return F::nll_loss(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2), a.int64(4),
                              reduction(a, 3, 5, 6));
         });
-  t.def(loss("mse_loss", "Tensor input, Tensor target"), [](const Args& a) {
+  t.def("mse_loss", [](const Args& a) {
     return F::mse_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
   });
-  t.def(loss("l1_loss", "Tensor input, Tensor target"), [](const Args& a) {
+  t.def("l1_loss", [](const Args& a) {
     return F::l1_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
   });
-  t.def("smooth_l1_loss(Tensor input, Tensor target, bool? size_average=None, "
-        "bool? reduce=None, str reduction='mean', float beta=1.0)",
+  t.def("smooth_l1_loss",
         [](const Args& a) {
           return F::smooth_l1_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4), a.real(5));
         });
-  t.def("huber_loss(Tensor input, Tensor target, str reduction='mean', float delta=1.0)",
+  t.def("huber_loss",
         [](const Args& a) {
           return F::huber_loss(a.tensor(0), a.tensor(1), F::reduction_from(a.str(2)), a.real(3));
         });
-  t.def(loss("binary_cross_entropy", "Tensor input, Tensor target, Tensor? weight=None"),
+  t.def("binary_cross_entropy",
         [](const Args& a) {
           return F::binary_cross_entropy(a.tensor(0), a.tensor(1), a.tensor_or_undefined(2),
                                          reduction(a, 3, 4, 5));
         });
-  t.def("binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, "
-        "bool? size_average=None, bool? reduce=None, str reduction='mean', "
-        "Tensor? pos_weight=None)",
+  t.def("binary_cross_entropy_with_logits",
         [](const Args& a) {
           return F::binary_cross_entropy_with_logits(a.tensor(0), a.tensor(1),
                                                      a.tensor_or_undefined(2),
                                                      reduction(a, 3, 4, 5),
                                                      a.tensor_or_undefined(6));
         });
-  t.def("kl_div(Tensor input, Tensor target, bool? size_average=None, bool? reduce=None, "
-        "str reduction='mean', bool log_target=False)",
+  t.def("kl_div",
         [](const Args& a) {
           std::string r = a.str(4);
           if (a.has(2) || a.has(3)) {
@@ -702,56 +659,49 @@ void def_nn_ops(OpTable& t) {
           }
           return F::kl_div(a.tensor(0), a.tensor(1), r, a.flag(5));
         });
-  t.def(loss("margin_ranking_loss",
-             "Tensor input1, Tensor input2, Tensor target, float margin=0"),
+  t.def("margin_ranking_loss",
         [](const Args& a) {
           return F::margin_ranking_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
                                         reduction(a, 4, 5, 6));
         });
-  t.def(loss("hinge_embedding_loss", "Tensor input, Tensor target, float margin=1.0"),
+  t.def("hinge_embedding_loss",
         [](const Args& a) {
           return F::hinge_embedding_loss(a.tensor(0), a.tensor(1), a.real(2),
                                          reduction(a, 3, 4, 5));
         });
-  t.def(loss("soft_margin_loss", "Tensor input, Tensor target"), [](const Args& a) {
+  t.def("soft_margin_loss", [](const Args& a) {
     return F::soft_margin_loss(a.tensor(0), a.tensor(1), reduction(a, 2, 3, 4));
   });
-  t.def(loss("multilabel_soft_margin_loss", "Tensor input, Tensor target, Tensor? weight=None"),
+  t.def("multilabel_soft_margin_loss",
         [](const Args& a) {
           return F::multilabel_soft_margin_loss(a.tensor(0), a.tensor(1),
                                                 a.tensor_or_undefined(2), reduction(a, 3, 4, 5));
         });
-  t.def(loss("cosine_embedding_loss",
-             "Tensor input1, Tensor input2, Tensor target, float margin=0"),
+  t.def("cosine_embedding_loss",
         [](const Args& a) {
           return F::cosine_embedding_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
                                           reduction(a, 4, 5, 6));
         });
-  t.def(loss("triplet_margin_loss",
-             "Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, "
-             "float eps=1e-06, bool swap=False"),
+  t.def("triplet_margin_loss",
         [](const Args& a) {
           return F::triplet_margin_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.real(3),
                                         a.real(4), a.real(5), a.flag(6), reduction(a, 7, 8, 9));
         });
-  t.def("poisson_nll_loss(Tensor input, Tensor target, bool log_input=True, bool full=False, "
-        "bool? size_average=None, float eps=1e-08, bool? reduce=None, str reduction='mean')",
+  t.def("poisson_nll_loss",
         [](const Args& a) {
           return F::poisson_nll_loss(a.tensor(0), a.tensor(1), a.flag(2), a.flag(3), a.real(5),
                                      reduction(a, 4, 6, 7));
         });
-  t.def("gaussian_nll_loss(Tensor input, Tensor target, Tensor var, bool full=False, "
-        "float eps=1e-06, str reduction='mean')",
+  t.def("gaussian_nll_loss",
         [](const Args& a) {
           return F::gaussian_nll_loss(a.tensor(0), a.tensor(1), a.tensor(2), a.flag(3),
                                       a.real(4), F::reduction_from(a.str(5)));
         });
-  t.def("cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08)",
+  t.def("cosine_similarity",
         [](const Args& a) {
           return F::cosine_similarity(a.tensor(0), a.tensor(1), a.int64(2), a.real(3));
         });
-  t.def("pairwise_distance(Tensor x1, Tensor x2, float p=2.0, float eps=1e-06, "
-        "bool keepdim=False)",
+  t.def("pairwise_distance",
         [](const Args& a) {
           return F::pairwise_distance(a.tensor(0), a.tensor(1), a.real(2), a.real(3), a.flag(4));
         });
@@ -763,8 +713,7 @@ void def_nn_ops(OpTable& t) {
 // of ember, not of ember.nn.functional, as in PyTorch.
 void def_nn_top_level(OpTable& t) {
   // --- recurrent cells (ember.nn.RNNCell, LSTMCell and GRUCell call these) ---
-  t.def("lstm_cell(Tensor input, Tensor[] hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
-        "Tensor? b_hh=None)",
+  t.def("lstm_cell",
         [](const Args& a) {
           const std::vector<Tensor>& hx = a.tensors(1);
           EMBER_CHECK_VALUE(hx.size() == 2, "lstm_cell: hx must be (h, c)");
@@ -772,16 +721,14 @@ void def_nn_top_level(OpTable& t) {
                                   a.tensor_or_undefined(4), a.tensor_or_undefined(5));
           return std::make_tuple(h, c);
         });
-  t.def("gru_cell(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, Tensor? b_ih=None, "
-        "Tensor? b_hh=None)",
+  t.def("gru_cell",
         [](const Args& a) {
           return gru_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
                           a.tensor_or_undefined(4), a.tensor_or_undefined(5));
         });
   for (const char* name : {"rnn_tanh_cell", "rnn_relu_cell"}) {
     bool relu = std::string(name) == "rnn_relu_cell";
-    t.def(std::string(name) + "(Tensor input, Tensor hx, Tensor w_ih, Tensor w_hh, "
-                              "Tensor? b_ih=None, Tensor? b_hh=None)",
+    t.def(name,
           [relu](const Args& a) {
             return rnn_cell(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
                             a.tensor_or_undefined(4), a.tensor_or_undefined(5), relu);
@@ -789,25 +736,20 @@ void def_nn_top_level(OpTable& t) {
   }
 
   // --- batch norm's pieces (SyncBatchNorm's steps) ---
-  t.def("batch_norm_stats(Tensor input, float eps)",
-        [](const Args& a) { return batch_norm_stats(a.tensor(0), a.real(1)); }, kFunction);
-  t.def("batch_norm_elemt(Tensor input, Tensor? weight, Tensor? bias, Tensor mean, "
-        "Tensor invstd, float eps, *, Tensor? out=None)",
+  t.def("batch_norm_stats",
+        [](const Args& a) { return batch_norm_stats(a.tensor(0), a.real(1)); });
+  t.def("batch_norm_elemt",
         [](const Args& a) {
           return batch_norm_elemt(a.tensor(0), a.tensor_or_undefined(1), a.tensor_or_undefined(2),
                                   a.tensor(3), a.tensor(4), a.real(5));
-        },
-        kFunction);
-  t.def("batch_norm_gather_stats_with_counts(Tensor input, Tensor mean, Tensor invstd, "
-        "Tensor? running_mean, Tensor? running_var, float momentum, float eps, Tensor counts)",
+        });
+  t.def("batch_norm_gather_stats_with_counts",
         [](const Args& a) {
           return batch_norm_gather_stats_with_counts(
               a.tensor(0), a.tensor(1), a.tensor(2), a.tensor_or_undefined(3),
               a.tensor_or_undefined(4), a.real(5), a.real(6), a.tensor(7));
-        },
-        kFunction);
-  t.def("batch_norm_gather_stats(Tensor input, Tensor mean, Tensor invstd, Tensor? running_mean, "
-        "Tensor? running_var, float momentum, float eps, int count)",
+        });
+  t.def("batch_norm_gather_stats",
         [](const Args& a) {
           // Every rank's statistics over the same count.
           const Tensor& mean = a.tensor(1);
@@ -815,41 +757,32 @@ void def_nn_top_level(OpTable& t) {
           return batch_norm_gather_stats_with_counts(
               a.tensor(0), mean, a.tensor(2), a.tensor_or_undefined(3), a.tensor_or_undefined(4),
               a.real(5), a.real(6), counts);
-        },
-        kFunction);
-  t.def("batch_norm_update_stats(Tensor input, Tensor? running_mean, Tensor? running_var, "
-        "float momentum)",
+        });
+  t.def("batch_norm_update_stats",
         [](const Args& a) {
           return batch_norm_update_stats(a.tensor(0), a.tensor_or_undefined(1),
                                          a.tensor_or_undefined(2), a.real(3));
-        },
-        kFunction);
-  t.def("batch_norm_backward_reduce(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, "
-        "Tensor? weight, bool input_g, bool weight_g, bool bias_g)",
+        });
+  t.def("batch_norm_backward_reduce",
         [](const Args& a) {
           return batch_norm_backward_reduce(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
                                             a.tensor_or_undefined(4), a.flag(5), a.flag(6),
                                             a.flag(7));
-        },
-        kFunction);
-  t.def("batch_norm_backward_elemt(Tensor grad_out, Tensor input, Tensor mean, Tensor invstd, "
-        "Tensor? weight, Tensor sum_dy, Tensor sum_dy_xmu, Tensor count)",
+        });
+  t.def("batch_norm_backward_elemt",
         [](const Args& a) {
           // count: each rank's number of elements per channel; the formula takes their total.
           double total = a.tensor(7).sum().item<double>();
           return batch_norm_backward_elemt(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
                                            a.tensor_or_undefined(4), a.tensor(5), a.tensor(6),
                                            total);
-        },
-        kFunction);
+        });
 
   // --- ATen's dropout and weight norm pieces ---
-  t.def("native_dropout(Tensor input, float p, bool? train)",
-        [](const Args& a) { return F::native_dropout(a.tensor(0), a.real(1), a.opt_flag(2)); },
-        kFunction);
-  t.def("norm_except_dim(Tensor v, int pow=2, int dim=0)",
-        [](const Args& a) { return F::norm_except_dim(a.tensor(0), a.int64(1), a.int64(2)); },
-        kFunction);
+  t.def("native_dropout",
+        [](const Args& a) { return F::native_dropout(a.tensor(0), a.real(1), a.opt_flag(2)); });
+  t.def("norm_except_dim",
+        [](const Args& a) { return F::norm_except_dim(a.tensor(0), a.int64(1), a.int64(2)); });
 }
 
 void def_nn_functions(py::module_& functional) {

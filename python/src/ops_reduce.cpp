@@ -35,18 +35,15 @@ Scalar norm_p(py::handle p) {
 }  // namespace
 
 void def_reduce_ops(OpTable& t) {
-  t.def("sum(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-        "Tensor? out=None)",
-        sum_op, kFunctionAndMethod, "The sum of the elements, over dim (all when None).");
-  t.def("mean(Tensor input, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
-        "Tensor? out=None)",
-        mean_op, kFunctionAndMethod, "The mean of the elements, over dim (all when None).");
-  t.def("prod(Tensor input, *, ScalarType? dtype=None)",
+  t.def("sum",
+        sum_op, "The sum of the elements, over dim (all when None).");
+  t.def("mean",
+        mean_op, "The mean of the elements, over dim (all when None).");
+  t.def("prod",
         [](const Args& a) {
           return a.dtype(1) ? a.tensor(0).to(*a.dtype(1)).prod() : a.tensor(0).prod();
         });
-  t.def("prod(Tensor input, int dim, bool keepdim=False, *, ScalarType? dtype=None, "
-        "Tensor? out=None)",
+  t.def("prod.dim_int",
         [](const Args& a) {
           Tensor x = a.dtype(3) ? a.tensor(0).to(*a.dtype(3)) : a.tensor(0);
           return x.prod(a.int64(1), a.flag(2));
@@ -54,24 +51,24 @@ void def_reduce_ops(OpTable& t) {
   for (const char* op : {"max", "min"}) {
     bool is_max = op[1] == 'a';
     std::string name = op;
-    t.def(name + "(Tensor input)",
+    t.def(name,
           [is_max](const Args& a) { return is_max ? a.tensor(0).max() : a.tensor(0).min(); });
-    t.def(name + "(Tensor input, int dim, bool keepdim=False)", [is_max](const Args& a) {
+    t.def(name + ".dim", [is_max](const Args& a) {
       auto [v, i] = is_max ? a.tensor(0).max(a.int64(1), a.flag(2))
                            : a.tensor(0).min(a.int64(1), a.flag(2));
       return NamedResult{is_max ? "return_types.max" : "return_types.min", {v, i}};
     });
-    t.def(name + "(Tensor input, Tensor other, *, Tensor? out=None)", [is_max](const Args& a) {
+    t.def(name + ".other", [is_max](const Args& a) {
       return is_max ? maximum(a.tensor(0), a.tensor(1)) : minimum(a.tensor(0), a.tensor(1));
     });
   }
-  t.def("amax(Tensor input, int[] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  t.def("amax",
         [](const Args& a) { return amax(a.tensor(0), a.dims(1), a.flag(2)); });
-  t.def("amin(Tensor input, int[] dim=[], bool keepdim=False, *, Tensor? out=None)",
+  t.def("amin",
         [](const Args& a) { return amin(a.tensor(0), a.dims(1), a.flag(2)); });
-  t.def("argmax(Tensor input, int? dim=None, bool keepdim=False)",
+  t.def("argmax",
         [](const Args& a) { return argmax(a.tensor(0), a.opt_int(1), a.flag(2)); });
-  t.def("argmin(Tensor input, int? dim=None, bool keepdim=False)",
+  t.def("argmin",
         [](const Args& a) { return argmin(a.tensor(0), a.opt_int(1), a.flag(2)); });
   for (const char* op : {"var", "std"}) {
     bool is_var = op[0] == 'v';
@@ -82,12 +79,11 @@ void def_reduce_ops(OpTable& t) {
       return is_var ? var(x, d, c, keepdim) : std(x, d, c, keepdim);
     };
     std::string name = op;
-    t.def(name + "(Tensor input, int[]? dim=None, bool unbiased=True, bool keepdim=False, *, "
-                 "Tensor? out=None)",
+    t.def(name + ".dim",
           [run](const Args& a) { return run(a.tensor(0), a.dims(1), a.flag(2), a.flag(3)); });
-    t.def(name + "(Tensor input, bool unbiased)",
+    t.def(name,
           [run](const Args& a) { return run(a.tensor(0), Dims(), a.flag(1), false); });
-    t.def(name + "(Tensor input, int[]? dim=None, *, float? correction=None, bool keepdim=False)",
+    t.def(name + ".correction",
           [run_c](const Args& a) {
             return run_c(a.tensor(0), a.dims(1), correction_of(a, 2), a.flag(3));
           });
@@ -95,16 +91,15 @@ void def_reduce_ops(OpTable& t) {
   for (const char* op : {"all", "any"}) {
     bool is_all = op[1] == 'l';
     std::string name = op;
-    t.def(name + "(Tensor input)",
+    t.def(name,
           [is_all](const Args& a) { return is_all ? all(a.tensor(0)) : any(a.tensor(0)); });
-    t.def(name + "(Tensor input, int dim, bool keepdim=False, *, Tensor? out=None)",
+    t.def(name + ".dim",
           [is_all](const Args& a) {
             return is_all ? all(a.tensor(0), a.int64(1), a.flag(2))
                           : any(a.tensor(0), a.int64(1), a.flag(2));
           });
   }
-  t.def("norm(Tensor input, PyObject p='fro', int[]? dim=None, bool keepdim=False, *, "
-        "Tensor? out=None, ScalarType? dtype=None)",
+  t.def("norm",
         [](const Args& a) -> py::object {
           Dims d = a.dims(2);
           bool keepdim = a.flag(3);
@@ -124,7 +119,7 @@ void def_reduce_ops(OpTable& t) {
           Scalar p = norm_p(ph);
           return py::cast(nogil([&] { return norm(dt ? x.to(*dt) : x, p, d, keepdim); }));
         });
-  t.def("logsumexp(Tensor input, int[] dim, bool keepdim=False, *, Tensor? out=None)",
+  t.def("logsumexp",
         [](const Args& a) { return logsumexp(a.tensor(0), a.dims(1), a.flag(2)); });
 }
 

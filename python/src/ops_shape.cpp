@@ -41,10 +41,6 @@ Tensor grad_if(Tensor t, const Args& a, size_t at) {
   if (a.flag(at)) t.requires_grad_(true);
   return t;
 }
-constexpr const char* kNewKw =
-    "*, ScalarType? dtype=None, PyObject layout=None, Device? device=None, "
-    "bool pin_memory=False, bool requires_grad=False)";
-
 // A Scalar-or-Tensor `value` of masked_fill / index_fill as a Scalar.
 Scalar value_of(const Args& a, size_t i) {
   py::handle h = a.object(i);
@@ -62,91 +58,85 @@ Scalar value_of(const Args& a, size_t i) {
 void def_shape_ops(OpTable& t) {
   // --- resizing in place ---
   t.def(
-      "resize_(Tensor input, int... size, *, PyObject memory_format=None)",
+      "resize_",
       [](const Args& a) {
         Tensor x = a.tensor(0);
         resize_(x, sizes(a, 1));
         return InPlace{};
-      },
-      kMethod);
-  t.def("resize_as_(Tensor input, Tensor the_template, *, PyObject memory_format=None)",
+      });
+  t.def("resize_as_",
         [](const Args& a) {
           Tensor x = a.tensor(0);
           resize_as_(x, a.tensor(1));
           return InPlace{};
         });
   // The in-place views: the tensor itself becomes the view.
-  auto in_place = [&t](const std::string& schema, Tensor& (*op)(Tensor&, const Args&)) {
+  auto in_place = [&t](const std::string& key, Tensor& (*op)(Tensor&, const Args&)) {
     t.def(
-        schema,
+        key,
         [op](const Args& a) {
           Tensor x = a.tensor(0);
           op(x, a);
           return InPlace{};
-        },
-        kMethod);
+        });
   };
-  in_place("squeeze_(Tensor input)", [](Tensor& x, const Args&) -> Tensor& { return squeeze_(x); });
-  in_place("squeeze_(Tensor input, int dim)",
+  in_place("squeeze_", [](Tensor& x, const Args&) -> Tensor& { return squeeze_(x); });
+  in_place("squeeze_.dim",
            [](Tensor& x, const Args& a) -> Tensor& { return squeeze_(x, a.int64(1)); });
-  in_place("unsqueeze_(Tensor input, int dim)",
+  in_place("unsqueeze_",
            [](Tensor& x, const Args& a) -> Tensor& { return unsqueeze_(x, a.int64(1)); });
-  in_place("t_(Tensor input)", [](Tensor& x, const Args&) -> Tensor& { return t_(x); });
-  for (const char* schema : {"transpose_(Tensor input, int dim0, int dim1)",
-                             "swapdims_(Tensor input, int dim0, int dim1)",
-                             "swapaxes_(Tensor input, int axis0, int axis1)"})
-    in_place(schema, [](Tensor& x, const Args& a) -> Tensor& {
+  in_place("t_", [](Tensor& x, const Args&) -> Tensor& { return t_(x); });
+  for (const char* name : {"transpose_", "swapdims_", "swapaxes_"})
+    in_place(name, [](Tensor& x, const Args& a) -> Tensor& {
       return transpose_(x, a.int64(1), a.int64(2));
     });
-  in_place("as_strided_(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+  in_place("as_strided_",
            [](Tensor& x, const Args& a) -> Tensor& {
              return as_strided_(x, a.shape(1), a.shape(2), a.opt_int(3));
            });
-  in_place("set_(Tensor input, Tensor source)",
+  in_place("set_",
            [](Tensor& x, const Args& a) -> Tensor& { return set_(x, a.tensor(1)); });
 
   // --- views ---
-  t.def("view(Tensor input, int... size)", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); },
-        kMethod);
-  t.def("view(Tensor input, ScalarType dtype)",
-        [](const Args& a) { return view_dtype(a.tensor(0), *a.dtype(1)); },
-        kMethod);
-  t.def("view_as(Tensor input, Tensor other)",
-        [](const Args& a) { return a.tensor(0).view(a.tensor(1).sizes()); }, kMethod);
-  t.def("reshape(Tensor input, int... shape)",
+  t.def("view", [](const Args& a) { return a.tensor(0).view(sizes(a, 1)); });
+  t.def("view.dtype",
+        [](const Args& a) { return view_dtype(a.tensor(0), *a.dtype(1)); });
+  t.def("view_as",
+        [](const Args& a) { return a.tensor(0).view(a.tensor(1).sizes()); });
+  t.def("reshape",
         [](const Args& a) { return a.tensor(0).reshape(sizes(a, 1)); });
-  t.def("reshape_as(Tensor input, Tensor other)",
-        [](const Args& a) { return a.tensor(0).reshape(a.tensor(1).sizes()); }, kMethod);
+  t.def("reshape_as",
+        [](const Args& a) { return a.tensor(0).reshape(a.tensor(1).sizes()); });
   for (const char* name : {"transpose", "swapaxes", "swapdims"})
-    t.def(std::string(name) + "(Tensor input, int dim0, int dim1)",
+    t.def(name,
           [](const Args& a) { return a.tensor(0).transpose(a.int64(1), a.int64(2)); });
-  t.def("t(Tensor input)", [](const Args& a) { return a.tensor(0).t(); });
-  t.def("permute(Tensor input, int... dims)",
+  t.def("t", [](const Args& a) { return a.tensor(0).t(); });
+  t.def("permute",
         [](const Args& a) { return a.tensor(0).permute(sizes(a, 1)); });
-  t.def("movedim(Tensor input, int[] source, int[] destination)",
+  t.def("movedim",
         [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
-  t.def("moveaxis(Tensor input, int[] source, int[] destination)",
+  t.def("moveaxis",
         [](const Args& a) { return movedim(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
   // storage_offset None keeps the input's (PyTorch's default).
-  t.def("as_strided(Tensor input, int[] size, int[] stride, int? storage_offset=None)",
+  t.def("as_strided",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           return as_strided(x, a.shape(1), a.shape(2),
                             a.opt_int(3).value_or(x.storage_offset()));
         });
-  t.def("narrow(Tensor input, int dim, int start, int length)",
+  t.def("narrow",
         [](const Args& a) { return a.tensor(0).narrow(a.int64(1), a.int64(2), a.int64(3)); });
-  t.def("narrow(Tensor input, int dim, Tensor start, int length)", [](const Args& a) {
+  t.def("narrow.Tensor", [](const Args& a) {
     return a.tensor(0).narrow(a.int64(1), a.tensor(2).item<int64_t>(), a.int64(3));
   });
-  t.def("select(Tensor input, int dim, int index)",
+  t.def("select",
         [](const Args& a) { return a.tensor(0).select(a.int64(1), a.int64(2)); });
-  t.def("squeeze(Tensor input)", [](const Args& a) { return a.tensor(0).squeeze(); });
-  t.def("squeeze(Tensor input, int[] dim)",
+  t.def("squeeze", [](const Args& a) { return a.tensor(0).squeeze(); });
+  t.def("squeeze.dims",
         [](const Args& a) { return squeeze_dims(a.tensor(0), a.ints(1)); });
-  t.def("unsqueeze(Tensor input, int dim)",
+  t.def("unsqueeze",
         [](const Args& a) { return a.tensor(0).unsqueeze(a.int64(1)); });
-  t.def("expand(Tensor input, int... size)", [](const Args& a) {
+  t.def("expand", [](const Args& a) {
     const Tensor& x = a.tensor(0);
     Shape s = sizes(a, 1);
     // -1 keeps a dim's size.
@@ -155,12 +145,12 @@ void def_shape_ops(OpTable& t) {
       if (s[i] == -1 && xd >= 0) s[i] = x.size(xd);
     }
     return x.expand(s);
-  }, kMethod);
-  t.def("expand_as(Tensor input, Tensor other)",
-        [](const Args& a) { return a.tensor(0).expand(a.tensor(1).sizes()); }, kMethod);
-  t.def("diagonal(Tensor input, int offset=0, int dim1=0, int dim2=1)",
+  });
+  t.def("expand_as",
+        [](const Args& a) { return a.tensor(0).expand(a.tensor(1).sizes()); });
+  t.def("diagonal",
         [](const Args& a) { return diagonal(a.tensor(0), a.int64(1), a.int64(2), a.int64(3)); });
-  t.def("unfold(Tensor input, int dimension, int size, int step)",
+  t.def("unfold",
         [](const Args& a) {
           // Windows of `size` every `step` along a dim, as a new last dim (a view).
           const Tensor& x = a.tensor(0);
@@ -179,29 +169,28 @@ void def_shape_ops(OpTable& t) {
           s.push_back(size);
           st.push_back(stride_d);
           return as_strided(x, s, st, x.storage_offset());
-        },
-        kMethod);
-  t.def("flatten(Tensor input, int start_dim=0, int end_dim=-1)",
+        });
+  t.def("flatten",
         [](const Args& a) { return a.tensor(0).flatten(a.int64(1), a.int64(2)); });
-  t.def("unflatten(Tensor input, int dim, int[] sizes)",
+  t.def("unflatten",
         [](const Args& a) { return a.tensor(0).unflatten(a.int64(1), sizes(a, 2)); });
-  t.def("ravel(Tensor input)", [](const Args& a) { return a.tensor(0).reshape({-1}); });
+  t.def("ravel", [](const Args& a) { return a.tensor(0).reshape({-1}); });
 
   // --- splitting and joining ---
-  t.def("split(Tensor tensor, int split_size_or_sections, int dim=0)",
+  t.def("split.Tensor",
         [](const Args& a) { return a.tensor(0).split(a.int64(1), a.int64(2)); });
-  t.def("split(Tensor tensor, int[] split_size_or_sections, int dim=0)",
+  t.def("split.sizes",
         [](const Args& a) { return a.tensor(0).split(sizes(a, 1), a.int64(2)); });
-  t.def("split_with_sizes(Tensor input, int[] split_sizes, int dim=0)",
+  t.def("split_with_sizes",
         [](const Args& a) { return a.tensor(0).split(sizes(a, 1), a.int64(2)); });
-  t.def("chunk(Tensor input, int chunks, int dim=0)",
+  t.def("chunk",
         [](const Args& a) { return a.tensor(0).chunk(a.int64(1), a.int64(2)); });
-  t.def("tensor_split(Tensor input, int sections, int dim=0)",
+  t.def("tensor_split.sections",
         [](const Args& a) { return tensor_split(a.tensor(0), a.int64(1), a.int64(2)); });
-  t.def("tensor_split(Tensor input, int[] indices, int dim=0)",
+  t.def("tensor_split.indices",
         [](const Args& a) { return tensor_split_at(a.tensor(0), sizes(a, 1), a.int64(2)); });
   // A tensor of sections (0-dim) or indices (1-dim), as PyTorch's tensor_indices_or_sections.
-  t.def("tensor_split(Tensor input, Tensor tensor_indices_or_sections, int dim=0)",
+  t.def("tensor_split.tensor_indices_or_sections",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           Tensor s = a.tensor(1);
@@ -216,34 +205,34 @@ void def_shape_ops(OpTable& t) {
           for (int64_t i = 0; i < s.numel(); ++i) v[static_cast<size_t>(i)] = s[i].item<int64_t>();
           return tensor_split_at(x, Shape(v.begin(), v.end()), a.int64(2));
         });
-  t.def("unbind(Tensor input, int dim=0)",
+  t.def("unbind",
         [](const Args& a) { return a.tensor(0).unbind(a.int64(1)); });
   for (const char* name : {"cat", "concat", "concatenate"})
-    t.def(std::string(name) + "(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
-          [](const Args& a) { return cat(a.tensors(0), a.int64(1)); }, kFunction);
-  t.def("stack(Tensor[] tensors, int dim=0, *, Tensor? out=None)",
-        [](const Args& a) { return stack(a.tensors(0), a.int64(1)); }, kFunction);
-  t.def("hstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+    t.def(name,
+          [](const Args& a) { return cat(a.tensors(0), a.int64(1)); });
+  t.def("stack",
+        [](const Args& a) { return stack(a.tensors(0), a.int64(1)); });
+  t.def("hstack", [](const Args& a) {
     const Tensors& ts = a.tensors(0);
     bool one_d = !ts.empty() && ts[0].dim() <= 1;
     return cat(ts, one_d ? 0 : 1);
-  }, kFunction);
-  t.def("vstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+  });
+  t.def("vstack", [](const Args& a) {
     Tensors ts;
     for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({1, -1}) : x);
     return cat(ts, 0);
-  }, kFunction);
-  t.def("row_stack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+  });
+  t.def("row_stack", [](const Args& a) {
     Tensors ts;
     for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({1, -1}) : x);
     return cat(ts, 0);
-  }, kFunction);
-  t.def("column_stack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+  });
+  t.def("column_stack", [](const Args& a) {
     Tensors ts;
     for (const Tensor& x : a.tensors(0)) ts.push_back(x.dim() < 2 ? x.reshape({-1, 1}) : x);
     return cat(ts, 1);
-  }, kFunction);
-  t.def("dstack(Tensor[] tensors, *, Tensor? out=None)", [](const Args& a) {
+  });
+  t.def("dstack", [](const Args& a) {
     Tensors ts;
     for (const Tensor& x : a.tensors(0))
       ts.push_back(x.dim() == 0 ? x.reshape({1, 1, 1})
@@ -251,11 +240,11 @@ void def_shape_ops(OpTable& t) {
                    : x.dim() == 2 ? x.unsqueeze(2)
                                   : x);
     return cat(ts, 2);
-  }, kFunction);
-  t.def("repeat(Tensor input, int... repeats)",
-        [](const Args& a) { return a.tensor(0).repeat(sizes(a, 1)); }, kMethod);
-  t.def("tile(Tensor input, int... dims)", [](const Args& a) { return tile(a.tensor(0), sizes(a, 1)); });
-  t.def("repeat_interleave(Tensor input, int repeats, int? dim=None, *, int? output_size=None)",
+  });
+  t.def("repeat",
+        [](const Args& a) { return a.tensor(0).repeat(sizes(a, 1)); });
+  t.def("tile", [](const Args& a) { return tile(a.tensor(0), sizes(a, 1)); });
+  t.def("repeat_interleave.self_int",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           int64_t r = a.int64(1);
@@ -270,8 +259,7 @@ void def_shape_ops(OpTable& t) {
           out[static_cast<size_t>(d)] *= r;
           return x.unsqueeze(d + 1).expand(s).reshape(out);
         });
-  t.def("repeat_interleave(Tensor input, Tensor repeats, int? dim=None, *, "
-        "int? output_size=None)",
+  t.def("repeat_interleave.self_Tensor",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           Tensor rep = a.tensor(1);
@@ -282,16 +270,16 @@ void def_shape_ops(OpTable& t) {
           Tensor idx = repeat_interleave(rep);
           return index_select(src, d, idx);
         });
-  t.def("repeat_interleave(Tensor repeats, *, int? output_size=None)",
-        [](const Args& a) { return repeat_interleave(a.tensor(0)); }, kFunction);
+  t.def("repeat_interleave.Tensor",
+        [](const Args& a) { return repeat_interleave(a.tensor(0)); });
 
   // --- rearranging ---
-  t.def("flip(Tensor input, int... dims)", [](const Args& a) { return flip(a.tensor(0), sizes(a, 1)); });
-  t.def("fliplr(Tensor input)", [](const Args& a) { return flip(a.tensor(0), {1}); });
-  t.def("flipud(Tensor input)", [](const Args& a) { return flip(a.tensor(0), {0}); });
-  t.def("roll(Tensor input, int[] shifts, int[] dims=[])",
+  t.def("flip", [](const Args& a) { return flip(a.tensor(0), sizes(a, 1)); });
+  t.def("fliplr", [](const Args& a) { return flip(a.tensor(0), {1}); });
+  t.def("flipud", [](const Args& a) { return flip(a.tensor(0), {0}); });
+  t.def("roll",
         [](const Args& a) { return roll(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
-  t.def("rot90(Tensor input, int k=1, int[] dims=[0,1])", [](const Args& a) {
+  t.def("rot90", [](const Args& a) {
     const Tensor& x = a.tensor(0);
     Shape d = sizes(a, 2);
     int64_t k = ((a.int64(1) % 4) + 4) % 4;
@@ -300,74 +288,69 @@ void def_shape_ops(OpTable& t) {
     if (k == 1) return flip(x, {d[1]}).transpose(d[0], d[1]);
     return flip(x, {d[0]}).transpose(d[0], d[1]);
   });
-  t.def("tril(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  t.def("tril",
         [](const Args& a) { return tril(a.tensor(0), a.int64(1)); });
-  t.def("triu(Tensor input, int diagonal=0, *, Tensor? out=None)",
+  t.def("triu",
         [](const Args& a) { return triu(a.tensor(0), a.int64(1)); });
   t.def(
-      "tril_(Tensor input, int diagonal=0)",
+      "tril_",
       [](const Args& a) {
         return inplace_op(a.tensor(0), "tril_", {},
                           [&](const Tensor& x) { return tril(x, a.int64(1)); });
-      },
-      kMethod);
+      });
   t.def(
-      "triu_(Tensor input, int diagonal=0)",
+      "triu_",
       [](const Args& a) {
         return inplace_op(a.tensor(0), "triu_", {},
                           [&](const Tensor& x) { return triu(x, a.int64(1)); });
-      },
-      kMethod);
-  t.def("diag(Tensor input, int diagonal=0, *, Tensor? out=None)",
+      });
+  t.def("diag",
         [](const Args& a) { return diag(a.tensor(0), a.int64(1)); });
-  t.def("diag_embed(Tensor input, int offset=0, int dim1=-2, int dim2=-1)", [](const Args& a) {
+  t.def("diag_embed", [](const Args& a) {
     return diag_embed(a.tensor(0), a.int64(1), a.int64(2), a.int64(3));
   });
-  t.def("_meshgrid(Tensor[] tensors, *, str? indexing=None)",
-        [](const Args& a) { return meshgrid(a.tensors(0), a.has(1) ? a.str(1) : "ij"); },
-        kFunction);
+  t.def("_meshgrid",
+        [](const Args& a) { return meshgrid(a.tensors(0), a.has(1) ? a.str(1) : "ij"); });
 
   // --- sorting, searching ---
-  t.def("sort(Tensor input, int dim=-1, bool descending=False, *, bool? stable=None)",
+  t.def("sort",
         [](const Args& a) {
           auto [v, i] = sort(a.tensor(0), a.int64(1), a.flag(2), a.opt_flag(3).value_or(false));
           return NamedResult{"return_types.sort", {v, i}};
         });
-  t.def("sort(Tensor input, *, bool? stable, int dim=-1, bool descending=False)",
+  t.def("sort.stable",
         [](const Args& a) {
           auto [v, i] = sort(a.tensor(0), a.int64(2), a.flag(3), a.opt_flag(1).value_or(false));
           return NamedResult{"return_types.sort", {v, i}};
         });
-  t.def("argsort(Tensor input, int dim=-1, bool descending=False, *, bool stable=False)",
+  t.def("argsort",
         [](const Args& a) { return argsort(a.tensor(0), a.int64(1), a.flag(2), a.flag(3)); });
-  t.def("msort(Tensor input)", [](const Args& a) { return std::get<0>(sort(a.tensor(0), 0)); });
-  t.def("topk(Tensor input, int k, int dim=-1, bool largest=True, bool sorted=True)",
+  t.def("msort", [](const Args& a) { return std::get<0>(sort(a.tensor(0), 0)); });
+  t.def("topk",
         [](const Args& a) {
           auto [v, i] = topk(a.tensor(0), a.int64(1), a.int64(2), a.flag(3), a.flag(4));
           return NamedResult{"return_types.topk", {v, i}};
         });
-  t.def("kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False)", [](const Args& a) {
+  t.def("kthvalue", [](const Args& a) {
     auto [v, i] = kthvalue(a.tensor(0), a.int64(1), a.int64(2), a.flag(3));
     return NamedResult{"return_types.kthvalue", {v, i}};
   });
-  t.def("median(Tensor input)", [](const Args& a) { return median(a.tensor(0)); });
-  t.def("median(Tensor input, int dim, bool keepdim=False)", [](const Args& a) {
+  t.def("median", [](const Args& a) { return median(a.tensor(0)); });
+  t.def("median.dim", [](const Args& a) {
     auto [v, i] = median(a.tensor(0), a.int64(1), a.flag(2));
     return NamedResult{"return_types.median", {v, i}};
   });
-  t.def("cumsum(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  t.def("cumsum",
         [](const Args& a) { return cumsum(a.tensor(0), a.int64(1), a.dtype(2)); });
-  t.def("cumprod(Tensor input, int dim, *, ScalarType? dtype=None, Tensor? out=None)",
+  t.def("cumprod",
         [](const Args& a) { return cumprod(a.tensor(0), a.int64(1), a.dtype(2)); });
   t.def(
-      "cumsum_(Tensor input, int dim, *, ScalarType? dtype=None)",
+      "cumsum_",
       [](const Args& a) {
         return inplace_op(a.tensor(0), "cumsum_", {},
                           [&](const Tensor& x) { return cumsum(x, a.int64(1), a.dtype(2)); });
-      },
-      kMethod);
-  t.def("unique(Tensor input, bool sorted=True, bool return_inverse=False, "
-        "bool return_counts=False, int? dim=None)",
+      });
+  t.def("unique",
         [](const Args& a) -> py::object {
           EMBER_CHECK_VALUE(!a.has(4), "unique(dim=...) is not supported by ember yet");
           const Tensor& x = a.tensor(0);
@@ -380,8 +363,7 @@ void def_shape_ops(OpTable& t) {
           if (cnt) out.append(std::get<2>(r));
           return py::tuple(out);
         });
-  t.def("unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, "
-        "int? dim=None)",
+  t.def("unique_consecutive",
         [](const Args& a) -> py::object {
           EMBER_CHECK_VALUE(!a.has(3), "unique_consecutive(dim=...) is not supported by ember yet");
           const Tensor& x = a.tensor(0);
@@ -394,41 +376,35 @@ void def_shape_ops(OpTable& t) {
           if (cnt) out.append(std::get<2>(r));
           return py::tuple(out);
         });
-  t.def("bincount(Tensor input, Tensor? weights=None, int minlength=0)", [](const Args& a) {
+  t.def("bincount", [](const Args& a) {
     return bincount(a.tensor(0), a.tensor_or_undefined(1), a.int64(2));
   });
-  t.def("histc(Tensor input, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None)",
+  t.def("histc",
         [](const Args& a) {
           return histc(a.tensor(0), a.int64(1), a.scalar(2).to_double(), a.scalar(3).to_double());
         });
-  t.def("searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, "
-        "bool right=False, str? side=None, Tensor? sorter=None, Tensor? out=None)",
+  t.def("searchsorted.Tensor",
         [](const Args& a) {
           bool right = a.flag(3) || (a.has(4) && a.str(4) == "right");
           Tensor seq = a.has(5) ? gather(a.tensor(0), -1, a.tensor(5)) : a.tensor(0);
           return searchsorted(seq, a.tensor(1), right, a.flag(2));
-        },
-        kFunction);
-  t.def("searchsorted(Tensor sorted_sequence, Scalar input, *, bool out_int32=False, "
-        "bool right=False, str? side=None, Tensor? sorter=None)",
+        });
+  t.def("searchsorted.Scalar",
         [](const Args& a) {
           bool right = a.flag(3) || (a.has(4) && a.str(4) == "right");
           Tensor seq = a.has(5) ? gather(a.tensor(0), -1, a.tensor(5)) : a.tensor(0);
           Tensor v = scalar_tensor(a.scalar(1), seq.options());
           return searchsorted(seq, v, right, a.flag(2));
-        },
-        kFunction);
-  t.def("bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, "
-        "Tensor? out=None)",
+        });
+  t.def("bucketize",
         [](const Args& a) { return searchsorted(a.tensor(1), a.tensor(0), a.flag(3), a.flag(2)); });
-  t.def("count_nonzero(Tensor input, int[]? dim=None)",
+  t.def("count_nonzero",
         [](const Args& a) { return count_nonzero(a.tensor(0), a.dims(1)); });
 
   // --- indexing ---
-  t.def("gather(Tensor input, int dim, Tensor index, *, bool sparse_grad=False, "
-        "Tensor? out=None)",
+  t.def("gather",
         [](const Args& a) { return gather(a.tensor(0), a.int64(1), a.tensor(2)); });
-  t.def("take_along_dim(Tensor input, Tensor indices, int? dim=None, *, Tensor? out=None)",
+  t.def("take_along_dim",
         [](const Args& a) {
           if (!a.has(2)) return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1}));
           const Tensor &x = a.tensor(0), &i = a.tensor(1);
@@ -442,7 +418,7 @@ void def_shape_ops(OpTable& t) {
           bi[static_cast<size_t>(d)] = i.size(d);
           return gather(x.expand(bx), d, i.expand(bi));
         });
-  t.def("take(Tensor input, Tensor index)", [](const Args& a) {
+  t.def("take", [](const Args& a) {
     return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1})).view(a.tensor(1).sizes());
   });
   // scatter's reduce= ('add' or 'multiply', PyTorch's older spelling of scatter_reduce's).
@@ -455,37 +431,33 @@ void def_shape_ops(OpTable& t) {
   auto value_src = [](const Args& a, const Tensor& x) {
     return full(a.tensor(2).sizes(), a.scalar(3), x.options());
   };
-  t.def("scatter(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+  t.def("scatter.Tensor",
         [scatter_by](const Args& a) { return scatter_by(a, a.tensor(0), a.tensor(3)); });
-  t.def("scatter(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
+  t.def("scatter.Scalar",
         [scatter_by, value_src](const Args& a) {
           return scatter_by(a, a.tensor(0), value_src(a, a.tensor(0)));
         });
   t.def(
-      "scatter_(Tensor input, int dim, Tensor index, Tensor src, *, str? reduce=None)",
+      "scatter_.Tensor",
       [scatter_by](const Args& a) {
         const Tensor& src = a.tensor(3);
         return inplace_op(a.tensor(0), "scatter_", {&src},
                           [&](const Tensor& x) { return scatter_by(a, x, src); });
-      },
-      kMethod);
+      });
   t.def(
-      "scatter_(Tensor input, int dim, Tensor index, Scalar value, *, str? reduce=None)",
+      "scatter_.Scalar",
       [scatter_by, value_src](const Args& a) {
         return inplace_op(a.tensor(0), "scatter_", {}, [&](const Tensor& x) {
           return scatter_by(a, x, value_src(a, x));
         });
-      },
-      kMethod);
-  t.def("scatter_reduce(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
-        "bool include_self=True, Tensor? out=None)",
+      });
+  t.def("scatter_reduce",
         [](const Args& a) {
           return scatter_reduce(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3), a.str(4),
                                 a.flag(5));
         });
   t.def(
-      "scatter_reduce_(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, "
-      "bool include_self=True)",
+      "scatter_reduce_",
       [](const Args& a) {
         const Tensor& src = a.tensor(3);
         return inplace_op(a.tensor(0), "scatter_reduce_", {&src},
@@ -493,41 +465,37 @@ void def_shape_ops(OpTable& t) {
                             return scatter_reduce(x, a.int64(1), a.tensor(2), src, a.str(4),
                                                   a.flag(5));
                           });
-      },
-      kMethod);
-  t.def("scatter_add(Tensor input, int dim, Tensor index, Tensor src)",
+      });
+  t.def("scatter_add",
         [](const Args& a) { return scatter_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3)); });
   t.def(
-      "scatter_add_(Tensor input, int dim, Tensor index, Tensor src)",
+      "scatter_add_",
       [](const Args& a) {
         Tensor x = a.tensor(0);
         x.scatter_add_(a.int64(1), a.tensor(2), a.tensor(3));
         return InPlace{};
-      },
-      kMethod);
-  t.def("embedding_renorm_(Tensor input, Tensor indices, float max_norm, float norm_type)",
+      });
+  t.def("embedding_renorm_",
         [](const Args& a) {
           Tensor w = a.tensor(0);
           return embedding_renorm_(w, a.tensor(1), a.real(2), a.real(3));
-        },
-        kFunction);
-  t.def("index_select(Tensor input, int dim, Tensor index, *, Tensor? out=None)",
+        });
+  t.def("index_select",
         [](const Args& a) { return index_select(a.tensor(0), a.int64(1), a.tensor(2)); });
-  t.def("index_add(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+  t.def("index_add",
         [](const Args& a) {
           return index_add(a.tensor(0), a.int64(1), a.tensor(2), a.tensor(3), a.scalar(4));
         });
   t.def(
-      "index_add_(Tensor input, int dim, Tensor index, Tensor source, *, Scalar alpha=1)",
+      "index_add_",
       [](const Args& a) {
         const Tensor& source = a.tensor(3);
         return inplace_op(a.tensor(0), "index_add_", {&source}, [&](const Tensor& x) {
           return index_add(x, a.int64(1), a.tensor(2), source, a.scalar(4));
         });
-      },
-      kMethod);
+      });
   t.def(
-      "index_fill_(Tensor input, int dim, Tensor index, PyObject value)",
+      "index_fill_",
       [](const Args& a) -> py::object {
         Tensor x = a.tensor(0);
         int64_t d = a.int64(1);
@@ -544,10 +512,9 @@ void def_shape_ops(OpTable& t) {
           return 0;
         });
         return py::reinterpret_borrow<py::object>(a.object(0));
-      },
-      kMethod);
+      });
   t.def(
-      "index_copy_(Tensor input, int dim, Tensor index, Tensor source)",
+      "index_copy_",
       [](const Args& a) {
         Tensor x = a.tensor(0);
         int64_t d = wrap_dim(a.int64(1), x.dim(), "index_copy_");
@@ -555,10 +522,9 @@ void def_shape_ops(OpTable& t) {
         ind.push_back(TensorIndex(a.tensor(2)));
         index_put_(x, ind, a.tensor(3));
         return InPlace{};
-      },
-      kMethod);
+      });
   // A 0-dim tensor value stays a tensor: no host read, and its gradient (PyTorch's).
-  t.def("masked_fill(Tensor input, Tensor mask, PyObject value)", [](const Args& a) -> py::object {
+  t.def("masked_fill", [](const Args& a) -> py::object {
     const Tensor &x = a.tensor(0), &m = a.tensor(1);
     if (is_tensor(a.object(2)) && as_tensor(a.object(2)).dim() == 0) {
       Tensor v = as_tensor(a.object(2));
@@ -568,7 +534,7 @@ void def_shape_ops(OpTable& t) {
     return py::cast(nogil([&] { return x.masked_fill(m, v); }));
   });
   t.def(
-      "masked_fill_(Tensor input, Tensor mask, PyObject value)",
+      "masked_fill_",
       [](const Args& a) -> py::object {
         Tensor x = a.tensor(0);
         const Tensor& m = a.tensor(1);
@@ -586,21 +552,19 @@ void def_shape_ops(OpTable& t) {
           return 0;
         });
         return py::reinterpret_borrow<py::object>(a.object(0));
-      },
-      kMethod);
-  t.def("masked_select(Tensor input, Tensor mask, *, Tensor? out=None)",
+      });
+  t.def("masked_select",
         [](const Args& a) { return masked_select(a.tensor(0), a.tensor(1)); });
   t.def(
-      "masked_scatter_(Tensor input, Tensor mask, Tensor source)",
+      "masked_scatter_",
       [](const Args& a) {
         Tensor x = a.tensor(0);
         Tensor m = a.tensor(1).expand(x.sizes());
         int64_t n = m.to(kInt64).sum().item<int64_t>();
         index_put_(x, {TensorIndex(m)}, a.tensor(2).reshape({-1}).narrow(0, 0, n));
         return InPlace{};
-      },
-      kMethod);
-  t.def("nonzero(Tensor input, *, Tensor? out=None, bool as_tuple=False)",
+      });
+  t.def("nonzero",
         [](const Args& a) -> py::object {
           const Tensor& x = a.tensor(0);
           Tensor nz = nogil([&] { return nonzero(x); });
@@ -608,55 +572,50 @@ void def_shape_ops(OpTable& t) {
           if (x.dim() == 0) return py::make_tuple(nz.reshape({-1}));
           return detail::to_python(nz.unbind(1));
         });
-  t.def("argwhere(Tensor input)", [](const Args& a) { return nonzero(a.tensor(0)); });
+  t.def("argwhere", [](const Args& a) { return nonzero(a.tensor(0)); });
 
   // --- matrix products ---
-  t.def("matmul(Tensor input, Tensor other, *, Tensor? out=None)",
+  t.def("matmul",
         [](const Args& a) { return matmul(a.tensor(0), a.tensor(1)); });
-  t.def("mm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+  t.def("mm",
         [](const Args& a) { return mm(a.tensor(0), a.tensor(1)); });
-  t.def("bmm(Tensor input, Tensor mat2, *, Tensor? out=None)",
+  t.def("bmm",
         [](const Args& a) { return bmm(a.tensor(0), a.tensor(1)); });
-  t.def("mv(Tensor input, Tensor vec, *, Tensor? out=None)",
+  t.def("mv",
         [](const Args& a) { return mv(a.tensor(0), a.tensor(1)); });
-  t.def("dot(Tensor input, Tensor other, *, Tensor? out=None)",
+  t.def("dot",
         [](const Args& a) { return dot(a.tensor(0), a.tensor(1)); });
-  t.def("inner(Tensor input, Tensor other, *, Tensor? out=None)", [](const Args& a) {
+  t.def("inner", [](const Args& a) {
     const Tensor &x = a.tensor(0), &y = a.tensor(1);
     if (x.dim() == 0 || y.dim() == 0) return x * y;
     return matmul(x, y.dim() == 1 ? y : y.transpose(-1, -2));
   });
   for (const char* name : {"outer", "ger"})
-    t.def(std::string(name) + "(Tensor input, Tensor vec2, *, Tensor? out=None)",
+    t.def(name,
           [](const Args& a) { return outer(a.tensor(0), a.tensor(1)); });
-  t.def("addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, "
-        "Tensor? out=None)",
+  t.def("addmm",
         [](const Args& a) {
           return addmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
-  t.def("addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, "
-        "Tensor? out=None)",
+  t.def("addmv",
         [](const Args& a) {
           return addmv(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
-  t.def("addr(Tensor input, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, "
-        "Tensor? out=None)",
+  t.def("addr",
         [](const Args& a) {
           return addr(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
-  t.def("baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
-        "Tensor? out=None)",
+  t.def("baddbmm",
         [](const Args& a) {
           return baddbmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
-  t.def("addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
-        "Tensor? out=None)",
+  t.def("addbmm",
         [](const Args& a) {
           return addbmm(a.tensor(0), a.tensor(1), a.tensor(2), a.scalar(3), a.scalar(4));
         });
-  t.def("_einsum(str equation, Tensor[] operands)",
-        [](const Args& a) { return einsum(a.str(0), a.tensors(1)); }, kFunction);
-  t.def("cross(Tensor input, Tensor other, int? dim=None, *, Tensor? out=None)",
+  t.def("_einsum",
+        [](const Args& a) { return einsum(a.str(0), a.tensors(1)); });
+  t.def("cross",
         [](const Args& a) {
           const Tensor& x = a.tensor(0);
           int64_t d = -1;
@@ -671,21 +630,20 @@ void def_shape_ops(OpTable& t) {
           }
           return cross(x, a.tensor(1), d);
         });
-  t.def("softmax(Tensor input, int dim, ScalarType? dtype=None)",
+  t.def("softmax",
         [](const Args& a) { return softmax(a.tensor(0), a.int64(1), a.dtype(2)); });
-  t.def("log_softmax(Tensor input, int dim, ScalarType? dtype=None)",
+  t.def("log_softmax",
         [](const Args& a) { return log_softmax(a.tensor(0), a.int64(1), a.dtype(2)); });
 
   // --- new tensors like this one ---
-  t.def(std::string("new_zeros(Tensor input, int... size, ") + kNewKw,
-        [](const Args& a) { return grad_if(zeros(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
-  t.def(std::string("new_ones(Tensor input, int... size, ") + kNewKw,
-        [](const Args& a) { return grad_if(ones(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
-  t.def(std::string("new_empty(Tensor input, int... size, ") + kNewKw,
-        [](const Args& a) { return grad_if(empty(sizes(a, 1), like(a, 2)), a, 6); }, kMethod);
-  t.def(std::string("new_full(Tensor input, int[] size, Scalar fill_value, ") + kNewKw,
-        [](const Args& a) { return grad_if(full(sizes(a, 1), a.scalar(2), like(a, 3)), a, 7); },
-        kMethod);
+  t.def("new_zeros",
+        [](const Args& a) { return grad_if(zeros(sizes(a, 1), like(a, 2)), a, 6); });
+  t.def("new_ones",
+        [](const Args& a) { return grad_if(ones(sizes(a, 1), like(a, 2)), a, 6); });
+  t.def("new_empty",
+        [](const Args& a) { return grad_if(empty(sizes(a, 1), like(a, 2)), a, 6); });
+  t.def("new_full",
+        [](const Args& a) { return grad_if(full(sizes(a, 1), a.scalar(2), like(a, 3)), a, 7); });
 }
 
 }  // namespace ember::python

@@ -16,24 +16,20 @@ Tensor wrap(Scalar s, const Tensor& like) {
 }
 
 // name(Tensor, Tensor), name(Tensor, Scalar), name(Scalar, Tensor): functions only.
-void binary_function(OpTable& t, const std::string& name, Binary fn, const char* a,
-                     const char* b) {
-  std::string head = name + "(";
-  t.def(head + "Tensor " + a + ", Tensor " + b + ", *, Tensor? out=None)",
-        [fn](const Args& x) { return fn(x.tensor(0), x.tensor(1)); }, kFunction);
-  t.def(head + "Tensor " + a + ", Scalar " + b + ", *, Tensor? out=None)",
-        [fn](const Args& x) { return fn(x.tensor(0), wrap(x.scalar(1), x.tensor(0))); },
-        kFunction);
-  t.def(head + "Scalar " + a + ", Tensor " + b + ", *, Tensor? out=None)",
-        [fn](const Args& x) { return fn(wrap(x.scalar(0), x.tensor(1)), x.tensor(1)); },
-        kFunction);
+void binary_function(OpTable& t, const std::string& name, Binary fn) {
+  t.def(name,
+        [fn](const Args& x) { return fn(x.tensor(0), x.tensor(1)); });
+  t.def(name + ".Tensor_Scalar",
+        [fn](const Args& x) { return fn(x.tensor(0), wrap(x.scalar(1), x.tensor(0))); });
+  t.def(name + ".Scalar_Tensor",
+        [fn](const Args& x) { return fn(wrap(x.scalar(0), x.tensor(1)), x.tensor(1)); });
 }
 
 using Unary = Tensor (*)(const Tensor&);
 
 void unary_function(OpTable& t, const std::string& name, Unary fn) {
-  t.def(name + "(Tensor input, *, Tensor? out=None)",
-        [fn](const Args& a) { return fn(a.tensor(0)); }, kFunction);
+  t.def(name,
+        [fn](const Args& a) { return fn(a.tensor(0)); });
 }
 
 }  // namespace
@@ -42,43 +38,45 @@ void def_special_top_level(OpTable& t) {
   struct {
     const char* name;
     Unary fn;
-  } unary[] = {{"lgamma", &lgamma}, {"digamma", &digamma}, {"erfinv", &erfinv}, {"i0", &i0}};
+    Tensor& (*inplace)(Tensor&);
+  } unary[] = {{"lgamma", &lgamma, &lgamma_},
+               {"digamma", &digamma, &digamma_},
+               {"erfinv", &erfinv, &erfinv_},
+               {"i0", &i0, &i0_}};
   for (const auto& u : unary) {
     Unary fn = u.fn;
-    std::string n = u.name;
-    t.def(n + "(Tensor input, *, Tensor? out=None)", [fn](const Args& a) { return fn(a.tensor(0)); });
-    t.def(
-        n + "_(Tensor input)",
-        [fn, op = n + "_"](const Args& a) { return inplace_op(a.tensor(0), op.c_str(), {}, fn); },
-        kMethod);
+    auto inplace = u.inplace;
+    t.def(u.name, [fn](const Args& a) { return fn(a.tensor(0)); });
+    t.def(std::string(u.name) + "_", [inplace](const Args& a) {
+      Tensor x = a.tensor(0);
+      inplace(x);
+      return InPlace{};
+    });
   }
-  t.def("polygamma(int n, Tensor input, *, Tensor? out=None)",
-        [](const Args& a) { return polygamma(a.int64(0), a.tensor(1)); }, kFunction);
-  t.def("polygamma(Tensor input, int n)",
-        [](const Args& a) { return polygamma(a.int64(1), a.tensor(0)); }, kMethod);
+  t.def("polygamma", [](const Args& a) { return polygamma(a.int64(0), a.tensor(1)); });
+  t.def("polygamma.method",
+        [](const Args& a) { return polygamma(a.int64(1), a.tensor(0)); });
   t.def(
-      "polygamma_(Tensor input, int n)",
+      "polygamma_",
       [](const Args& a) {
         int64_t n = a.int64(1);
         return inplace_op(a.tensor(0), "polygamma_", {},
                           [n](const Tensor& x) { return polygamma(n, x); });
-      },
-      kMethod);
+      });
   for (const char* name : {"igamma", "igammac", "nextafter"}) {
     std::string n = name;
     Binary fn = n == "igamma" ? &igamma : n == "igammac" ? &igammac : &nextafter;
-    t.def(n + "(Tensor input, Tensor other, *, Tensor? out=None)",
+    t.def(n,
           [fn](const Args& a) { return fn(a.tensor(0), a.tensor(1)); });
     t.def(
-        n + "_(Tensor input, Tensor other)",
+        n + "_",
         [fn, op = n + "_"](const Args& a) {
           const Tensor& other = a.tensor(1);
           return inplace_op(a.tensor(0), op.c_str(), {&other},
                             [&](const Tensor& x) { return fn(x, other); });
-        },
-        kMethod);
+        });
   }
-  t.def("frexp(Tensor input, *, Tensor[]? out=None)", [](const Args& a) {
+  t.def("frexp", [](const Args& a) {
     auto [m, e] = frexp(a.tensor(0));
     return NamedResult{"return_types.frexp", {m, e}};
   });
@@ -133,13 +131,13 @@ void def_special_ops(OpTable& t) {
       {"laguerre_polynomial_l", &special::laguerre_polynomial_l},
       {"legendre_polynomial_p", &special::legendre_polynomial_p},
   };
-  for (const auto& p : polynomials) binary_function(t, p.name, p.fn, "input", "n");
-  binary_function(t, "zeta", &special::zeta, "input", "other");
-  binary_function(t, "xlog1py", &special::xlog1py, "input", "other");
-  binary_function(t, "gammainc", &igamma, "input", "other");
-  binary_function(t, "gammaincc", &igammac, "input", "other");
-  t.def("polygamma(int n, Tensor input, *, Tensor? out=None)",
-        [](const Args& a) { return polygamma(a.int64(0), a.tensor(1)); }, kFunction);
+  for (const auto& p : polynomials) binary_function(t, p.name, p.fn);
+  binary_function(t, "zeta", &special::zeta);
+  binary_function(t, "xlog1py", &special::xlog1py);
+  binary_function(t, "gammainc", &igamma);
+  binary_function(t, "gammaincc", &igammac);
+  t.def("polygamma",
+        [](const Args& a) { return polygamma(a.int64(0), a.tensor(1)); });
 }
 
 }  // namespace ember::python

@@ -1,7 +1,8 @@
 """PyTorch 1.13 names that programs touch and that need no kernel of their own: dtype facts,
 memory formats, RNG state, broadcasting helpers, small math and Tensor conveniences, each written
-over ember's ops. install(ember) adds a name only where ember lacks it, so a C++ op declared
-later wins without a change here.
+over ember's ops. install(ember) adds each name once: a name ember already has (a C++ op of the
+op table, ember/ops/ops.def, or a binding) is an error at import, so that when an op moves down to
+C++ its Python version here goes with it.
 
 One module per kind of name, each registering what it defines (with _registry's decorators) as it
 is imported: dtypes, formats (layouts and memory formats), settings (global switches), rng (random
@@ -39,8 +40,11 @@ del _module
 
 
 def _add(target, name, value):
-    if not hasattr(target, name):
-        setattr(target, name, value)
+    if hasattr(target, name):
+        where = getattr(target, "__name__", type(target).__name__)
+        raise RuntimeError(f"ember._compat: {where}.{name} is already defined (by the op table or "
+                           f"a binding); a name is registered once: remove one of the two")
+    setattr(target, name, value)
 
 
 def install(ember):

@@ -144,7 +144,7 @@ def set_default_tensor_type(t):
         _default_float_only("set_default_tensor_type", name)
 
 
-@_both
+@_torch
 def is_floating_point(input):
     """Whether input's dtype is a floating one."""
     _check_tensor(input, "is_floating_point")

@@ -208,12 +208,6 @@ def index_copy(input, dim, index, source):
     return x.scatter(d, idx, src).reshape(input.shape)
 
 
-@_method
-def index_copy_(self, dim, index, source):
-    """index_copy in place."""
-    return self.copy_(index_copy(self, dim, index, source))
-
-
 @_both
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """input with source's slices combined in at index along dim by reduce ('prod', 'mean',
@@ -285,14 +279,24 @@ def is_distributed(input):
 
 
 @_torch
+def clone(input, *, memory_format=None):
+    """A copy of input (torch.clone), laid out as memory_format says (None: as input is)."""
+    return input.clone() if memory_format is None else input.clone(memory_format=memory_format)
+
+
+@_torch
+def detach(input):
+    """input without its autograd history, sharing its storage (torch.detach)."""
+    return input.detach()
+
+
+@_torch
 def get_device(input):
     """input's GPU index, or -1 on the CPU."""
     return input.get_device()
 
 
 _PROPS.update(
-    real=property(lambda self: self, doc="self: ember's tensors are real."),
-    imag=property(lambda self: imag(self), doc="Raises: ember's tensors are real."),
     is_meta=property(lambda self: False, doc="False: ember has no meta tensors."),
     is_xpu=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
     is_ipu=property(lambda self: False, doc="False: ember's devices are CPU and CUDA."),
@@ -328,8 +332,7 @@ def _inplace(name):
 
 _INPLACE = """eq ne lt le gt ge greater greater_equal less less_equal not_equal logical_and
     logical_or logical_xor cumprod atan2 arctan2 hypot copysign xlogy logit heaviside sinc gcd lcm
-    ldexp lgamma digamma erfinv mvlgamma renorm addmm addbmm baddbmm addmv addr bitwise_and
-    bitwise_or bitwise_xor bitwise_not""".split()
+    ldexp mvlgamma renorm addmm addbmm baddbmm addmv addr""".split()
 
 
 @_method
