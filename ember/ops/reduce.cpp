@@ -108,7 +108,8 @@ Tensor sum(const Tensor& x, const Dims& dims_in, bool keepdim, std::optional<DTy
     out = out.to(*dtype);
   }
   if (any_requires_grad({&x})) {
-    record("SumBackward1", {&out}, {&x},
+    // PyTorch's names: sum() is SumBackward0, sum(dim) SumBackward1.
+    record(dims_in.empty() ? "SumBackward0" : "SumBackward1", {&out}, {&x},
            [xs = x.sizes(), dims, keepdim](const Tensor& g) -> TensorList {
              return {expand_grad(g, xs, dims, keepdim)};
            });
@@ -138,7 +139,7 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
     if (narrow) s = s.to(x.dtype());
   }
   if (any_requires_grad({&x})) {
-    record("MeanBackward1", {&s}, {&x},
+    record(dims_in.empty() ? "MeanBackward0" : "MeanBackward1", {&s}, {&x},
            [xs = x.sizes(), dims, keepdim, n](const Tensor& g) -> TensorList {
              return {expand_grad(g / static_cast<double>(n), xs, dims, keepdim)};
            });
@@ -148,6 +149,18 @@ Tensor mean(const Tensor& x, const Dims& dims_in, bool keepdim) {
 
 Tensor mean(const Tensor& x) { return mean(x, Shape{}, false); }
 
+namespace {
+// d prod / d x_i along dim is the product of the other elements: prod / x_i when there is no zero;
+// with one zero, the zero's gradient is the product of the rest and every other one is 0; with
+// two or more, all are 0. Keeps dim.
+Tensor prod_grad_factor(const Tensor& x, int64_t dim) {
+  Tensor is_zero = eq(x, 0);
+  Tensor zero_count = sum(is_zero, {dim}, /*keepdim=*/true);
+  Tensor rest = prod(masked_fill(x, is_zero, 1), dim, /*keepdim=*/true);
+  return where(is_zero, where(eq(zero_count, 1), rest, 0), where(eq(zero_count, 0), rest / x, 0));
+}
+}  // namespace
+
 Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP(prod, x, dim, keepdim);
   check_defined("prod", x);
@@ -155,18 +168,10 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
   DType out_dtype = is_floating_point(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : kInt64;
   Tensor out = finish(reduce_raw(ReduceOp::Prod, x, dims, out_dtype), x, dims, keepdim);
   if (any_requires_grad({&x})) {
-    // d prod / d x_i is the product of the other elements: prod / x_i when there is no zero; with
-    // one zero, the zero's gradient is the product of the rest and every other one is 0; with two
-    // or more, all are 0.
     record("ProdBackward1", {&out}, {&x},
            [sx = SavedTensor(x), dim = dims[0], dims, keepdim](const Tensor& g) -> TensorList {
              const Tensor& x = sx.get();
-             Tensor is_zero = eq(x, 0);
-             Tensor zero_count = sum(is_zero, {dim}, /*keepdim=*/true);
-             Tensor rest = prod(masked_fill(x, is_zero, 1), dim, /*keepdim=*/true);
-             Tensor others = where(is_zero, where(eq(zero_count, 1), rest, 0),
-                                   where(eq(zero_count, 0), rest / x, 0));
-             return {expand_grad(g, x.sizes(), dims, keepdim) * others};
+             return {expand_grad(g, x.sizes(), dims, keepdim) * prod_grad_factor(x, dim)};
            });
   }
   return out;
@@ -174,13 +179,26 @@ Tensor prod(const Tensor& x, int64_t dim, bool keepdim) {
 
 Tensor prod(const Tensor& x) {
   EMBER_OP(prod, x);
-  Tensor flat = x.reshape({-1});
-  return prod(flat, 0, false).reshape({});
+  check_defined("prod", x);
+  DType out_dtype = is_floating_point(x.dtype()) || is_complex(x.dtype()) ? x.dtype() : kInt64;
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = reduce_raw(ReduceOp::Prod, x.reshape({-1}), {0}, out_dtype).reshape({});
+  }
+  if (any_requires_grad({&x})) {
+    record("ProdBackward0", {&out}, {&x}, [sx = SavedTensor(x)](const Tensor& g) -> TensorList {
+      const Tensor& x = sx.get();
+      return {(g * prod_grad_factor(x.reshape({-1}), 0)).reshape(x.sizes())};
+    });
+  }
+  return out;
 }
 
 namespace {
 // Max/min over dims without indices; gradient split evenly among the elements equal to it.
-Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_max) {
+Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_max,
+                 const char* node) {
   const char* name = is_max ? "amax" : "amin";
   check_defined(name, x);
   Shape dims = normalize_dims(x, dims_in, name);
@@ -189,7 +207,7 @@ Tensor amax_amin(const Tensor& x, const Shape& dims_in, bool keepdim, bool is_ma
                       dims, keepdim);
   if (x.dtype() == kBool) return out;  // no gradient
   if (any_requires_grad({&x})) {
-    record(is_max ? "AmaxBackward0" : "AminBackward0", {&out}, {&x},
+    record(node, {&out}, {&x},
            [sx = SavedTensor(x), so = SavedTensor(out, true), dims,
             keepdim](const Tensor& g) -> TensorList {
              const Tensor& x = sx.get();
@@ -228,14 +246,21 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, int64_t dim, bool keepdi
 
 Tensor amax(const Tensor& x, const Dims& dims, bool keepdim) {
   EMBER_OP(amax, x, dims, keepdim);
-  return amax_amin(x, dims, keepdim, true);
+  return amax_amin(x, dims, keepdim, true, "AmaxBackward0");
 }
 Tensor amin(const Tensor& x, const Dims& dims, bool keepdim) {
   EMBER_OP(amin, x, dims, keepdim);
-  return amax_amin(x, dims, keepdim, false);
+  return amax_amin(x, dims, keepdim, false, "AminBackward0");
 }
-Tensor max(const Tensor& x) { return amax(x); }
-Tensor min(const Tensor& x) { return amin(x); }
+// max() and min() of everything: amax's values and gradient, under PyTorch's node names.
+Tensor max(const Tensor& x) {
+  EMBER_OP(max, x);
+  return amax_amin(x, {}, false, true, "MaxBackward1");
+}
+Tensor min(const Tensor& x) {
+  EMBER_OP(min, x);
+  return amax_amin(x, {}, false, false, "MinBackward1");
+}
 std::tuple<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
   EMBER_OP(max, x, dim, keepdim);
   return max_min_dim(x, dim, keepdim, true);

@@ -810,3 +810,19 @@ def test_post_accumulate_grad_hook_gets_the_parameter_it_was_registered_on():
         h.remove()
     with pytest.raises(RuntimeError, match="leaf"):
         (params[0] * 2).register_post_accumulate_grad_hook(hook)
+
+
+@pytest.mark.parametrize("call", ["sum()", "mean()", "sum(0)", "mean(0)", "prod()", "prod(0)",
+                                  "max()", "min()", "amax()"])
+def test_reductions_name_their_nodes_as_pytorch(call):
+    # x.sum() is SumBackward0 and x.sum(0) SumBackward1, as PyTorch's overloads are numbered
+    # (tutorials print grad_fn); prod() is one node, not reshapes around prod(0).
+    names = []
+    for lib in (torch, ember):
+        x = lib.tensor([[1.0, 2.0, 0.5], [3.0, 0.25, 4.0]], requires_grad=True)
+        y = eval("x." + call)
+        names.append(type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name())
+        y.sum().backward()
+        names.append(x.grad.tolist())
+    assert names[0] == names[2]
+    np.testing.assert_allclose(names[3], names[1], rtol=1e-6)
