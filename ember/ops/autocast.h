@@ -13,11 +13,12 @@ namespace ember::amp::detail {
 
 // Note [Autocast at the op entry]
 // An op on one of the lists has its policy in its row of ops/ops.def, which its entry line reads
-// (ops/op_entry.h, Note [The op entry]). When autocast is on for its tensors' device, the line casts the arguments as
-// the policy says and calls the op again with autocast switched off for the rest of the call, so
-// that the ops it is made of (linear of addmm, cross_entropy of log_softmax and nll_loss) do not
-// cast a second time, as PyTorch's autocast kernels do by excluding their dispatch key. Casts go
-// through Tensor::to, so autograd sees them: gradients come back in the inputs' dtypes.
+// (ops/op_entry.h, Note [The op entry]). When autocast is on for its tensors' device, the line
+// casts the arguments as the policy says and calls the op again with autocast switched off for the
+// rest of the call, so that the ops it is made of (linear of addmm, cross_entropy of log_softmax
+// and nll_loss) do not cast a second time, as PyTorch's autocast kernels do by excluding their
+// dispatch key. Casts go through Tensor::to, so autograd sees them: gradients come back in the
+// inputs' dtypes.
 
 /// What an op does with its floating arguments on one device type.
 enum class Cast : uint8_t {

@@ -85,7 +85,7 @@ struct OpInfo {
   std::string_view name;  // the id
   amp::detail::Policy policy;
   uint32_t tags;
-  std::string_view policy_name;        // "kLowerPrecisionFp", for the docs
+  std::string_view policy_name;           // "kLowerPrecisionFp", for the docs
   std::vector<std::string_view> schemas;  // Python overloads, or PyTorch's schema
 };
 
@@ -101,63 +101,40 @@ const OpInfo* find_op(std::string_view ns, std::string_view name);
 
 }  // namespace ember
 
-// The names EMBER_OP lines use, in each op's C++ namespace (Note [The op list]).
-#define EMBER_OP_ID_(id, ns) inline constexpr ::ember::OpId id = ::ember::OpId::ns##_##id;
-#define EMBER_OP_ID_IF_torch(ns, id) EMBER_OP_ID_(id, ns)
-#define EMBER_OP_ID_IF_linalg(ns, id)
-#define EMBER_OP_ID_IF_fft(ns, id)
-#define EMBER_OP_ID_IF_special(ns, id)
-#define EMBER_OP_ID_IF_nn_functional(ns, id)
+// The names EMBER_OP lines use, in each op's C++ namespace (Note [The op list]): each row reopens
+// its namespace's op_id for its one name. Below ember, an op_id namespace also sees ember's ids,
+// and ember's sees nn.functional's.
 namespace ember::nn::functional::op_id {}
 namespace ember::op_id {
 using namespace ::ember::nn::functional::op_id;
-#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_IF_##ns(ns, id)
-#include "ember/ops/ops.def"
-#undef EMBER_OP_ROW
-}  // namespace ember::op_id
-#undef EMBER_OP_ID_IF_torch
-#define EMBER_OP_ID_IF_torch(ns, id)
-#undef EMBER_OP_ID_IF_linalg
-#define EMBER_OP_ID_IF_linalg(ns, id) EMBER_OP_ID_(id, ns)
+}
 namespace ember::linalg::op_id {
 using namespace ::ember::op_id;
-#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_IF_##ns(ns, id)
-#include "ember/ops/ops.def"
-#undef EMBER_OP_ROW
-}  // namespace ember::linalg::op_id
-#undef EMBER_OP_ID_IF_linalg
-#define EMBER_OP_ID_IF_linalg(ns, id)
-#undef EMBER_OP_ID_IF_fft
-#define EMBER_OP_ID_IF_fft(ns, id) EMBER_OP_ID_(id, ns)
+}
 namespace ember::fft::op_id {
 using namespace ::ember::op_id;
-#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_IF_##ns(ns, id)
-#include "ember/ops/ops.def"
-#undef EMBER_OP_ROW
-}  // namespace ember::fft::op_id
-#undef EMBER_OP_ID_IF_fft
-#define EMBER_OP_ID_IF_fft(ns, id)
-#undef EMBER_OP_ID_IF_special
-#define EMBER_OP_ID_IF_special(ns, id) EMBER_OP_ID_(id, ns)
+}
 namespace ember::special::op_id {
 using namespace ::ember::op_id;
-#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_IF_##ns(ns, id)
-#include "ember/ops/ops.def"
-#undef EMBER_OP_ROW
-}  // namespace ember::special::op_id
-#undef EMBER_OP_ID_IF_special
-#define EMBER_OP_ID_IF_special(ns, id)
-#undef EMBER_OP_ID_IF_nn_functional
-#define EMBER_OP_ID_IF_nn_functional(ns, id) EMBER_OP_ID_(id, ns)
+}
 namespace ember::nn::functional::op_id {
 using namespace ::ember::op_id;
-#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_IF_##ns(ns, id)
+}
+#define EMBER_OP_ID_(cpp_ns, ns, id)                            \
+  namespace cpp_ns::op_id {                                     \
+  inline constexpr ::ember::OpId id = ::ember::OpId::ns##_##id; \
+  }
+#define EMBER_OP_ID_torch(id) EMBER_OP_ID_(ember, torch, id)
+#define EMBER_OP_ID_linalg(id) EMBER_OP_ID_(ember::linalg, linalg, id)
+#define EMBER_OP_ID_fft(id) EMBER_OP_ID_(ember::fft, fft, id)
+#define EMBER_OP_ID_special(id) EMBER_OP_ID_(ember::special, special, id)
+#define EMBER_OP_ID_nn_functional(id) EMBER_OP_ID_(ember::nn::functional, nn_functional, id)
+#define EMBER_OP_ROW(ns, id, ...) EMBER_OP_ID_##ns(id)
 #include "ember/ops/ops.def"
 #undef EMBER_OP_ROW
-}  // namespace ember::nn::functional::op_id
-#undef EMBER_OP_ID_IF_torch
-#undef EMBER_OP_ID_IF_linalg
-#undef EMBER_OP_ID_IF_fft
-#undef EMBER_OP_ID_IF_special
-#undef EMBER_OP_ID_IF_nn_functional
+#undef EMBER_OP_ID_torch
+#undef EMBER_OP_ID_linalg
+#undef EMBER_OP_ID_fft
+#undef EMBER_OP_ID_special
+#undef EMBER_OP_ID_nn_functional
 #undef EMBER_OP_ID_

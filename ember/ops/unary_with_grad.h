@@ -30,9 +30,9 @@
 
 // Defines op_(x), the in-place variant of a unary op defined above: the kernel in place
 // (detail::unary_inplace_op), entered as an op of its own.
-#define EMBER_UNARY_INPLACE(fname, Op)                                                        \
-  Tensor& fname##_(Tensor& x) {                                                               \
-    EMBER_OP(fname##_, x);                                                                    \
-    return detail::unary_inplace_op(                                                          \
-        UnaryOp::Op, x, [](const Tensor& s) { return fname(s); }, #fname "_");               \
+#define EMBER_UNARY_INPLACE(fname, Op)                                         \
+  Tensor& fname##_(Tensor& x) {                                                \
+    EMBER_OP(fname##_, x);                                                     \
+    return detail::unary_inplace_op(                                           \
+        UnaryOp::Op, x, [](const Tensor& s) { return fname(s); }, #fname "_"); \
   }

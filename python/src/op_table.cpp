@@ -492,19 +492,32 @@ namespace {
 
 using Op = OpTable::Pending;
 
-// out= : the result is written into the given tensor (resized if it is empty or of another shape,
-// as PyTorch does) and the call returns it.
-py::object write_out(const Tensor& out, py::object result, PyObject* out_object) {
+// out= : the result is written into the given tensor and the call returns it. As PyTorch's: an
+// out of another shape is resized (with PyTorch's deprecation warning unless it was empty), the
+// result must cast into out's dtype without losing its kind, and autograd does not record into
+// out.
+py::object write_out(const std::string& name, const Tensor& out, py::object result,
+                     PyObject* out_object) {
   if (!is_tensor(result)) throw py::type_error("out=: the op does not return one tensor");
   const Tensor& r = as_tensor(result);
+  EMBER_CHECK(!r.requires_grad() && !(GradMode::is_enabled() && out.requires_grad()), "[", name, "] ", name,
+              "(): functions with out=... arguments don't support automatic differentiation, "
+              "but one of the arguments requires grad.");
+  EMBER_CHECK(can_cast(r.dtype(), out.dtype()), "[", name, "] result type ", r.dtype(),
+              " can't be cast to the desired output type ", out.dtype());
+  if (out.sizes() != r.sizes() && out.numel() != 0) {
+    std::ostringstream msg;
+    msg << "An output with one or more elements was resized since it had shape " << out.sizes()
+        << ", which does not match the required output shape " << r.sizes()
+        << ". This behavior is deprecated, and in a future PyTorch release outputs will not be "
+           "resized unless they have zero elements. You can explicitly reuse an out tensor t by "
+           "resizing it, inplace, to zero elements with t.resize_(0).";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.str().c_str(), 1) != 0) throw py::error_already_set();
+  }
   {
     ReleaseGil no_gil;
     Tensor o = out;
-    EMBER_CHECK(o.dtype() == r.dtype() || !r.requires_grad(), "[out=] expected out of dtype ",
-                r.dtype(), ", got ", o.dtype());
-    if (o.sizes() != r.sizes()) {
-      o.set_data(empty(r.sizes(), o.options()));
-    }
+    if (o.sizes() != r.sizes()) o.set_data(empty(r.sizes(), o.options()));
     NoGradGuard no_grad;
     o.copy_(r);
   }
@@ -526,7 +539,7 @@ PyObject* call(const std::vector<Op::Overload>& overloads, const std::string& na
       if (result.ptr() == detail::in_place_marker())
         result = py::reinterpret_borrow<py::object>(values[0].object);
       if (o.sig.out_index >= 0 && a.has(o.sig.out_index))
-        result = write_out(a.tensor(o.sig.out_index), std::move(result),
+        result = write_out(name, a.tensor(o.sig.out_index), std::move(result),
                            values[o.sig.out_index].object);
       return result.release().ptr();
     }

@@ -3,9 +3,11 @@
 // Tensor method (self is the first Tensor argument), their keyword names and defaults, a
 // signature that inspect.signature reads, and TypeErrors that list what the op accepts.
 //
-//   ops.def("sum", [](const Args& a) { return sum(a.tensor(0), a.dims(1), a.flag(2), a.dtype(3)); });
+//   ops.def("sum", [](const Args& a) { return sum(a.tensor(0), a.dims(1), a.flag(2), a.dtype(3));
+//   });
 //
-// binds the row EMBER_OP_ROW(torch, sum, ..., "sum(Tensor input, int[]? dim=None, bool keepdim=False,
+// binds the row EMBER_OP_ROW(torch, sum, ..., "sum(Tensor input, int[]? dim=None, bool
+// keepdim=False,
 // *, ScalarType? dtype=None, Tensor? out=None) -> Tensor"). See Note [Op table].
 #pragma once
 

@@ -79,8 +79,7 @@ TEST(OpList, InPlaceMethodsAndComparisonsAreEnteredAsOps) {
   std::multiset<std::string> names;
   for (const profiler::Event& e : prof.events())
     if (e.kind == profiler::EventKind::Op) names.insert(e.name);
-  for (const char* name : {"add_", "exp_", "lt", "copy_"})
-    EXPECT_EQ(names.count(name), 1u) << name;
+  for (const char* name : {"add_", "exp_", "lt", "copy_"}) EXPECT_EQ(names.count(name), 1u) << name;
 }
 
 TEST(OpList, AutocastReadsThePolicyOfTheRow) {

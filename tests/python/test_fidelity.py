@@ -826,3 +826,22 @@ def test_reductions_name_their_nodes_as_pytorch(call):
         names.append(x.grad.tolist())
     assert names[0] == names[2]
     np.testing.assert_allclose(names[3], names[1], rtol=1e-6)
+
+
+def test_out_follows_pytorchs_rules():
+    # The result must cast into out's dtype without losing its kind; autograd does not record into
+    # out; an out of another shape is resized, with PyTorch's warning unless it was empty.
+    for lib in (torch, ember):
+        a = lib.ones(3)
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            lib.add(a, a, out=lib.zeros(3, dtype=lib.int64))
+        with pytest.raises(RuntimeError, match="out=... arguments don't support automatic"):
+            lib.exp(lib.ones(3, requires_grad=True), out=lib.zeros(3))
+        o = lib.zeros(3, dtype=lib.float64)
+        lib.exp(a, out=o)
+        assert o.dtype == lib.float64 and abs(o[0].item() - math.e) < 1e-6
+        with pytest.warns(UserWarning, match="was resized"):
+            lib.add(a, a, out=lib.zeros(2))
+        o = lib.empty(0)
+        lib.add(a, a, out=o)
+        assert o.tolist() == [2.0, 2.0, 2.0]
