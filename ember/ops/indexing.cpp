@@ -208,6 +208,30 @@ TensorList scatter_reduce_backward(const Tensor& g, const Tensor& self, int64_t 
 
 }  // namespace
 
+Tensor take_along_dim(const Tensor& x, const Tensor& index, std::optional<int64_t> dim) {
+  EMBER_OP(take_along_dim, x, index, dim);
+  check_defined("take_along_dim", x);
+  if (!dim) return gather(x.reshape({-1}), 0, index.reshape({-1}));
+  EMBER_CHECK(x.dim() == index.dim(), "[take_along_dim] torch.take_along_dim(): input and indices "
+              "should have the same number of dimensions, but got ", x.dim(),
+              " dimensions for input, and ", index.dim(), " dimensions for indices");
+  int64_t d = wrap_dim(*dim, x.dim(), "take_along_dim");
+  Shape xs = x.sizes(), is = index.sizes();
+  xs[static_cast<size_t>(d)] = 1;
+  is[static_cast<size_t>(d)] = 1;
+  Shape b = broadcast_shapes(xs, is, "take_along_dim");
+  Shape bx = b, bi = b;
+  bx[static_cast<size_t>(d)] = x.size(d);
+  bi[static_cast<size_t>(d)] = index.size(d);
+  return gather(x.expand(bx), d, index.expand(bi));
+}
+
+Tensor take(const Tensor& x, const Tensor& index) {
+  EMBER_OP(take, x, index);
+  check_defined("take", x);
+  return gather(x.reshape({-1}), 0, index.reshape({-1})).view(index.sizes());
+}
+
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
   EMBER_OP(scatter, x, dim, index, src);
   return scatter_copy("scatter", x, dim, index, src, false);

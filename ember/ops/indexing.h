@@ -1,6 +1,7 @@
 // Indexing ops: gather, scatter, scatter_add, scatter_reduce, index_select, one_hot, embedding.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ember/core/tensor.h"
@@ -8,6 +9,11 @@
 namespace ember {
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+/// x's elements at index along dim, x and index broadcast against each other elsewhere; no dim:
+/// the flattened x at the flattened index.
+Tensor take_along_dim(const Tensor& x, const Tensor& index, std::optional<int64_t> dim = {});
+/// The flattened x at index, in index's shape.
+Tensor take(const Tensor& x, const Tensor& index);
 /// A copy of x with src written at index along dim (duplicate indices: one of the values wins).
 Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);

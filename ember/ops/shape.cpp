@@ -27,6 +27,23 @@ Tensor flip(const Tensor& x, const Shape& dims) {
   return dims.empty() ? x.clone() : out;
 }
 
+Tensor rot90(const Tensor& x, int64_t k, const Shape& dims) {
+  EMBER_OP(rot90, x, k, dims);
+  check_defined("rot90", x);
+  EMBER_CHECK(dims.size() == 2, "[rot90] expected total rotation dims == 2, but got dims = ",
+              dims.size());
+  EMBER_CHECK(x.dim() >= 2, "[rot90] expected total dims >= 2, but got total dims = ", x.dim());
+  int64_t d0 = wrap_dim(dims[0], x.dim(), "rot90"), d1 = wrap_dim(dims[1], x.dim(), "rot90");
+  EMBER_CHECK(d0 != d1, "[rot90] expected rotation dims to be different, but got dim0 = ", d0,
+              " and dim1 = ", d1);
+  k = ((k % 4) + 4) % 4;
+  if (k == 0) return x.clone();
+  if (k == 2) return flip(x, {d0, d1});
+  if (k == 1) return flip(x, {d1}).transpose(d0, d1);
+  return flip(x, {d0}).transpose(d0, d1);
+}
+
+
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims) {
   EMBER_OP(roll, x, shifts, dims);
   check_defined("roll", x);

@@ -11,6 +11,8 @@ namespace ember {
 
 /// The elements in reverse order along each of `dims`.
 Tensor flip(const Tensor& x, const Shape& dims);
+/// x rotated by 90 degrees k times in the plane of dims (from the first toward the second).
+Tensor rot90(const Tensor& x, int64_t k = 1, const Shape& dims = {0, 1});
 /// Elements shifted by `shifts` along `dims` (wrapping around); no dims: over the flattened tensor.
 Tensor roll(const Tensor& x, const Shape& shifts, const Shape& dims = {});
 /// The lower (upper) triangle of the last two dims, from diagonal k on; the rest zero.

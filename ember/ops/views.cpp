@@ -79,6 +79,26 @@ Tensor view_impl(const Tensor& t, const Shape& shape, const char* op) {
 
 }  // namespace
 
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
+  EMBER_OP(unfold, t, dim, size, step);
+  check_defined("unfold", t);
+  int64_t d = wrap_dim(dim, std::max<int64_t>(t.dim(), 1), "unfold");
+  int64_t n = t.dim() == 0 ? 1 : t.size(d);
+  EMBER_CHECK(size <= n, "[unfold] maximum size for tensor at dimension ", d, " is ", n,
+              " but size is ", size);
+  EMBER_CHECK(size >= 0, "[unfold] size is ", size, " but must be >= 0");
+  EMBER_CHECK(step > 0, "[unfold] step is ", step, " but must be > 0");
+  Shape sizes = t.sizes(), strides = t.strides();
+  int64_t stride_d = t.dim() == 0 ? 1 : t.stride(d);
+  if (t.dim() > 0) {
+    sizes[static_cast<size_t>(d)] = (n - size) / step + 1;
+    strides[static_cast<size_t>(d)] = stride_d * step;
+  }
+  sizes.push_back(size);
+  strides.push_back(stride_d);
+  return as_strided(t, sizes, strides, t.storage_offset());
+}
+
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides, int64_t offset) {
   EMBER_OP(as_strided, t, sizes, strides, offset);
   check_defined("as_strided", t);

@@ -150,26 +150,9 @@ void def_shape_ops(OpTable& t) {
         [](const Args& a) { return a.tensor(0).expand(a.tensor(1).sizes()); });
   t.def("diagonal",
         [](const Args& a) { return diagonal(a.tensor(0), a.int64(1), a.int64(2), a.int64(3)); });
-  t.def("unfold",
-        [](const Args& a) {
-          // Windows of `size` every `step` along a dim, as a new last dim (a view).
-          const Tensor& x = a.tensor(0);
-          int64_t d = wrap_dim(a.int64(1), std::max<int64_t>(x.dim(), 1), "unfold");
-          int64_t size = a.int64(2), step = a.int64(3);
-          int64_t n = x.dim() == 0 ? 1 : x.size(d);
-          EMBER_CHECK(size <= n && step > 0, "[unfold] maximum size for tensor at dimension ", d,
-                      " is ", n, " but size is ", size);
-          Shape s = x.sizes(), st = x.strides();
-          int64_t windows = (n - size) / step + 1;
-          int64_t stride_d = x.dim() == 0 ? 1 : x.stride(d);
-          if (x.dim() > 0) {
-            s[static_cast<size_t>(d)] = windows;
-            st[static_cast<size_t>(d)] = stride_d * step;
-          }
-          s.push_back(size);
-          st.push_back(stride_d);
-          return as_strided(x, s, st, x.storage_offset());
-        });
+  t.def("unfold", [](const Args& a) {
+    return unfold(a.tensor(0), a.int64(1), a.int64(2), a.int64(3));
+  });
   t.def("flatten",
         [](const Args& a) { return a.tensor(0).flatten(a.int64(1), a.int64(2)); });
   t.def("unflatten",
@@ -279,15 +262,7 @@ void def_shape_ops(OpTable& t) {
   t.def("flipud", [](const Args& a) { return flip(a.tensor(0), {0}); });
   t.def("roll",
         [](const Args& a) { return roll(a.tensor(0), sizes(a, 1), sizes(a, 2)); });
-  t.def("rot90", [](const Args& a) {
-    const Tensor& x = a.tensor(0);
-    Shape d = sizes(a, 2);
-    int64_t k = ((a.int64(1) % 4) + 4) % 4;
-    if (k == 0) return x.clone();
-    if (k == 2) return flip(x, d);
-    if (k == 1) return flip(x, {d[1]}).transpose(d[0], d[1]);
-    return flip(x, {d[0]}).transpose(d[0], d[1]);
-  });
+  t.def("rot90", [](const Args& a) { return rot90(a.tensor(0), a.int64(1), sizes(a, 2)); });
   t.def("tril",
         [](const Args& a) { return tril(a.tensor(0), a.int64(1)); });
   t.def("triu",
@@ -404,23 +379,10 @@ void def_shape_ops(OpTable& t) {
   // --- indexing ---
   t.def("gather",
         [](const Args& a) { return gather(a.tensor(0), a.int64(1), a.tensor(2)); });
-  t.def("take_along_dim",
-        [](const Args& a) {
-          if (!a.has(2)) return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1}));
-          const Tensor &x = a.tensor(0), &i = a.tensor(1);
-          int64_t d = wrap_dim(a.int64(2), x.dim(), "take_along_dim");
-          Shape xs = x.sizes(), is = i.sizes();
-          xs[static_cast<size_t>(d)] = 1;
-          is[static_cast<size_t>(d)] = 1;
-          Shape b = broadcast_shapes(xs, is, "take_along_dim");
-          Shape bx = b, bi = b;
-          bx[static_cast<size_t>(d)] = x.size(d);
-          bi[static_cast<size_t>(d)] = i.size(d);
-          return gather(x.expand(bx), d, i.expand(bi));
-        });
-  t.def("take", [](const Args& a) {
-    return gather(a.tensor(0).reshape({-1}), 0, a.tensor(1).reshape({-1})).view(a.tensor(1).sizes());
+  t.def("take_along_dim", [](const Args& a) {
+    return take_along_dim(a.tensor(0), a.tensor(1), a.opt_int(2));
   });
+  t.def("take", [](const Args& a) { return take(a.tensor(0), a.tensor(1)); });
   // scatter's reduce= ('add' or 'multiply', PyTorch's older spelling of scatter_reduce's).
   auto scatter_by = [](const Args& a, const Tensor& x, const Tensor& src) {
     if (!a.has(4)) return scatter(x, a.int64(1), a.tensor(2), src);

@@ -39,11 +39,11 @@ TEST(Views, ShareStorageAndTrackStrides) {
 TEST(Views, TransposedCopiesMatchTheElementLoop) {
   for (DType t : {kInt8, kFloat16, kFloat32, kFloat64, kComplex128}) {
     for (const Shape& shape : {Shape{37, 53}, Shape{3, 16, 9}, Shape{2, 64, 64}}) {
-      Tensor x = remainder(arange(0, static_cast<double>(numel_of(shape)), 1,
-                                  TensorOptions(kFloat64)),
-                           101)
-                     .reshape(shape)
-                     .to(t);
+      Tensor x =
+          remainder(arange(0, static_cast<double>(numel_of(shape)), 1, TensorOptions(kFloat64)),
+                    101)
+              .reshape(shape)
+              .to(t);
       Tensor y = x.transpose(-2, -1).contiguous();
       ASSERT_TRUE(y.is_contiguous());
       for (int64_t i = 0; i < x.size(-2); i += 5)
@@ -156,6 +156,23 @@ TEST(Views, EmptyEdgeCasesAsPyTorch) {
   EXPECT_THROW_WITH(eye(3, -5), "n and m must be non-negative");
   Tensor b = tensor({true, false});
   EXPECT_THROW_WITH(b.add_(1), "can't be cast to the desired output type bool");
+}
+
+TEST(Views, UnfoldRot90AndTakeAlongDimAreCppOps) {
+  // Once written in the Python binding; now C++ ops with their entry lines.
+  Tensor x = arange(6).reshape({2, 3});
+  Tensor w = unfold(x, 1, 2, 1);  // windows of 2 along dim 1: (2, 2, 2), sharing x's storage
+  EXPECT_EQ(w.sizes(), (Shape{2, 2, 2}));
+  EXPECT_EQ(w.data_ptr(), x.data_ptr());
+  EXPECT_EQ(w.select(0, 1).select(0, 1).select(0, 1).item<int64_t>(), 5);
+  EXPECT_THROW_WITH(unfold(x, 1, 4, 1), "maximum size for tensor at dimension 1 is 3");
+  Tensor r = rot90(x);  // [[2, 5], [1, 4], [0, 3]]
+  EXPECT_EQ(r.sizes(), (Shape{3, 2}));
+  EXPECT_EQ(r.select(0, 0).select(0, 1).item<int64_t>(), 5);
+  EXPECT_TRUE(rot90(x, 4).equal(x));
+  Tensor idx = full({2, 1}, 2, TensorOptions(kInt64));
+  EXPECT_EQ(take_along_dim(x, idx, 1).reshape({-1}).sum().item<int64_t>(), 2 + 5);
+  EXPECT_EQ(take(x, full({1}, 4, TensorOptions(kInt64))).item<int64_t>(), 4);
 }
 
 }  // namespace
