@@ -177,6 +177,25 @@ InPlace inplace_op(const Tensor& self, const char* name,
   return InPlace{};
 }
 
+/// Binds the unary op `name` (function and method) and its in-place method `name_`: `inplace` is
+/// the C++ in-place op (ember::exp_), or nullptr where there is none yet (the result is copied
+/// back, autograd through copy_).
+inline void def_unary(OpTable& t, const std::string& name, Tensor (*fn)(const Tensor&),
+                      Tensor& (*inplace)(Tensor&), const char* doc = nullptr) {
+  t.def(name, [fn](const Args& a) { return fn(a.tensor(0)); }, doc);
+  if (inplace) {
+    t.def(name + "_", [inplace](const Args& a) {
+      Tensor x = a.tensor(0);
+      inplace(x);
+      return InPlace{};
+    });
+    return;
+  }
+  t.def(name + "_", [fn, op = name + "_"](const Args& a) {
+    return inplace_op(a.tensor(0), op.c_str(), {}, fn);
+  });
+}
+
 namespace detail {
 py::object to_python(const NamedResult& r);
 py::object to_python(InPlace);

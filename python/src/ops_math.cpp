@@ -8,29 +8,7 @@
 namespace ember::python {
 namespace {
 
-using UnaryFn = Tensor (*)(const Tensor&);
 using Binary = Tensor (*)(const Tensor&, const Tensor&);
-
-using InplaceFn = Tensor& (*)(Tensor&);
-
-// name(input, *, out=None), Tensor.name(), Tensor.name_(): `inplace` is the C++ in-place op
-// (ember::exp_), or nullptr where there is none yet (the result is copied back, autograd through
-// copy_).
-void unary(OpTable& t, const std::string& name, UnaryFn fn, InplaceFn inplace,
-           const char* doc = nullptr) {
-  t.def(name, [fn](const Args& a) { return fn(a.tensor(0)); }, doc);
-  if (inplace) {
-    t.def(name + "_", [inplace](const Args& a) {
-      Tensor x = a.tensor(0);
-      inplace(x);
-      return InPlace{};
-    });
-    return;
-  }
-  t.def(name + "_", [fn, op = name + "_"](const Args& a) {
-    return inplace_op(a.tensor(0), op.c_str(), {}, fn);
-  });
-}
 
 // The in-place methods of C++'s Tensor that a binary op has (mul_, div_, pow_).
 struct BinaryInplace {
@@ -92,23 +70,23 @@ Tensor clamp_tensor(const Tensor& x, const Tensor* lo, const Tensor* hi) {
 }  // namespace
 
 void def_math_ops(OpTable& t) {
-  unary(t, "abs", [](const Tensor& x) { return abs(x); }, &ember::abs_, "|x|, elementwise.");
-  unary(t, "absolute", [](const Tensor& x) { return abs(x); }, &ember::abs_);
-  unary(t, "neg", [](const Tensor& x) { return neg(x); }, &ember::neg_);
-  unary(t, "negative", [](const Tensor& x) { return neg(x); }, &ember::neg_);
-  unary(t, "exp", [](const Tensor& x) { return exp(x); }, &ember::exp_);
-  unary(t, "exp2", [](const Tensor& x) { return exp2(x); }, &ember::exp2_);
-  unary(t, "expm1", [](const Tensor& x) { return expm1(x); }, &ember::expm1_);
-  unary(t, "log", [](const Tensor& x) { return log(x); }, &ember::log_);
-  unary(t, "log2", [](const Tensor& x) { return log2(x); }, &ember::log2_);
-  unary(t, "log10", [](const Tensor& x) { return log10(x); }, &ember::log10_);
-  unary(t, "log1p", [](const Tensor& x) { return log1p(x); }, &ember::log1p_);
-  unary(t, "sqrt", [](const Tensor& x) { return sqrt(x); }, &ember::sqrt_);
-  unary(t, "rsqrt", [](const Tensor& x) { return rsqrt(x); }, &ember::rsqrt_);
-  unary(t, "square", [](const Tensor& x) { return square(x); }, &ember::square_);
-  unary(t, "reciprocal", [](const Tensor& x) { return reciprocal(x); }, &ember::reciprocal_);
-  unary(t, "sign", [](const Tensor& x) { return sign(x); }, &ember::sign_);
-  unary(t, "sgn", [](const Tensor& x) { return sgn(x); }, nullptr);
+  def_unary(t, "abs", [](const Tensor& x) { return abs(x); }, &ember::abs_, "|x|, elementwise.");
+  def_unary(t, "absolute", [](const Tensor& x) { return abs(x); }, &ember::abs_);
+  def_unary(t, "neg", [](const Tensor& x) { return neg(x); }, &ember::neg_);
+  def_unary(t, "negative", [](const Tensor& x) { return neg(x); }, &ember::neg_);
+  def_unary(t, "exp", [](const Tensor& x) { return exp(x); }, &ember::exp_);
+  def_unary(t, "exp2", [](const Tensor& x) { return exp2(x); }, &ember::exp2_);
+  def_unary(t, "expm1", [](const Tensor& x) { return expm1(x); }, &ember::expm1_);
+  def_unary(t, "log", [](const Tensor& x) { return log(x); }, &ember::log_);
+  def_unary(t, "log2", [](const Tensor& x) { return log2(x); }, &ember::log2_);
+  def_unary(t, "log10", [](const Tensor& x) { return log10(x); }, &ember::log10_);
+  def_unary(t, "log1p", [](const Tensor& x) { return log1p(x); }, &ember::log1p_);
+  def_unary(t, "sqrt", [](const Tensor& x) { return sqrt(x); }, &ember::sqrt_);
+  def_unary(t, "rsqrt", [](const Tensor& x) { return rsqrt(x); }, &ember::rsqrt_);
+  def_unary(t, "square", [](const Tensor& x) { return square(x); }, &ember::square_);
+  def_unary(t, "reciprocal", [](const Tensor& x) { return reciprocal(x); }, &ember::reciprocal_);
+  def_unary(t, "sign", [](const Tensor& x) { return sign(x); }, &ember::sign_);
+  def_unary(t, "sgn", [](const Tensor& x) { return sgn(x); }, nullptr);
   // Complex numbers (ops/complex.h).
   t.def("angle", [](const Args& a) { return angle(a.tensor(0)); });
   t.def("view_as_real", [](const Args& a) { return view_as_real(a.tensor(0)); });
@@ -127,36 +105,36 @@ void def_math_ops(OpTable& t) {
         [](const Args& a) { return polar(a.tensor(0), a.tensor(1)); });
   t.def("hypot",
         [](const Args& a) { return hypot(a.tensor(0), a.tensor(1)); });
-  unary(t, "floor", [](const Tensor& x) { return floor(x); }, &ember::floor_);
-  unary(t, "ceil", [](const Tensor& x) { return ceil(x); }, &ember::ceil_);
-  unary(t, "trunc", [](const Tensor& x) { return trunc(x); }, &ember::trunc_);
-  unary(t, "fix", [](const Tensor& x) { return trunc(x); }, &ember::trunc_);
-  unary(t, "frac", [](const Tensor& x) { return frac(x); }, nullptr);
-  unary(t, "sin", [](const Tensor& x) { return sin(x); }, &ember::sin_);
-  unary(t, "cos", [](const Tensor& x) { return cos(x); }, &ember::cos_);
-  unary(t, "tan", [](const Tensor& x) { return tan(x); }, &ember::tan_);
-  unary(t, "asin", [](const Tensor& x) { return asin(x); }, &ember::asin_);
-  unary(t, "arcsin", [](const Tensor& x) { return asin(x); }, &ember::asin_);
-  unary(t, "acos", [](const Tensor& x) { return acos(x); }, &ember::acos_);
-  unary(t, "arccos", [](const Tensor& x) { return acos(x); }, &ember::acos_);
-  unary(t, "atan", [](const Tensor& x) { return atan(x); }, &ember::atan_);
-  unary(t, "arctan", [](const Tensor& x) { return atan(x); }, &ember::atan_);
-  unary(t, "sinh", [](const Tensor& x) { return sinh(x); }, &ember::sinh_);
-  unary(t, "cosh", [](const Tensor& x) { return cosh(x); }, &ember::cosh_);
-  unary(t, "tanh", [](const Tensor& x) { return tanh(x); }, &ember::tanh_);
-  unary(t, "asinh", [](const Tensor& x) { return asinh(x); }, &ember::asinh_);
-  unary(t, "arcsinh", [](const Tensor& x) { return asinh(x); }, &ember::asinh_);
-  unary(t, "acosh", [](const Tensor& x) { return acosh(x); }, &ember::acosh_);
-  unary(t, "arccosh", [](const Tensor& x) { return acosh(x); }, &ember::acosh_);
-  unary(t, "atanh", [](const Tensor& x) { return atanh(x); }, &ember::atanh_);
-  unary(t, "arctanh", [](const Tensor& x) { return atanh(x); }, &ember::atanh_);
-  unary(t, "erf", [](const Tensor& x) { return erf(x); }, &ember::erf_);
-  unary(t, "erfc", [](const Tensor& x) { return erfc(x); }, &ember::erfc_);
-  unary(t, "sigmoid", [](const Tensor& x) { return sigmoid(x); }, &ember::sigmoid_);
-  unary(t, "relu", [](const Tensor& x) { return relu(x); }, &ember::relu_);
-  unary(t, "logical_not", [](const Tensor& x) { return logical_not(x); }, nullptr);
-  unary(t, "deg2rad", [](const Tensor& x) { return deg2rad(x); }, nullptr);
-  unary(t, "rad2deg", [](const Tensor& x) { return rad2deg(x); }, nullptr);
+  def_unary(t, "floor", [](const Tensor& x) { return floor(x); }, &ember::floor_);
+  def_unary(t, "ceil", [](const Tensor& x) { return ceil(x); }, &ember::ceil_);
+  def_unary(t, "trunc", [](const Tensor& x) { return trunc(x); }, &ember::trunc_);
+  def_unary(t, "fix", [](const Tensor& x) { return trunc(x); }, &ember::trunc_);
+  def_unary(t, "frac", [](const Tensor& x) { return frac(x); }, nullptr);
+  def_unary(t, "sin", [](const Tensor& x) { return sin(x); }, &ember::sin_);
+  def_unary(t, "cos", [](const Tensor& x) { return cos(x); }, &ember::cos_);
+  def_unary(t, "tan", [](const Tensor& x) { return tan(x); }, &ember::tan_);
+  def_unary(t, "asin", [](const Tensor& x) { return asin(x); }, &ember::asin_);
+  def_unary(t, "arcsin", [](const Tensor& x) { return asin(x); }, &ember::asin_);
+  def_unary(t, "acos", [](const Tensor& x) { return acos(x); }, &ember::acos_);
+  def_unary(t, "arccos", [](const Tensor& x) { return acos(x); }, &ember::acos_);
+  def_unary(t, "atan", [](const Tensor& x) { return atan(x); }, &ember::atan_);
+  def_unary(t, "arctan", [](const Tensor& x) { return atan(x); }, &ember::atan_);
+  def_unary(t, "sinh", [](const Tensor& x) { return sinh(x); }, &ember::sinh_);
+  def_unary(t, "cosh", [](const Tensor& x) { return cosh(x); }, &ember::cosh_);
+  def_unary(t, "tanh", [](const Tensor& x) { return tanh(x); }, &ember::tanh_);
+  def_unary(t, "asinh", [](const Tensor& x) { return asinh(x); }, &ember::asinh_);
+  def_unary(t, "arcsinh", [](const Tensor& x) { return asinh(x); }, &ember::asinh_);
+  def_unary(t, "acosh", [](const Tensor& x) { return acosh(x); }, &ember::acosh_);
+  def_unary(t, "arccosh", [](const Tensor& x) { return acosh(x); }, &ember::acosh_);
+  def_unary(t, "atanh", [](const Tensor& x) { return atanh(x); }, &ember::atanh_);
+  def_unary(t, "arctanh", [](const Tensor& x) { return atanh(x); }, &ember::atanh_);
+  def_unary(t, "erf", [](const Tensor& x) { return erf(x); }, &ember::erf_);
+  def_unary(t, "erfc", [](const Tensor& x) { return erfc(x); }, &ember::erfc_);
+  def_unary(t, "sigmoid", [](const Tensor& x) { return sigmoid(x); }, &ember::sigmoid_);
+  def_unary(t, "relu", [](const Tensor& x) { return relu(x); }, &ember::relu_);
+  def_unary(t, "logical_not", [](const Tensor& x) { return logical_not(x); }, nullptr);
+  def_unary(t, "deg2rad", [](const Tensor& x) { return deg2rad(x); }, nullptr);
+  def_unary(t, "rad2deg", [](const Tensor& x) { return rad2deg(x); }, nullptr);
   t.def("positive", [](const Args& a) { return a.tensor(0); });
   t.def("round", [](const Args& a) {
     int64_t d = a.int64(1);
@@ -269,7 +247,7 @@ void def_math_ops(OpTable& t) {
         t, name, [f](const Tensor& x, const Tensor& y) { return f(x, y); },
         [f](const Tensor& x, Scalar y) { return f(x, scalar_tensor(y, x.options())); });
   }
-  unary(t, "bitwise_not", [](const Tensor& x) { return bitwise_not(x); }, nullptr);
+  def_unary(t, "bitwise_not", [](const Tensor& x) { return bitwise_not(x); }, nullptr);
   binary(
       t, "pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); },
       [](const Tensor& x, Scalar y) { return pow(x, y); }, {&Tensor::pow_, &Tensor::pow_});

@@ -43,16 +43,7 @@ void def_special_top_level(OpTable& t) {
                {"digamma", &digamma, &digamma_},
                {"erfinv", &erfinv, &erfinv_},
                {"i0", &i0, &i0_}};
-  for (const auto& u : unary) {
-    Unary fn = u.fn;
-    auto inplace = u.inplace;
-    t.def(u.name, [fn](const Args& a) { return fn(a.tensor(0)); });
-    t.def(std::string(u.name) + "_", [inplace](const Args& a) {
-      Tensor x = a.tensor(0);
-      inplace(x);
-      return InPlace{};
-    });
-  }
+  for (const auto& u : unary) def_unary(t, u.name, u.fn, u.inplace);
   t.def("polygamma", [](const Args& a) { return polygamma(a.int64(0), a.tensor(1)); });
   t.def("polygamma.method",
         [](const Args& a) { return polygamma(a.int64(1), a.tensor(0)); });
