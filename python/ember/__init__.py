@@ -37,6 +37,7 @@ from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, dist
                linalg, fft)
 from .amp import autocast, is_autocast_enabled, GradScaler  # noqa: E402 (torch.GradScaler: 2.3)
 from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
+from .accelerator import Stream, Event  # noqa: E402 (torch.Stream, torch.Event: 2.2)
 newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402

@@ -19,13 +19,49 @@ set_autocast_cache_enabled = _a.set_autocast_cache_enabled
 clear_autocast_cache = _a.clear_autocast_cache
 
 
+# Device types ember has no backend for keep autocast's state all the same, per thread with
+# PyTorch's default dtypes, as PyTorch does on a machine without them: a program that sets and
+# reads it (torch.set_autocast_enabled('xla', ...)) runs, and no ember op ever consults it.
+_FOREIGN_DTYPES = {"xla": "bfloat16", "ipu": "float16", "xpu": "bfloat16", "hpu": "bfloat16",
+                   "mps": "float16"}
+_foreign = threading.local()
+
+
+def _foreign_state(device_type):
+    states = getattr(_foreign, "states", None)
+    if states is None:
+        states = _foreign.states = {}
+    if device_type not in states:
+        from . import _C as C
+        states[device_type] = [False, getattr(C, _FOREIGN_DTYPES[device_type])]
+    return states[device_type]
+
+
 def is_autocast_enabled(device_type="cuda"):
     """Whether autocast is on for device_type on this thread (torch.is_autocast_enabled: cuda)."""
+    if device_type in _FOREIGN_DTYPES:
+        return _foreign_state(device_type)[0]
     return _a.is_autocast_enabled(device_type)
 
 
 def get_autocast_dtype(device_type):
+    if device_type in _FOREIGN_DTYPES:
+        return _foreign_state(device_type)[1]
     return _a.get_autocast_dtype(device_type)
+
+
+def set_autocast_enabled(device_type, enabled):
+    if device_type in _FOREIGN_DTYPES:
+        _foreign_state(device_type)[0] = bool(enabled)
+    else:
+        _a.set_autocast_enabled(device_type, bool(enabled))
+
+
+def set_autocast_dtype(device_type, dtype):
+    if device_type in _FOREIGN_DTYPES:
+        _foreign_state(device_type)[1] = dtype
+    else:
+        _a.set_autocast_dtype(device_type, dtype)
 
 
 _nesting = threading.local()  # this thread's depth of autocast regions

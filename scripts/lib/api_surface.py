@@ -76,13 +76,30 @@ for _name in """AliasDb AnyType Argument ArgumentSpec BenchmarkConfig BenchmarkE
         ScriptClassFunction ScriptDict ScriptDictIterator ScriptDictKeyIterator ScriptFunction
         ScriptList ScriptListIterator ScriptMethod ScriptModule ScriptModuleSerializer
         ScriptObject ScriptObjectProperty SerializationStorageContext StaticModule StreamObjType
-        StringType SymFloatNode SymIntNode SymIntType TensorType ThroughputBenchmark TracingState
+        StringType SymFloatNode SymIntNode SymIntType SymBoolType AwaitType TensorType ThroughputBenchmark TracingState
         TupleType Type UnionType Use Value AggregationType AVG SUM MobileOptimizerType
         CONV_BN_FUSION FUSE_ADD_RELU HOIST_CONV_PACKED_PARAMS INSERT_FOLD_PREPACK_OPS
         REMOVE_DROPOUT fork wait import_ir_module import_ir_module_from_buffer
         merge_type_from_type_comment parse_ir parse_schema parse_type_comment unify_type_list
         read_vitals set_vital vitals_enabled cpp""".split():
     EXCLUDED["torch." + _name] = "TorchScript's IR, types or runtime (from torch._C)"
+# Quantized tensors: their dtypes, their accessors and the ops that make or read them (ember has no
+# quantized dtype; quantization itself is torch.ao, excluded above). The fake-quantize ops, which
+# compute in float, are counted.
+for _name in """qint8 qint32 quint8 quint4x2 quint2x4 qscheme q_scale q_zero_point
+        q_per_channel_scales q_per_channel_zero_points q_per_channel_axis int_repr
+        empty_quantized choose_qparams_optimized fused_moving_avg_obs_fake_quant
+        quantized_max_pool3d""".split():
+    EXCLUDED["torch." + _name] = "quantized tensors (no quantized dtypes in ember)"
+    EXCLUDED["Tensor." + _name] = "quantized tensors (no quantized dtypes in ember)"
+for _name in "intrinsic qat quantizable quantized".split():
+    EXCLUDED["torch.nn." + _name] = "quantized modules: torch.ao.nn re-exported"
+# The dispatcher's own objects, the machinery of torch.ops and torch.library (excluded above),
+# and the switches of the __torch_function__ protocol (torch.overrides).
+for _name in "DispatchKey DispatchKeySet ExcludeDispatchKeyGuard Tag".split():
+    EXCLUDED["torch." + _name] = "the dispatcher's keys, guards and operator tags"
+for _name in "DisableTorchFunction DisableTorchFunctionSubclass".split():
+    EXCLUDED["torch." + _name] = "the __torch_function__ protocol's switches (torch.overrides)"
 del _name
 
 

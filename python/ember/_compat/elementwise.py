@@ -241,6 +241,63 @@ def mvlgamma(input, p):
     return out + p * (p - 1) / 4 * math.log(math.pi)
 
 
+def _check_quant_range(name, zero_point_ok, quant_min, quant_max):
+    if quant_min > quant_max:
+        raise RuntimeError(f"{name}: `quant_min` should be less than or equal to `quant_max`.")
+    if not zero_point_ok():
+        raise RuntimeError(f"{name}: `zero_point` must be between `quant_min` and `quant_max`.")
+
+
+def _fake_quantize(input, scale, zero_point, quant_min, quant_max, name):
+    """(clamp(nearbyint(x / scale) + zp, qmin, qmax) - zp) * scale, computed as PyTorch's kernel
+    does (x times 1/scale in float, rounding half to even), with its straight-through gradient:
+    1 where the rounded value falls inside [qmin, qmax], 0 where it was clamped."""
+    if not input.is_floating_point():
+        raise RuntimeError(f"{name}: expected a floating input, got {_dname(input.dtype)}")
+    if not _is_tensor(scale):
+        scale = _E.tensor(scale, dtype=_E.float32)
+    q = _E.round(input.detach() * (1.0 / scale)) + zero_point
+    inside = (q >= quant_min) & (q <= quant_max)
+    value = (q.clamp(quant_min, quant_max) - zero_point) * scale
+    value = value.to(input.dtype)
+    if not input.requires_grad:
+        return value
+    return input * inside + (value - input * inside).detach()
+
+
+@_torch
+def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_max):
+    """input rounded to the grid of a quantized tensor (scale, zero_point, [quant_min,
+    quant_max]) and back, in input's dtype; scale and zero_point may be 0-dim tensors."""
+    name = "fake_quantize_per_tensor_affine"
+    zp = int(zero_point) if not _is_tensor(zero_point) else zero_point.to(_E.float32)
+    _check_quant_range(name, lambda: quant_min <= int(zero_point) <= quant_max, quant_min,
+                       quant_max)
+    if _is_tensor(scale):
+        scale = scale.to(_E.float32)
+    return _fake_quantize(input, scale, zp, quant_min, quant_max, name)
+
+
+@_torch
+def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, quant_max):
+    """fake_quantize_per_tensor_affine with one scale and zero_point per index of dim axis."""
+    name = "fake_quantize_per_channel_affine"
+    axis = axis % input.dim()
+    if scale.dim() != 1 or scale.numel() != input.shape[axis] or \
+            zero_point.shape != scale.shape:
+        raise RuntimeError(f"{name}: expected scale and zero_point of {input.shape[axis]} "
+                           f"elements (dimension {axis} of the input), got "
+                           f"{tuple(scale.shape)} and {tuple(zero_point.shape)}")
+    _check_quant_range(name, lambda: not bool(((zero_point < quant_min) |
+                                                (zero_point > quant_max)).any()),
+                       quant_min, quant_max)
+    shape = [1] * input.dim()
+    shape[axis] = -1
+    scale = scale.to(_E.float32).reshape(shape)
+    zero_point = _E.round(zero_point.to(_E.float32)).reshape(shape)
+    return _fake_quantize(input, scale, zero_point, quant_min, quant_max, name)
+
+
 
 @_torch
 def adjoint(input):

@@ -251,13 +251,38 @@ def set_autocast_enabled(*args):
     """Switches autocast on or off for CUDA (1.13) or for device_type (2.x: (device_type,
     enabled)) on this thread, outside any autocast region's bookkeeping."""
     device_type, enabled = _autocast_device(args, "set_autocast_enabled")
-    _E._C._amp.set_autocast_enabled(device_type, bool(enabled))
+    _E.amp.set_autocast_enabled(device_type, enabled)
 
 
 @_torch
 def set_autocast_dtype(device_type, dtype):
     """The dtype autocast casts to on device_type (PyTorch 2.4)."""
-    _E._C._amp.set_autocast_dtype(device_type, dtype)
+    _E.amp.set_autocast_dtype(device_type, dtype)
+
+
+def _deprecated_autocast_accessor(name, device_type, replacement, call):
+    def accessor(*args):
+        warnings.warn(f"torch.{name}() is deprecated. Please use torch.{replacement}"
+                      f"('{device_type}'{', ...' if args else ''}) instead.", DeprecationWarning,
+                      stacklevel=2)
+        return call(device_type, *args)
+    accessor.__name__ = accessor.__qualname__ = name
+    accessor.__doc__ = f"{replacement}('{device_type}', ...), as PyTorch 2.x's deprecated alias."
+    _TORCH[name] = accessor
+
+
+# PyTorch 2.x's per-device aliases for devices ember has no backend for; their state lives in
+# ember.amp beside CUDA's and the CPU's.
+for _dev in ("ipu", "xla"):
+    _deprecated_autocast_accessor(f"is_autocast_{_dev}_enabled", _dev, "is_autocast_enabled",
+                                  lambda d: _E.amp.is_autocast_enabled(d))
+    _deprecated_autocast_accessor(f"set_autocast_{_dev}_enabled", _dev, "set_autocast_enabled",
+                                  lambda d, on: _E.amp.set_autocast_enabled(d, on))
+    _deprecated_autocast_accessor(f"get_autocast_{_dev}_dtype", _dev, "get_autocast_dtype",
+                                  lambda d: _E.amp.get_autocast_dtype(d))
+    _deprecated_autocast_accessor(f"set_autocast_{_dev}_dtype", _dev, "set_autocast_dtype",
+                                  lambda d, t: _E.amp.set_autocast_dtype(d, t))
+del _dev
 
 
 @_torch

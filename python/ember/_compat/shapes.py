@@ -251,6 +251,13 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     return _scatter_into_view(input, src, lambda t: t.as_strided(size, stride, storage_offset))
 
 
+@_both
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The view of input's storage that src's geometry (size, stride, offset) names: the inverse
+    of src = base[start:end:step] along dim, as functionalization uses it (PyTorch 2.2)."""
+    return input.as_strided(src.size(), src.stride(), src.storage_offset())
+
+
 
 
 @_method
