@@ -189,6 +189,9 @@ int main(int argc, char** argv) {
     }
     dist::barrier();
     say(1, "rank " + std::to_string(rank) + " of " + std::to_string(world) + " ok");
+    // "uneven_exit BAD MS": rank BAD is still at work for MS milliseconds after its peers leave.
+    if (mode == "uneven_exit" && rank == bad)
+      std::this_thread::sleep_for(std::chrono::milliseconds(argc > 3 ? std::atoi(argv[3]) : 3000));
     dist::destroy_process_group();
     return 0;
   } catch (const std::exception& e) {

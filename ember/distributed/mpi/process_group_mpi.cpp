@@ -79,19 +79,24 @@ class MpiWorker {
       return;
     }
     while (std::optional<Task> task = queue_.pop()) (*task)(*this);  // tasks catch their own errors
+    set(drained_);
     for (auto& [key, op] : ops_) MPI_Op_free(&op);
     for (auto& [size, type] : types_) MPI_Type_free(&type);
     MPI_Finalize();
-    std::lock_guard<std::mutex> lock(mutex_);
-    exited_ = true;
-    exited_cv_.notify_all();
+    set(exited_);
   }
 
-  // Asks the thread to finish the queue and exit; whether it did within `wait`.
+  // Asks the thread to finish the queue and exit. Whether it did: false when a queued call is
+  // still in MPI after `wait` (a hung or dead peer). MPI_Finalize is then not waited for, but
+  // once the queue is done it is, however long it takes: it is collective, and returns when
+  // every rank has called it, so a rank that finished first waits there for the slowest (a rank
+  // that left without finalising is one mpirun reports as "exiting improperly", failing the job).
   bool stop(std::chrono::milliseconds wait) {
     queue_.close();
     std::unique_lock<std::mutex> lock(mutex_);
-    return exited_cv_.wait_for(lock, wait, [this] { return exited_; });
+    if (!cv_.wait_for(lock, wait, [this] { return drained_; })) return false;
+    cv_.wait(lock, [this] { return exited_; });
+    return true;
   }
 
   // An MPI datatype of itemsize bytes per dtype, and a user op per (dtype, op). Worker only.
@@ -119,10 +124,17 @@ class MpiWorker {
  private:
   std::map<size_t, MPI_Datatype> types_;
   std::map<std::pair<int, int>, MPI_Op> ops_;
+  void set(bool& flag) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    flag = true;
+    cv_.notify_all();
+  }
+
   TaskQueue<Task> queue_;
-  std::mutex mutex_;  // guards exited_
-  bool exited_ = false;
-  std::condition_variable exited_cv_;
+  std::mutex mutex_;  // guards drained_ and exited_
+  bool drained_ = false;  // the queue is closed and every task has run
+  bool exited_ = false;   // MPI is finalised
+  std::condition_variable cv_;
 };
 
 // MPI for this process: started with the default group, finalised when the last group (default
@@ -142,7 +154,7 @@ class MpiRuntime {
   }
 
   // A call stuck in MPI (a hung or dead peer) never returns: the thread is then left behind
-  // rather than joined, and MPI is not finalised (mpirun ends the job).
+  // rather than joined, and MPI is not finalised (mpirun ends the job). See MpiWorker::stop.
   ~MpiRuntime() {
     if (worker_->stop(std::chrono::seconds(2)))
       thread_.join();
