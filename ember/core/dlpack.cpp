@@ -28,6 +28,8 @@ DLDataType dl_dtype(DType t) {
     case DType::UInt8:
     case DType::Bool:
       return {kDLUInt, 8, 1};
+    case DType::Complex32:
+      return {kDLComplex, 32, 1};
     case DType::Complex64:
       return {kDLComplex, 64, 1};
     case DType::Complex128:
@@ -49,10 +51,11 @@ DType ember_dtype(const DLDataType& d) {
   if (d.code == kDLInt && d.bits == 16) return DType::Int16;
   if (d.code == kDLInt && d.bits == 8) return DType::Int8;
   if (d.code == kDLUInt && d.bits == 8) return DType::UInt8;
+  if (d.code == kDLComplex && d.bits == 32) return DType::Complex32;
   if (d.code == kDLComplex && d.bits == 64) return DType::Complex64;
   if (d.code == kDLComplex && d.bits == 128) return DType::Complex128;
   EMBER_FAIL("[from_dlpack] unsupported DLPack dtype (code ", int(d.code), ", ", int(d.bits),
-             " bits): ember has float16/32/64, bfloat16, complex64/128, int8/16/32/64, uint8 and bool");
+             " bits): ember has float16/32/64, bfloat16, complex32/64/128, int8/16/32/64, uint8 and bool");
 }
 
 // What a DLManagedTensor made by to_dlpack owns: the tensor (its storage) and the shape and

@@ -26,6 +26,8 @@ const char* dtype_name(DType t) {
       return "float32";
     case DType::Float64:
       return "float64";
+    case DType::Complex32:
+      return "complex32";
     case DType::Complex64:
       return "complex64";
     case DType::Complex128:
@@ -41,10 +43,12 @@ DType promote_types(DType a, DType b) {
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
   if (is_complex(a) || is_complex(b)) {
-    // The complex type that holds both parts: complex64 + float64 is complex128.
-    bool wide = a == DType::Complex128 || b == DType::Complex128 || a == DType::Float64 ||
-                b == DType::Float64;
-    return wide ? DType::Complex128 : DType::Complex64;
+    // The complex type whose parts hold both: complex64 + float64 is complex128, complex32 +
+    // bfloat16 complex64 (float16 and bfloat16 meet in float32).
+    DType real = promote_types(to_real_dtype(a), to_real_dtype(b));
+    return real == DType::Float64   ? DType::Complex128
+           : real == DType::Float16 ? DType::Complex32
+                                    : DType::Complex64;
   }
   bool fa = is_floating_point(a), fb = is_floating_point(b);
   if (fa != fb) return fa ? a : b;  // integer + floating -> the floating one

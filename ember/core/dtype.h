@@ -15,9 +15,9 @@ namespace ember {
 // (Later dtypes come last: the values of the others stay what files and peers know.)
 enum class DType : int8_t {
   Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64, Int8, Int16, Complex64,
-  Complex128
+  Complex128, Complex32
 };
-inline constexpr int kNumDTypes = 12;
+inline constexpr int kNumDTypes = 13;
 
 inline constexpr DType kBool = DType::Bool;
 inline constexpr DType kUInt8 = DType::UInt8;
@@ -36,6 +36,8 @@ inline constexpr DType kLong = DType::Int64;
 inline constexpr DType kInt = DType::Int32;
 inline constexpr DType kShort = DType::Int16;
 inline constexpr DType kChar = DType::Int8;
+inline constexpr DType kComplex32 = DType::Complex32;
+inline constexpr DType kComplexHalf = DType::Complex32;
 inline constexpr DType kComplex64 = DType::Complex64;
 inline constexpr DType kComplex128 = DType::Complex128;
 inline constexpr DType kComplexFloat = DType::Complex64;
@@ -54,6 +56,7 @@ constexpr size_t itemsize(DType t) {
       return 2;
     case DType::Int32:
     case DType::Float32:
+    case DType::Complex32:
       return 4;
     case DType::Int64:
     case DType::Float64:
@@ -72,14 +75,28 @@ std::ostream& operator<<(std::ostream& os, DType t);
 constexpr bool is_floating_point(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
-constexpr bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
-/// complex64 -> float32, complex128 -> float64; the others are their own.
-constexpr DType to_real_dtype(DType t) {
-  return t == DType::Complex64 ? DType::Float32 : t == DType::Complex128 ? DType::Float64 : t;
+constexpr bool is_complex(DType t) {
+  return t == DType::Complex32 || t == DType::Complex64 || t == DType::Complex128;
 }
-/// The complex dtype with a real dtype's precision (float64 -> complex128, else complex64).
+/// complex32 -> float16, complex64 -> float32, complex128 -> float64; the others are their own.
+constexpr DType to_real_dtype(DType t) {
+  switch (t) {
+    case DType::Complex32:
+      return DType::Float16;
+    case DType::Complex64:
+      return DType::Float32;
+    case DType::Complex128:
+      return DType::Float64;
+    default:
+      return t;
+  }
+}
+/// The complex dtype with a real dtype's precision, as PyTorch's toComplexType: float64 ->
+/// complex128, float16 -> complex32, the others complex64.
 constexpr DType to_complex_dtype(DType t) {
-  return t == DType::Float64 || t == DType::Complex128 ? DType::Complex128 : DType::Complex64;
+  if (t == DType::Float64 || t == DType::Complex128) return DType::Complex128;
+  if (t == DType::Float16 || t == DType::Complex32) return DType::Complex32;
+  return DType::Complex64;
 }
 constexpr bool is_integral(DType t, bool include_bool) {
   return t == DType::UInt8 || t == DType::Int8 || t == DType::Int16 || t == DType::Int32 ||
@@ -175,6 +192,10 @@ struct DTypeOf<double> {
   static constexpr DType value = DType::Float64;
 };
 template <>
+struct DTypeOf<Complex<Half>> {
+  static constexpr DType value = DType::Complex32;
+};
+template <>
 struct DTypeOf<Complex<float>> {
   static constexpr DType value = DType::Complex64;
 };
@@ -185,7 +206,8 @@ struct DTypeOf<Complex<double>> {
 template <typename T>
 inline constexpr DType dtype_of = DTypeOf<T>::value;
 
-/// The type elementwise math runs in: float for the 16-bit floats, the type itself otherwise.
+/// The type elementwise math runs in: float for the 16-bit floats (complex<float> for complex32),
+/// the type itself otherwise.
 template <typename T>
 struct OpMath {
   using type = T;
@@ -197,6 +219,10 @@ struct OpMath<Half> {
 template <>
 struct OpMath<BFloat16> {
   using type = float;
+};
+template <>
+struct OpMath<Complex<Half>> {
+  using type = Complex<float>;
 };
 template <typename T>
 using opmath_t = typename OpMath<T>::type;
@@ -236,6 +262,7 @@ decltype(auto) dispatch_all(DType t, const char* op, F&& f) {
       return f(TypeTag<float>{});
     case DType::Float64:
       return f(TypeTag<double>{});
+    case DType::Complex32:
     case DType::Complex64:
     case DType::Complex128:
       break;
@@ -308,10 +335,12 @@ decltype(auto) dispatch_numeric(DType t, const char* op, F&& f) {
   }
 }
 
-/// complex64 and complex128.
+/// complex32, complex64 and complex128 (complex32 computes in complex64: OpMath).
 template <typename F>
 decltype(auto) dispatch_complex(DType t, const char* op, F&& f) {
   switch (t) {
+    case DType::Complex32:
+      return f(TypeTag<Complex<Half>>{});
     case DType::Complex64:
       return f(TypeTag<Complex<float>>{});
     case DType::Complex128:

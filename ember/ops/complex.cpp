@@ -47,9 +47,9 @@ Tensor view_as_real(const Tensor& x) {
 Tensor view_as_complex(const Tensor& x) {
   EMBER_OP(view_as_complex, x);
   check_defined("view_as_complex", x);
-  EMBER_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64,
-              "[view_as_complex] view_as_complex is only supported for float and double tensors, "
-              "but got a tensor of scalar type: ", x.dtype());
+  EMBER_CHECK(x.dtype() == kFloat16 || x.dtype() == kFloat32 || x.dtype() == kFloat64,
+              "[view_as_complex] view_as_complex is only supported for half, float and double "
+              "tensors, but got a tensor of scalar type: ", x.dtype());
   EMBER_CHECK(x.dim() > 0, "[view_as_complex] Input tensor must have one or more dimensions");
   EMBER_CHECK(x.size(-1) == 2, "[view_as_complex] Tensor must have a last dimension of size 2, got ",
               x.size(-1));
@@ -137,9 +137,10 @@ Tensor complex(const Tensor& re, const Tensor& im) {
   EMBER_OP(complex, re, im);
   check_defined("complex", re, "real");
   check_defined("complex", im, "imag");
-  EMBER_CHECK(re.dtype() == im.dtype() && (re.dtype() == kFloat32 || re.dtype() == kFloat64),
-              "[complex] Expected both inputs to be Float or Double tensors but got ", re.dtype(),
-              " and ", im.dtype());
+  EMBER_CHECK(re.dtype() == im.dtype() &&
+                  (re.dtype() == kFloat16 || re.dtype() == kFloat32 || re.dtype() == kFloat64),
+              "[complex] Expected both inputs to be Half, Float or Double tensors but got ",
+              re.dtype(), " and ", im.dtype());
   Shape shape = broadcast_shapes(re.sizes(), im.sizes(), "complex");
   return view_as_complex(stack({re.expand(shape), im.expand(shape)}, -1));
 }
@@ -167,6 +168,12 @@ Tensor sgn(const Tensor& x) {
   EMBER_OP(sgn, x);
   check_defined("sgn", x);
   if (!x.is_complex()) return sign(x);
+  if (x.dtype() == kComplex32) {
+    // PyTorch divides each part by |z| in float and rounds once: so does this, bit for bit
+    // (x / abs(x) would round |z| to float16 first).
+    Tensor z = x.to(kComplex64), r = abs(z);
+    return where(eq(r, 0.0), zeros_like(z), complex(real(z) / r, imag(z) / r)).to(kComplex32);
+  }
   Tensor r = abs(x);
   return where(eq(r, 0.0), zeros_like(x), x / r);
 }

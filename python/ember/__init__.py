@@ -8,7 +8,7 @@ Every computation runs in C++ (ember._C); this package gives its parts PyTorch's
 from . import _C
 from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
                  int64, long, int32, int, int16, short, int8, uint8, bool, complex64, cfloat,
-                 complex128, cdouble, manual_seed, initial_seed, set_num_threads,
+                 complex128, cdouble, complex32, chalf, manual_seed, initial_seed, set_num_threads,
                  get_num_threads, is_grad_enabled, tensor, as_tensor, is_tensor, numel,
                  from_numpy, from_dlpack, Generator, default_generator)
 from ._size import Size
@@ -38,6 +38,8 @@ from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, dist
 from .amp import autocast, is_autocast_enabled, GradScaler  # noqa: E402 (torch.GradScaler: 2.3)
 from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
 from .accelerator import Stream, Event  # noqa: E402 (torch.Stream, torch.Event: 2.2)
+from ._compile import compile  # noqa: E402 (torch.compile: 2.0)
+from . import compiler  # noqa: E402,F401
 newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402

@@ -41,6 +41,11 @@ _STORAGES = {
     "complex128": ("ComplexDoubleStorage", np.complex128),
 }
 _BY_STORAGE = {storage: dtype for dtype, (storage, _) in _STORAGES.items()}
+# Dtypes with no typed storage class: PyTorch 2 writes them as bytes (torch.storage.UntypedStorage)
+# with the dtype named in _rebuild_tensor_v3; each element read as NumPy's type of its size
+# (complex32: a pair of float16, moved as one uint32).
+_UNTYPED = {"complex32": np.uint32}
+_BY_STORAGE["storage.UntypedStorage"] = "untyped"
 
 
 def _dtype_name(dtype):
@@ -54,13 +59,15 @@ def _to_bytes(t):
     if name == "bfloat16":
         bits = t.to(_C.float32).numpy().view(np.uint32) >> 16  # exact: every bfloat16 is a float32
         return bits.astype(np.uint16).tobytes()
+    if name == "complex32":
+        return _C._ops.view_as_real(t).numpy().tobytes()
     return t.numpy().tobytes()
 
 
 def _from_bytes(data, dtype_name, offset, size, stride):
     """The tensor PyTorch's _rebuild_tensor_v2 describes: elements of `dtype_name` in `data`,
     viewed at offset with size and stride (in elements), copied into an ember tensor."""
-    np_type = _STORAGES[dtype_name][1]
+    np_type = _UNTYPED[dtype_name] if dtype_name in _UNTYPED else _STORAGES[dtype_name][1]
     item = np.dtype(np_type).itemsize
     _check_view(len(data), item, offset, size, stride)
     flat = np.frombuffer(data, dtype=np_type, count=len(data) // item)
@@ -72,6 +79,9 @@ def _from_bytes(data, dtype_name, offset, size, stride):
     if dtype_name == "bfloat16":
         f32 = (view.astype(np.uint32) << 16).view(np.float32)
         return _C.from_numpy(np.ascontiguousarray(f32)).to(_C.bfloat16)
+    if dtype_name == "complex32":
+        pairs = np.array(view, copy=True).view(np.float16).reshape(tuple(size) + (2,))
+        return _C._ops.view_as_complex(_C.from_numpy(pairs))
     return _C.from_numpy(np.array(view, copy=True))
 
 
@@ -114,6 +124,9 @@ class _TorchGlobal:
 
 
 _REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _TorchGlobal("torch.storage", "UntypedStorage")
+_DTYPE_GLOBALS = {d: _TorchGlobal("torch", d) for d in _UNTYPED}
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _STORAGE_CLASSES = {d: _TorchGlobal("torch", s) for d, (s, _) in _STORAGES.items()}
 
@@ -135,6 +148,9 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj):
         if isinstance(obj, _StorageRef):
+            if obj.dtype_name in _UNTYPED:
+                return ("storage", _UNTYPED_STORAGE, obj.key, "cpu",
+                        obj.numel * getattr(_C, obj.dtype_name).itemsize)
             return ("storage", _STORAGE_CLASSES[obj.dtype_name], obj.key, "cpu", obj.numel)
         return None
 
@@ -146,9 +162,12 @@ class _Pickler(pickle._Pickler):
                                    "requires_grad, since autograd does not support crossing "
                                    "process boundaries. If you just want to transfer the data, "
                                    "call detach() on the tensor before serializing")
-            plain = (_REBUILD_TENSOR, (self._storage(obj), 0, tuple(obj.shape),
-                                       _contiguous_strides(obj.shape), obj.requires_grad,
-                                       collections.OrderedDict()))
+            args = (self._storage(obj), 0, tuple(obj.shape), _contiguous_strides(obj.shape),
+                    obj.requires_grad, collections.OrderedDict())
+            if _dtype_name(obj.dtype) in _UNTYPED:  # PyTorch 2's form: the dtype named
+                plain = (_REBUILD_TENSOR_V3, args + (_DTYPE_GLOBALS[_dtype_name(obj.dtype)],))
+            else:
+                plain = (_REBUILD_TENSOR, args)
             if isinstance(obj, Parameter):
                 return (_REBUILD_PARAMETER, (_Rebuilt(plain), obj.requires_grad,
                                              collections.OrderedDict()))
@@ -246,6 +265,16 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
+                       dtype, metadata=None):
+    """PyTorch 2's rebuild: bytes of an untyped storage read as `dtype`."""
+    data, _, location = storage
+    t = _place(_from_bytes(data, _dtype_name(dtype), storage_offset, size, stride), location)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):
     from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
@@ -258,7 +287,8 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return p
 
 
-_REBUILDS = {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_parameter": _rebuild_parameter,
+_REBUILDS = {"_rebuild_tensor_v2": _rebuild_tensor_v2, "_rebuild_tensor_v3": _rebuild_tensor_v3,
+             "_rebuild_parameter": _rebuild_parameter,
              "_rebuild_parameter_with_state": _rebuild_parameter_with_state}
 _allowed = None  # PyTorch's allow-list in ember's objects, made at the first weights_only load
 
@@ -287,7 +317,7 @@ def _persistent(pid, records, map_location):
     # storage_type is the dtype name (from find_class) or, for PyTorch 2's untyped storages,
     # a dtype object.
     dtype_name = storage_type if isinstance(storage_type, str) else _dtype_name(storage_type)
-    if dtype_name not in _STORAGES:
+    if dtype_name not in _STORAGES and dtype_name != "untyped":
         raise pickle.UnpicklingError(f"a storage of unknown type {storage_type!r}")
     return (records(key), dtype_name, _location(location, map_location))
 
@@ -305,6 +335,8 @@ class _Unpickler(pickle.Unpickler):
             return _REBUILDS[name]
         if module == "torch" and name in _BY_STORAGE:
             return _BY_STORAGE[name]
+        if module == "torch.storage" and name == "UntypedStorage":
+            return _BY_STORAGE["storage.UntypedStorage"]
         if module == "torch" or module.startswith("torch."):
             module = "ember" + module[len("torch"):]
         elif module == "torchvision" or module.startswith("torchvision."):

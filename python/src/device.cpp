@@ -84,7 +84,8 @@ void bind_device(py::module_& m) {
                         {"int16", kInt16},       {"short", kInt16},     {"int8", kInt8},
                         {"bool", kBool},         {"complex64", kComplex64},
                         {"cfloat", kComplex64},  {"complex128", kComplex128},
-                        {"cdouble", kComplex128}};
+                        {"cdouble", kComplex128}, {"complex32", kComplex32},
+                        {"chalf", kComplex32}};
   for (const Name& n : names) {
     py::object*& slot = dtype_objects()[static_cast<size_t>(n.dtype)];
     if (slot == nullptr) slot = new py::object(py::cast(n.dtype));

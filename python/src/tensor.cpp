@@ -154,7 +154,7 @@ void bind_tensor(py::module_& m) {
   for (Conversion c : {Conversion{"float", kFloat32}, {"double", kFloat64}, {"half", kFloat16},
                        {"bfloat16", kBFloat16}, {"long", kInt64}, {"int", kInt32},
                        {"short", kInt16}, {"char", kInt8}, {"byte", kUInt8}, {"bool", kBool},
-                       {"cfloat", kComplex64}, {"cdouble", kComplex128}})
+                       {"cfloat", kComplex64}, {"cdouble", kComplex128}, {"chalf", kComplex32}})
     t.def(
         c.name,
         [d = c.dtype](const Tensor& x, py::handle memory_format) {

@@ -21,6 +21,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the expecttest stub
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from torch.testing._internal import common_methods_invocations as _cmi  # noqa: E402
 from torch.testing._internal import common_modules as _cm  # noqa: E402
@@ -116,8 +117,14 @@ def to_ember(x):
         c = _storage_copy(x.detach().resolve_conj().resolve_neg())
         try:
             # NumPy keeps every layout and knows bool, which PyTorch 1.13's DLPack does not;
-            # bfloat16 goes by DLPack, which NumPy lacks.
-            e = ember.from_dlpack(c) if c.dtype == torch.bfloat16 else ember.from_numpy(c.numpy())
+            # bfloat16 goes by DLPack, which NumPy lacks, and complex32 as its float16 pairs.
+            if c.dtype == torch.bfloat16:
+                e = ember.from_dlpack(c)
+            elif c.dtype == torch.complex32:
+                e = ember.empty(tuple(c.shape), dtype=ember.complex32) if c.numel() == 0 else \
+                    ember.view_as_complex(ember.from_numpy(torch.view_as_real(c).numpy()))
+            else:
+                e = ember.from_numpy(c.numpy())
         except Exception as err:  # noqa: BLE001
             raise MissingDType(str(x.dtype)[6:]) from err
         if x.requires_grad:
@@ -189,6 +196,11 @@ def to_torch(x):
             t = t.cpu()
         if str(t.dtype).endswith("bfloat16"):
             return torch.from_dlpack(t.contiguous()).clone()
+        if str(t.dtype).endswith("complex32"):
+            if t.numel() == 0:  # (an empty array's strides, 0 in NumPy, are no view's)
+                return torch.empty(tuple(t.shape), dtype=torch.complex32)
+            pairs = np.ascontiguousarray(ember.view_as_real(t.contiguous()).numpy())
+            return torch.view_as_complex(torch.from_numpy(pairs)).clone()
         return torch.from_numpy(t.numpy()).clone()
     if isinstance(x, (list, tuple)):
         converted = [to_torch(v) for v in x]

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "ember/core/dtype.h"
 #include "ember/core/half.h"
@@ -50,6 +51,24 @@ TEST(DType, PromotionTableMatchesPyTorch) {
   for (int r = 0; r < 10; ++r)
     for (int k = 0; k < 10; ++k)
       EXPECT_EQ(promote_types(order[r], order[k]), expected[r][k]) << order[r] << " + " << order[k];
+}
+
+// complex32 with every other dtype (PyTorch 1.13's torch.promote_types): the complex type whose
+// parts hold both, complex32 only where float16 holds the real side.
+TEST(DType, Complex32PromotesAsPyTorch) {
+  const DType c32 = kComplex32, c64 = kComplex64, c128 = kComplex128;
+  const std::pair<DType, DType> cases[] = {
+      {kBool, c32},     {kUInt8, c32},    {kInt8, c32},     {kInt16, c32},  {kInt32, c32},
+      {kInt64, c32},    {kFloat16, c32},  {kBFloat16, c64}, {kFloat32, c64}, {kFloat64, c128},
+      {kComplex32, c32}, {kComplex64, c64}, {kComplex128, c128}};
+  for (auto [other, want] : cases) {
+    EXPECT_EQ(promote_types(c32, other), want) << other;
+    EXPECT_EQ(promote_types(other, c32), want) << other;
+  }
+  EXPECT_EQ(itemsize(c32), 4u);
+  EXPECT_EQ(to_real_dtype(c32), kFloat16);
+  EXPECT_EQ(to_complex_dtype(kFloat16), c32);
+  EXPECT_STREQ(dtype_name(c32), "complex32");
 }
 
 TEST(Half, RoundTripsAndRoundsToNearestEven) {

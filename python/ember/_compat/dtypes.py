@@ -15,7 +15,7 @@ _E = None  # the ember module, set by install()
 # Category (0 bool, 1 integer, 2 floating, 3 complex) and bits of each ember dtype.
 _KIND = {"bool": (0, 8), "uint8": (1, 8), "int8": (1, 8), "int16": (1, 16), "int32": (1, 32),
          "int64": (1, 64), "float16": (2, 16), "bfloat16": (2, 16), "float32": (2, 32),
-         "float64": (2, 64), "complex64": (3, 64), "complex128": (3, 128)}
+         "float64": (2, 64), "complex32": (3, 32), "complex64": (3, 64), "complex128": (3, 128)}
 _PY_TYPES = {float: "float64", int: "int64", builtins.bool: "bool", complex: "complex128"}
 
 
@@ -205,8 +205,7 @@ def _combine(higher, lower):
     if lower is None or _KIND[higher][0] == 3:
         return higher
     if _KIND[lower][0] == 3:  # a complex scalar keeps a floating tensor's precision
-        return ("complex128" if higher == "float64" else "complex64") \
-            if _KIND[higher][0] == 2 else lower
+        return _dname(getattr(_E, higher).to_complex()) if _KIND[higher][0] == 2 else lower
     if _KIND[higher][0] == 2:
         return higher
     if higher == "bool" or _KIND[lower][0] == 2:
