@@ -40,6 +40,8 @@ from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
 from .accelerator import Stream, Event  # noqa: E402 (torch.Stream, torch.Event: 2.2)
 from ._compile import compile  # noqa: E402 (torch.compile: 2.0)
 from . import compiler  # noqa: E402,F401
+from . import func  # noqa: E402,F401
+from .func import vmap  # noqa: E402 (torch.vmap: torch.func's)
 newaxis = None  # torch.newaxis, NumPy's spelling of None in an index
 import ember.cuda.amp  # noqa: E402,F401
 from . import return_types  # noqa: E402
