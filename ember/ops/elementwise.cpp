@@ -672,6 +672,15 @@ Tensor& inplace_scalar(Tensor& self, Scalar other, BinaryOp op, const char* name
 }
 }  // namespace
 
+Tensor& detail::binary_inplace_op(BinaryOp op, Tensor& self, const Tensor& other,
+                                  Tensor (*fn)(const Tensor&, const Tensor&), const char* name) {
+  return inplace_binary(self, other, op, {}, name, [&](const Tensor& s) { return fn(s, other); });
+}
+Tensor& detail::binary_scalar_inplace_op(BinaryOp op, Tensor& self, Scalar other,
+                                         Tensor (*fn)(const Tensor&, Scalar), const char* name) {
+  return inplace_scalar(self, other, op, name, [&](const Tensor& s) { return fn(s, other); });
+}
+
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
   EMBER_OP_METHOD(add_, other, alpha);
   check_alpha("add_", *this, other, alpha);

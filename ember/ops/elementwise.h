@@ -120,6 +120,14 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams&
 /// out = op(out, b) in place, b broadcast to out's shape.
 void binary_into(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                  const BinaryParams& p = {});
+/// self.name_(other) of a binary op: its kernel writing into self (binary_into), or `fn` and
+/// PyTorch's in-place autograd where a graph is recorded (as unary_inplace_op).
+Tensor& binary_inplace_op(BinaryOp op, Tensor& self, const Tensor& other,
+                          Tensor (*fn)(const Tensor&, const Tensor&), const char* name);
+/// The same with a number for other (its kernel over self, with self's dtype when that holds
+/// the result).
+Tensor& binary_scalar_inplace_op(BinaryOp op, Tensor& self, Scalar other,
+                                 Tensor (*fn)(const Tensor&, Scalar), const char* name);
 }  // namespace detail
 
 inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -113,6 +113,26 @@ Tensor floor_divide(const Tensor& a, Scalar b) {
   check_integer_divisor("floor_divide", a, b);
   return detail::binary_scalar(BinaryOp::FloorDivide, a, b);
 }
+// The in-place forms: the kernel into a (detail::binary_inplace_op), a number divisor checked as
+// the functional form checks it.
+#define EMBER_MODULO_INPLACE(fname, Op)                                                        \
+  Tensor& fname##_(Tensor& a, const Tensor& b) {                                               \
+    EMBER_OP(fname##_, a, b);                                                                  \
+    return detail::binary_inplace_op(                                                          \
+        BinaryOp::Op, a, b, [](const Tensor& x, const Tensor& y) { return fname(x, y); },      \
+        #fname "_");                                                                           \
+  }                                                                                            \
+  Tensor& fname##_(Tensor& a, Scalar b) {                                                      \
+    EMBER_OP(fname##_, a, b);                                                                  \
+    check_integer_divisor(#fname, a, b);                                                       \
+    return detail::binary_scalar_inplace_op(                                                   \
+        BinaryOp::Op, a, b, [](const Tensor& x, Scalar y) { return fname(x, y); }, #fname "_"); \
+  }
+EMBER_MODULO_INPLACE(remainder, Remainder)
+EMBER_MODULO_INPLACE(fmod, Fmod)
+EMBER_MODULO_INPLACE(floor_divide, FloorDivide)
+#undef EMBER_MODULO_INPLACE
+
 Tensor div(const Tensor& a, const Tensor& b, const std::string& mode) {
   EMBER_OP(div, a, b, mode);
   EMBER_CHECK_VALUE(mode == "trunc" || mode == "floor",
@@ -159,13 +179,25 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return detail::binary(BinaryOp::LogicalXor, a.to(kBool), b.to(kBool));
 }
 
-#define EMBER_BITWISE(fname, Op)                                                         \
+namespace {
+void check_bitwise(const char* op, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(!a.is_floating_point() && !b.is_floating_point(), "[", op, "] \"", op,
+              "_cpu\" not implemented for '", a.is_floating_point() ? a.dtype() : b.dtype(), "'");
+}
+}  // namespace
+
+#define EMBER_BITWISE(fname, Op)                                                          \
   Tensor fname(const Tensor& a, const Tensor& b) {                                        \
     EMBER_OP(fname, a, b);                                                                \
-    EMBER_CHECK(!a.is_floating_point() && !b.is_floating_point(), "[" #fname "] \"" #fname \
-                "_cpu\" not implemented for '", a.is_floating_point() ? a.dtype() : b.dtype(), \
-                "'");                                                                     \
+    check_bitwise(#fname, a, b);                                                          \
     return detail::binary(BinaryOp::Op, a, b);                                            \
+  }                                                                                       \
+  Tensor& fname##_(Tensor& a, const Tensor& b) {                                          \
+    EMBER_OP(fname##_, a, b);                                                             \
+    check_bitwise(#fname, a, b);                                                          \
+    return detail::binary_inplace_op(                                                     \
+        BinaryOp::Op, a, b, [](const Tensor& x, const Tensor& y) { return fname(x, y); }, \
+        #fname "_");                                                                      \
   }
 EMBER_BITWISE(bitwise_and, BitwiseAnd)
 EMBER_BITWISE(bitwise_or, BitwiseOr)

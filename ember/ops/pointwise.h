@@ -68,6 +68,18 @@ Tensor bitwise_or(const Tensor& a, const Tensor& b);
 Tensor bitwise_xor(const Tensor& a, const Tensor& b);
 Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
 Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+/// In place (x.remainder_(y), ...): each op's kernel writing into a, entered as an op of its own.
+Tensor& remainder_(Tensor& a, const Tensor& b);
+Tensor& remainder_(Tensor& a, Scalar b);
+Tensor& fmod_(Tensor& a, const Tensor& b);
+Tensor& fmod_(Tensor& a, Scalar b);
+Tensor& floor_divide_(Tensor& a, const Tensor& b);
+Tensor& floor_divide_(Tensor& a, Scalar b);
+Tensor& bitwise_and_(Tensor& a, const Tensor& b);
+Tensor& bitwise_or_(Tensor& a, const Tensor& b);
+Tensor& bitwise_xor_(Tensor& a, const Tensor& b);
+Tensor& bitwise_left_shift_(Tensor& a, const Tensor& b);
+Tensor& bitwise_right_shift_(Tensor& a, const Tensor& b);
 Tensor bitwise_not(const Tensor& x);
 
 Tensor isnan(const Tensor& x);

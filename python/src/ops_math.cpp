@@ -1,6 +1,8 @@
 // Elementwise math as functions and Tensor methods, one declaration each (op_table.h): unary
 // functions with their in-place methods, arithmetic with alpha= and out=, comparisons, clamp,
 // where, lerp, addcmul/addcdiv and the NaN/inf checks. The operators (x + y) are tensor_math.cpp.
+#include <tuple>
+
 #include "ember/ops/dispatch.h"
 #include "ember/ops/tensor_index.h"
 #include "op_table.h"
@@ -10,14 +12,14 @@ namespace {
 
 using Binary = Tensor (*)(const Tensor&, const Tensor&);
 
-// The in-place methods of C++'s Tensor that a binary op has (mul_, div_, pow_).
+// The C++ in-place forms of a binary op (pow_, remainder_, bitwise_and_, ...).
 struct BinaryInplace {
-  Tensor& (Tensor::*tensor)(const Tensor&) = nullptr;
-  Tensor& (Tensor::*scalar)(Scalar) = nullptr;
+  std::function<Tensor&(Tensor&, const Tensor&)> tensor;
+  std::function<Tensor&(Tensor&, Scalar)> scalar;
 };
 
 // A binary op taking a tensor or a number for `other`; its in-place variants call C++'s
-// in-place methods where `inplace` has them, else copy the result back (autograd through copy_).
+// in-place forms where `inplace` has them, else copy the result back (autograd through copy_).
 template <typename TT, typename TS>
 void binary(OpTable& t, const std::string& name, TT tensor_fn, TS scalar_fn,
             BinaryInplace inplace = {}) {
@@ -26,14 +28,14 @@ void binary(OpTable& t, const std::string& name, TT tensor_fn, TS scalar_fn,
   t.def(name + ".Scalar",
         [scalar_fn](const Args& a) { return scalar_fn(a.tensor(0), a.scalar(1)); });
   if (inplace.tensor) {
-    t.def(name + "_.Tensor", [m = inplace.tensor](const Args& a) {
+    t.def(name + "_.Tensor", [f = inplace.tensor](const Args& a) {
       Tensor x = a.tensor(0);
-      (x.*m)(a.tensor(1));
+      f(x, a.tensor(1));
       return InPlace{};
     });
-    t.def(name + "_.Scalar", [m = inplace.scalar](const Args& a) {
+    t.def(name + "_.Scalar", [f = inplace.scalar](const Args& a) {
       Tensor x = a.tensor(0);
-      (x.*m)(a.scalar(1));
+      f(x, a.scalar(1));
       return InPlace{};
     });
     return;
@@ -188,7 +190,9 @@ void def_math_ops(OpTable& t) {
   for (const char* name : {"mul", "multiply"})
     binary(
         t, name, [](const Tensor& x, const Tensor& y) { return mul(x, y); },
-        [](const Tensor& x, Scalar y) { return mul(x, y); }, {&Tensor::mul_, &Tensor::mul_});
+        [](const Tensor& x, Scalar y) { return mul(x, y); },
+        {[](Tensor& x, const Tensor& y) -> Tensor& { return x.mul_(y); },
+         [](Tensor& x, Scalar y) -> Tensor& { return x.mul_(y); }});
   for (const char* name : {"div", "divide", "true_divide"}) {
     std::string n = name;
     t.def(n + ".Tensor",
@@ -226,31 +230,37 @@ void def_math_ops(OpTable& t) {
           return InPlace{};
         });
   }
-  binary(
-      t, "floor_divide", [](const Tensor& x, const Tensor& y) { return floor_divide(x, y); },
-      [](const Tensor& x, Scalar y) { return floor_divide(x, y); });
-  binary(
-      t, "remainder", [](const Tensor& x, const Tensor& y) { return remainder(x, y); },
-      [](const Tensor& x, Scalar y) { return remainder(x, y); });
-  binary(
-      t, "fmod", [](const Tensor& x, const Tensor& y) { return fmod(x, y); },
-      [](const Tensor& x, Scalar y) { return fmod(x, y); });
+#define EMBER_MODULO(fname)                                                                   \
+  binary(                                                                                     \
+      t, #fname, [](const Tensor& x, const Tensor& y) { return fname(x, y); },                \
+      [](const Tensor& x, Scalar y) { return fname(x, y); },                                  \
+      {[](Tensor& x, const Tensor& y) -> Tensor& { return fname##_(x, y); },                  \
+       [](Tensor& x, Scalar y) -> Tensor& { return fname##_(x, y); }});
+  EMBER_MODULO(floor_divide)
+  EMBER_MODULO(remainder)
+  EMBER_MODULO(fmod)
+#undef EMBER_MODULO
   // The bitwise ops: a number beside a tensor takes the tensor's dtype (PyTorch's wrapped number).
-  for (auto [name, fn] : std::initializer_list<std::pair<const char*, Binary>>{
-           {"bitwise_and", &bitwise_and},
-           {"bitwise_or", &bitwise_or},
-           {"bitwise_xor", &bitwise_xor},
-           {"bitwise_left_shift", &bitwise_left_shift},
-           {"bitwise_right_shift", &bitwise_right_shift}}) {
+  using BinaryInto = Tensor& (*)(Tensor&, const Tensor&);
+  for (auto [name, fn, into] : std::initializer_list<std::tuple<const char*, Binary, BinaryInto>>{
+           {"bitwise_and", &bitwise_and, &bitwise_and_},
+           {"bitwise_or", &bitwise_or, &bitwise_or_},
+           {"bitwise_xor", &bitwise_xor, &bitwise_xor_},
+           {"bitwise_left_shift", &bitwise_left_shift, &bitwise_left_shift_},
+           {"bitwise_right_shift", &bitwise_right_shift, &bitwise_right_shift_}}) {
     Binary f = fn;
+    BinaryInto g = into;
     binary(
         t, name, [f](const Tensor& x, const Tensor& y) { return f(x, y); },
-        [f](const Tensor& x, Scalar y) { return f(x, scalar_tensor(y, x.options())); });
+        [f](const Tensor& x, Scalar y) { return f(x, scalar_tensor(y, x.options())); },
+        {g, [g](Tensor& x, Scalar y) -> Tensor& { return g(x, scalar_tensor(y, x.options())); }});
   }
   def_unary(t, "bitwise_not", [](const Tensor& x) { return bitwise_not(x); }, nullptr);
   binary(
       t, "pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); },
-      [](const Tensor& x, Scalar y) { return pow(x, y); }, {&Tensor::pow_, &Tensor::pow_});
+      [](const Tensor& x, Scalar y) { return pow(x, y); },
+      {[](Tensor& x, const Tensor& y) -> Tensor& { return x.pow_(y); },
+       [](Tensor& x, Scalar y) -> Tensor& { return x.pow_(y); }});
   t.def("pow.Scalar_Tensor", [](const Args& a) { return pow(a.scalar(0), a.tensor(1)); });
   // In float64, or complex128 where either side is complex.
   t.def("float_power.Tensor", [](const Args& a) {

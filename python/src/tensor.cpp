@@ -253,6 +253,7 @@ void bind_tensor(py::module_& m) {
                                return py::cast(x.grad_fn());
                              })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def_property_readonly("_version", &Tensor::_version)
       .def_property_readonly("output_nr",
                              [](const Tensor& x) -> int64_t {
                                // Which output of grad_fn x is; a leaf's is 0 (and it may have

@@ -7,6 +7,8 @@ import inspect
 import os
 import pathlib
 
+import pytest
+
 import ember
 
 ROOT = pathlib.Path(os.environ.get("EMBER_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
@@ -74,3 +76,42 @@ def test_a_capture_records_the_ops_python_calls_with_their_tensors():
     assert top[0]["outputs"][0].data_ptr() == y.data_ptr() == top[1]["inputs"][0].data_ptr()
     assert top[2]["outputs"][0].data_ptr() == z.data_ptr()
     assert "inplace" in top[2]["tags"] and "pointwise" in top[0]["tags"]
+
+
+@pytest.mark.parametrize("name", ["remainder", "fmod", "floor_divide", "bitwise_and",
+                                  "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+                                  "bitwise_right_shift"])
+def test_binary_in_place_methods_run_their_kernel_into_self(name):
+    import torch
+    a = torch.tensor([7, -7, 5, 12, -3], dtype=torch.int32)
+    b = torch.tensor([2, 3, -2, 5, 1], dtype=torch.int32)
+    x, y = ember.tensor(a.tolist(), dtype=ember.int32), ember.tensor(b.tolist(), dtype=ember.int32)
+    ptr, version = x.data_ptr(), x._version
+    with ember._C._OpCapture() as c:
+        out = getattr(x, name + "_")(y)
+        getattr(x, name + "_")(2)
+    getattr(a, name + "_")(b)
+    getattr(a, name + "_")(2)
+    assert out is x and x.data_ptr() == ptr and x._version == version + 2
+    assert x.tolist() == a.tolist()
+    ops = [(o["op"], o["depth"]) for o in c.ops()]
+    assert ops.count((name + "_", 0)) == 2 and not any(op == "copy_" for op, _ in ops), ops
+
+
+def test_binary_in_place_methods_keep_pytorch_rules():
+    x = ember.tensor([5, 7])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        x.remainder_(0)
+    with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+        x.fmod_(ember.tensor([1.5, 2.0]))
+    with pytest.raises(RuntimeError, match='"bitwise_and_cpu" not implemented for'):
+        ember.tensor([1.0]).bitwise_and_(ember.tensor([1.0]))
+    assert x.tolist() == [5, 7]  # a refused call leaves self as it was
+    f = ember.tensor([5.5, -7.25])
+    f.remainder_(ember.tensor([2.0, 2.0]))
+    assert f.tolist() == [1.5, 0.75]
+    g = ember.tensor([3.0, 4.0], requires_grad=True)
+    h = g * 1
+    h.fmod_(ember.tensor([2.0, 3.0]))  # through autograd: d/dx fmod(x, c) = 1
+    h.sum().backward()
+    assert g.grad.tolist() == [1.0, 1.0]
