@@ -93,11 +93,17 @@ std::tuple<Tensor, std::vector<int>> cholesky_lower(const char* op, const Tensor
     detail::dispatch_lapack(a.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
       T* p = static_cast<T*>(buf.data_ptr());
-      for (int64_t b = 0; b < batch; ++b)
-        infos[static_cast<size_t>(b)] =
-            lapack::potrf<T>('L', static_cast<int>(n), p + b * n * n, static_cast<int>(n));
+      for (int64_t b = 0; b < batch; ++b) {
+        T* m = p + b * n * n;
+        infos[static_cast<size_t>(b)] = lapack::potrf<T>('L', static_cast<int>(n), m,
+                                                         static_cast<int>(n));
+        // potrf leaves the strict upper triangle as it found it: zeroed here, in the buffer
+        // (column j holds rows 0..j-1 above the diagonal), rather than by a tril afterwards.
+        for (int64_t j = 1; j < n; ++j) std::fill(m + j * n, m + j * n + j, T(0));
+      }
     });
-  return {tril(from_column_major(buf)), infos};
+  // Column-major, as PyTorch's result (strides (1, n)).
+  return {from_column_major(buf), infos};
 }
 
 // Murray's (arXiv 1602.07527), as PyTorch's cholesky_backward: gA = L^-H P L^-1 with P the

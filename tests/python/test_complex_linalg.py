@@ -166,3 +166,17 @@ def test_matrix_exp_takes_pytorchs_degree_for_each_norm(dtype, norm):
     want = torch.linalg.matrix_exp(a)
     got = T(ela.matrix_exp(E(a)))
     torch.testing.assert_close(got, want, rtol=1e-13, atol=1e-14 * float(want.abs().max()))
+
+
+def test_cholesky_result_is_column_major_as_pytorch():
+    # LAPACK's factor is returned in place, column-major (strides (1, n)) as PyTorch's, with its
+    # upper triangle zeroed in the buffer (no tril pass afterwards).
+    torch.manual_seed(5)
+    m = torch.randn(5, 5, dtype=torch.float64)
+    a = m @ m.mT + 5 * torch.eye(5, dtype=torch.float64)
+    want = torch.linalg.cholesky(a)
+    got = ember.linalg.cholesky(ember.from_numpy(a.numpy().copy()))
+    assert got.stride() == want.stride() == (1, 5)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    batch = ember.linalg.cholesky(ember.from_numpy(a.expand(3, 5, 5).numpy().copy()))
+    assert batch.stride() == torch.linalg.cholesky(a.expand(3, 5, 5)).stride()
