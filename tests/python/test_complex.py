@@ -273,6 +273,10 @@ def test_complex32_dtype_promotion_and_parts():
     with pytest.raises(TypeError, match="numpy"):
         z.numpy()
     assert ember.tensor([1.5 - 2j]).chalf().item() == 1.5 - 2j
+    for name in ("complex32", "complex64", "complex128"):  # the limits of the parts, as PyTorch
+        got, want = ember.finfo(getattr(ember, name)), torch.finfo(getattr(torch, name))
+        assert (got.dtype, got.bits, got.eps, got.max) == (want.dtype, want.bits, want.eps,
+                                                           want.max)
     assert "dtype=ember.complex32" in repr(z)
 
 

@@ -40,6 +40,8 @@ class finfo:
 
     def __init__(self, type=None):
         d = _E.float32 if type is None else _to_dtype(type, "finfo")
+        if d.is_complex:  # a complex dtype's limits are its parts' (complex64: float32's)
+            d = d.to_real()
         name = _dname(d)
         if name not in self._TABLE:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo "
