@@ -32,8 +32,7 @@ def _foreign_state(device_type):
     if states is None:
         states = _foreign.states = {}
     if device_type not in states:
-        from . import _C as C
-        states[device_type] = [False, getattr(C, _FOREIGN_DTYPES[device_type])]
+        states[device_type] = [False, getattr(_C, _FOREIGN_DTYPES[device_type])]
     return states[device_type]
 
 

@@ -255,24 +255,24 @@ def _write_zip(out, name, pickled, records):
 
 # --- reading ---
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
-                       backward_hooks=None, metadata=None):
-    data, dtype_name, location = storage
-    t = _from_bytes(data, dtype_name, storage_offset, size, stride)
-    t = _place(t, location)
+def _rebuild(storage, dtype_name, storage_offset, size, stride, requires_grad):
+    data, _, location = storage
+    t = _place(_from_bytes(data, dtype_name, storage_offset, size, stride), location)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False,
+                       backward_hooks=None, metadata=None):
+    """A typed storage's elements (its dtype named by the storage's class)."""
+    return _rebuild(storage, storage[1], storage_offset, size, stride, requires_grad)
 
 
 def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks,
                        dtype, metadata=None):
     """PyTorch 2's rebuild: bytes of an untyped storage read as `dtype`."""
-    data, _, location = storage
-    t = _place(_from_bytes(data, _dtype_name(dtype), storage_offset, size, stride), location)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _rebuild(storage, _dtype_name(dtype), storage_offset, size, stride, requires_grad)
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, *args):

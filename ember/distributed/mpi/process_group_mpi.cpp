@@ -122,14 +122,14 @@ class MpiWorker {
   }
 
  private:
-  std::map<size_t, MPI_Datatype> types_;
-  std::map<std::pair<int, int>, MPI_Op> ops_;
   void set(bool& flag) {
     std::lock_guard<std::mutex> lock(mutex_);
     flag = true;
     cv_.notify_all();
   }
 
+  std::map<size_t, MPI_Datatype> types_;
+  std::map<std::pair<int, int>, MPI_Op> ops_;
   TaskQueue<Task> queue_;
   std::mutex mutex_;  // guards drained_ and exited_
   bool drained_ = false;  // the queue is closed and every task has run
