@@ -4,6 +4,7 @@
 #include "ember/amp/grad_scaler.h"
 #include "ember/autograd/engine.h"
 #include "ember/autograd/gradcheck.h"
+#include "ember/compile/compile.h"
 #include "ember/backend/cpu/cpu_device.h"
 #include "ember/backend/cpu/thread_pool.h"
 #include "ember/backend/cuda/device.h"

@@ -10,6 +10,7 @@
 #include "ember/core/grad_mode.h"
 #include "ember/core/profiler_events.h"
 #include "ember/ops/autograd_support.h"
+#include "ember/ops/capture.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
 #include "ember/ops/reduce.h"
@@ -303,14 +304,25 @@ void queue_callback(std::function<void()> callback) {
   current_task->queue_callback(std::move(callback));
 }
 
+namespace {
+// A backward pass under a capture runs ops whose results land in .grad, outside the trace's
+// values: a trace that holds one cannot be replayed (Note [Capture at the op entry]).
+void mark_capture_break(const char* what) {
+  if (OpCapture* c = detail::t_local_state.capture)
+    c->mark_break(std::string(what) + " ran inside the traced function");
+}
+}  // namespace
+
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grad_outputs,
               bool retain_graph, bool create_graph) {
+  mark_capture_break("autograd's backward()");
   run(outputs, grad_outputs, retain_graph || create_graph, create_graph, nullptr, false);
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs, bool retain_graph,
                          bool create_graph, bool allow_unused) {
+  mark_capture_break("autograd.grad()");
   return run(outputs, grad_outputs, retain_graph || create_graph, create_graph, &inputs,
              allow_unused);
 }

@@ -17,6 +17,8 @@ struct TensorIter {
   /// Operand 0 is `out`; inputs must broadcast to out's shape (ops/ has checked devices and
   /// shapes).
   TensorIter(const Tensor& out, std::initializer_list<Tensor> inputs);
+  /// An empty one, for loops that fill in their own operands (backend/cpu/fused.cpp).
+  TensorIter() = default;
 
   int ndim = 0;
   int ntensors = 0;

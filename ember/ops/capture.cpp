@@ -15,11 +15,22 @@ std::vector<CapturedOp> OpCapture::ops() const {
 void OpCapture::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   ops_.clear();
+  breaks_.clear();
 }
 
-size_t OpCapture::begin(OpId id, std::vector<Tensor> inputs, int depth) {
+void OpCapture::mark_break(std::string reason) {
   std::lock_guard<std::mutex> lock(mutex_);
-  ops_.push_back({id, std::move(inputs), {}, depth});
+  breaks_.push_back(std::move(reason));
+}
+
+std::vector<std::string> OpCapture::breaks() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return breaks_;
+}
+
+size_t OpCapture::begin(OpId id, std::vector<Tensor> inputs, int depth, OpReplay replay) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ops_.push_back({id, std::move(inputs), {}, depth, std::move(replay)});
   return ops_.size() - 1;
 }
 

@@ -8,6 +8,7 @@
 #include "ember/ops/copy.h"
 #include "ember/ops/dispatch.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/kernel_capture.h"
 #include "ember/ops/op_entry.h"
 #include "ember/ops/reduce.h"
 
@@ -139,6 +140,9 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const BinaryParams&
   Tensor out = empty(shape, TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac, bc});
   EMBER_DISPATCH_DEVICE(out.device(), binary, for_dtype(op, ct), it, p);
+  if (KernelCapture* kc = kernel_capture())  // Note [Kernel notes]
+    kc->notes.push_back({KernelNote::Kind::Binary, static_cast<int>(for_dtype(op, ct)), {}, p,
+                         Scalar(), {ac, bc}, out});
   return out;
 }
 
@@ -151,6 +155,9 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, Scalar b, const BinaryParams&
   Tensor out = empty(a.sizes(), TensorOptions(output_dtype(kind, ct)).with_device(a.device()));
   TensorIter it(out, {ac});
   EMBER_DISPATCH_DEVICE(out.device(), binary_scalar, for_dtype(op, ct), it, b, p);
+  if (KernelCapture* kc = kernel_capture())  // Note [Kernel notes]
+    kc->notes.push_back({KernelNote::Kind::BinaryScalar, static_cast<int>(for_dtype(op, ct)), {},
+                         p, b, {ac}, out});
   return out;
 }
 

@@ -4,6 +4,10 @@
 // fusion), so that no op grows a line per feature.
 #pragma once
 
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -96,6 +100,79 @@ void collect_tensors(std::vector<Tensor>& out, const std::tuple<T...>& t) {
 template <typename T>
 void collect_tensors(std::vector<Tensor>&, const T&) {}
 
+// An argument as a replay keeps it (Note [Capture at the op entry]): a tensor is a slot the
+// replay's inputs fill, in collect_tensors' order, so that the record does not hold it twice; a
+// view of the caller's characters becomes an owned copy; anything else is copied.
+struct TensorSlot {};
+struct TensorListSlot {
+  size_t n;
+};
+struct KeptCString {
+  std::string s;
+  bool null;
+};
+template <typename T>
+auto keep_arg(const T& v) {
+  using D = std::decay_t<T>;
+  if constexpr (std::is_same_v<D, Tensor>)
+    return TensorSlot{};
+  else if constexpr (std::is_same_v<D, std::vector<Tensor>>)
+    return TensorListSlot{v.size()};
+  else if constexpr (std::is_same_v<D, std::string_view>)
+    return std::string(v);
+  else if constexpr (std::is_same_v<D, const char*>)
+    return KeptCString{v ? std::string(v) : std::string(), v == nullptr};
+  else
+    return D(v);
+}
+inline Tensor replay_arg(TensorSlot, const std::vector<Tensor>& in, size_t& k) { return in.at(k++); }
+inline std::vector<Tensor> replay_arg(TensorListSlot s, const std::vector<Tensor>& in, size_t& k) {
+  if (k + s.n > in.size()) throw std::out_of_range("replay: fewer tensors than the op was given");
+  std::vector<Tensor> v(in.begin() + static_cast<std::ptrdiff_t>(k),
+                        in.begin() + static_cast<std::ptrdiff_t>(k + s.n));
+  k += s.n;
+  return v;
+}
+inline const char* replay_arg(const KeptCString& c, const std::vector<Tensor>&, size_t&) {
+  return c.null ? nullptr : c.s.c_str();
+}
+template <typename T>
+const T& replay_arg(const T& kept, const std::vector<Tensor>&, size_t&) {
+  return kept;
+}
+
+/// The op called again with other tensors (CapturedOp::replay), or nothing where an argument
+/// cannot be copied.
+template <typename Op, typename... Args>
+OpReplay make_replay(Op op, const Args&... args) {
+  if constexpr (!(std::is_copy_constructible_v<decltype(keep_arg(args))> && ...)) {
+    return {};
+  } else {
+    return [op, kept = std::make_tuple(keep_arg(args)...)](const std::vector<Tensor>& in) {
+      return std::apply(
+          [&](const auto&... k) {
+            size_t next = 0;
+            // Braces: the slots are filled left to right.
+            std::tuple<std::decay_t<decltype(replay_arg(k, in, next))>...> given{
+                replay_arg(k, in, next)...};
+            return std::apply(
+                [&](auto&... g) {
+                  std::vector<Tensor> out;
+                  if constexpr (std::is_void_v<decltype(op(g...))>) {
+                    op(g...);
+                  } else {
+                    decltype(auto) r = op(g...);
+                    collect_tensors(out, r);
+                  }
+                  return out;
+                },
+                given);
+          },
+          kept);
+    };
+  }
+}
+
 // The profiler's record and autocast's casts. The op's arguments are its parameters, passed on as
 // they came (in-place ops take Tensor&).
 template <OpId kId, typename Op, typename... Args>
@@ -122,7 +199,8 @@ template <OpId kId, typename Op, typename... Args>
 decltype(auto) enter_op_captured(OpCapture& capture, Op op, Args&&... args) {
   std::vector<Tensor> inputs;
   (collect_tensors(inputs, args), ...);
-  size_t index = capture.begin(kId, std::move(inputs), t_capture_depth);
+  size_t index =
+      capture.begin(kId, std::move(inputs), t_capture_depth, make_replay(op, args...));
   struct Depth {
     Depth() { ++t_capture_depth; }
     ~Depth() { --t_capture_depth; }

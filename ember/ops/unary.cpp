@@ -7,6 +7,7 @@
 #include "ember/ops/dispatch.h"
 #include "ember/ops/elementwise.h"
 #include "ember/ops/factory.h"
+#include "ember/ops/kernel_capture.h"
 #include "ember/ops/op_entry.h"
 #include "ember/ops/unary_with_grad.h"
 
@@ -39,6 +40,9 @@ Tensor unary(UnaryOp op, const Tensor& x, const UnaryParams& p) {
   Tensor out = empty(in.sizes(), in.options());
   TensorIter it(out, {in});
   EMBER_DISPATCH_DEVICE(out.device(), unary, op, it, p);
+  if (KernelCapture* kc = kernel_capture())  // Note [Kernel notes]
+    kc->notes.push_back(
+        {KernelNote::Kind::Unary, static_cast<int>(op), p, {}, Scalar(), {in}, out});
   return out;
 }
 

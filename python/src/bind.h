@@ -41,6 +41,7 @@ void bind_multiprocessing(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_amp(py::module_& m);
 void bind_profiler(py::module_& m);
+void bind_compile(py::module_& m);
 
 class OpTable;
 /// The ops declared by signature (op_table.h), one function per part: ember._C._ops gets the

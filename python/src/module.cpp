@@ -64,6 +64,7 @@ PYBIND11_MODULE(_C, m) {
   bind_interop(m);
   bind_amp(m);
   bind_profiler(m);
+  bind_compile(m);
   bind_ops(m);
   m.def("_register", [](const std::string& name, py::object obj) {
     py::object*& slot = python_objects()[name];
