@@ -89,7 +89,7 @@ Graph::Step fuse(std::vector<Graph::Step>& steps, size_t first, const std::vecto
                  const std::vector<bool>& read_after, const std::vector<bool>& broadcast_value) {
   auto program = std::make_shared<FusedProgram>();
   Graph::Step fused;
-  fused.id = steps[first].id;
+  fused.name = "fused";
   fused.shape = group.front().shape;
   fused.options = group.front().options;
   program->dtype = group.front().options.dtype;
@@ -198,7 +198,7 @@ std::vector<Tensor> gather(const std::vector<int>& numbers, const std::vector<Te
 }
 
 void store(const Graph::Step& s, std::vector<Tensor> results, std::vector<Tensor>& values) {
-  EMBER_CHECK(results.size() == s.outputs.size(), "[compile] replaying ", op_name(s.id),
+  EMBER_CHECK(results.size() == s.outputs.size(), "[compile] replaying ", s.name,
               " gave ", results.size(), " tensors where the trace had ", s.outputs.size());
   for (size_t k = 0; k < results.size(); ++k)
     if (s.outputs[k] >= 0) values[static_cast<size_t>(s.outputs[k])] = std::move(results[k]);
@@ -261,6 +261,7 @@ GraphOrBreak build_graph(const Trace& trace, const std::vector<Tensor>& inputs,
   // which each constant was first read.
   std::vector<std::pair<size_t, Tensor>> made;
   std::unordered_map<int, size_t> first_read;
+  std::vector<const CapturedOp*> step_op;  // each step's op (nullptr: an alias, as detach)
   for (const Tensor& t : inputs) {
     EMBER_CHECK(t.defined(), "[compile] a traced function's tensor arguments must be defined");
     auto it = value_of.find(t.unsafe_impl());
@@ -270,6 +271,26 @@ GraphOrBreak build_graph(const Trace& trace, const std::vector<Tensor>& inputs,
     if (!t.defined()) return -1;
     auto it = value_of.find(t.unsafe_impl());
     if (it != value_of.end()) return it->second;
+    // detach() and .data make an alias of a traced value without an op: replay it as one.
+    if (!t.requires_grad())
+      for (int a = g->num_values - 1; a >= 0; --a) {
+        const Tensor& o = traced[static_cast<size_t>(a)];
+        if (same_storage(o, t) && o.sizes() == t.sizes() && o.strides() == t.strides() &&
+            o.storage_offset() == t.storage_offset() && o.dtype() == t.dtype()) {
+          Graph::Step s;
+          s.name = "detach";
+          s.inputs = {a};
+          s.replay = [](const std::vector<Tensor>& in) {
+            return std::vector<Tensor>{in.at(0).detach()};
+          };
+          int v = new_value(t);
+          s.outputs = {v};
+          made.emplace_back(g->steps.size(), t);
+          g->steps.push_back(std::move(s));
+          step_op.push_back(nullptr);
+          return v;
+        }
+      }
     int v = new_value(t);
     g->constants.emplace_back(v, t);
     first_read[v] = g->steps.size();
@@ -290,7 +311,7 @@ GraphOrBreak build_graph(const Trace& trace, const std::vector<Tensor>& inputs,
       return result;
     }
     Graph::Step s;
-    s.id = op->id;
+    s.name = op_name(op->id);
     s.replay = op->replay;
     for (const Tensor& t : op->inputs) s.inputs.push_back(value(t));
     for (const Tensor& t : op->outputs) {
@@ -298,6 +319,7 @@ GraphOrBreak build_graph(const Trace& trace, const std::vector<Tensor>& inputs,
       if (t.defined()) made.emplace_back(g->steps.size(), t);
     }
     g->steps.push_back(std::move(s));
+    step_op.push_back(op);
   }
   for (const Tensor& t : outputs) g->outputs.push_back(value(t));
 
@@ -329,14 +351,14 @@ GraphOrBreak build_graph(const Trace& trace, const std::vector<Tensor>& inputs,
     std::unordered_map<const TensorImpl*, const KernelNote*> note_of;
     for (const KernelNote& n : trace.kernels) note_of[n.output.unsafe_impl()] = &n;
     std::vector<std::optional<FusableOp>> fusable;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const CapturedOp& op = *ops[i];
+    for (size_t i = 0; i < g->steps.size(); ++i) {
+      const CapturedOp* op = step_op[i];
       const KernelNote* note = nullptr;
-      if (op.outputs.size() == 1 && op.outputs[0].defined()) {
-        auto it = note_of.find(op.outputs[0].unsafe_impl());
+      if (op && op->outputs.size() == 1 && op->outputs[0].defined()) {
+        auto it = note_of.find(op->outputs[0].unsafe_impl());
         if (it != note_of.end()) note = it->second;
       }
-      fusable.push_back(as_fusable(op, g->steps[i], note));
+      fusable.push_back(op ? as_fusable(*op, g->steps[i], note) : std::nullopt);
     }
     std::vector<bool> broadcast(static_cast<size_t>(g->num_values), false);
     for (size_t v = 0; v < traced.size(); ++v) broadcast[v] = traced[v].numel() == 1;
@@ -377,10 +399,10 @@ std::string Graph::describe() const {
     if (s.fused) {
       os << "fused[";
       for (size_t k = 0; k < s.members.size(); ++k)
-        os << (k ? ", " : "") << op_name(s.members[k].id);
+        os << (k ? ", " : "") << s.members[k].name;
       os << "] " << s.inputs.size() << " inputs -> " << s.outputs.size() << "\n";
     } else {
-      os << op_name(s.id) << "\n";
+      os << s.name << "\n";
     }
   }
   return os.str();

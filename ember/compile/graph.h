@@ -18,7 +18,8 @@ namespace ember::compiler {
 // Tracing runs the function once, eagerly, with an OpCapture and a KernelCapture installed: its
 // values are real, and the capture names each op the user's code entered (depth 0) with the
 // tensors it took and gave. Tensors are numbered by identity: an argument of the function is an
-// input, a result of an earlier op that op's value, anything else a constant the graph holds (a
+// input, a result of an earlier op that op's value, an alias of a traced value made without an
+// op (detach(), .data) a step of its own, anything else a constant the graph holds (a
 // parameter, a buffer). Running the graph calls each op again (CapturedOp::replay) on the values,
 // so autograd records as it did eagerly and random ops draw anew. Runs of elementwise ops whose
 // kernels were noted (Note [Kernel notes]) on same-shaped tensors that need no gradient become
@@ -34,7 +35,8 @@ namespace ember::compiler {
 struct Graph {
   /// An op replayed, or a fused group of them.
   struct Step {
-    OpId id{};                // the op (a fused group's first)
+    const char* name = "";    // the op's (op_name), "fused", or "detach" (an alias made
+                              // without an op: Tensor::detach, .data)
     std::vector<int> inputs;  // value numbers; -1 for an undefined tensor
     std::vector<int> outputs;
     OpReplay replay;  // not for a fused group

@@ -117,13 +117,12 @@ class _Marks:
         from . import autograd
         self._saved = []
         for name in _HOST_READS:
-            for klass in Tensor.__mro__:
-                if name in klass.__dict__:
-                    original = klass.__dict__[name]
-                    self._saved.append((klass, name, original))
-                    setattr(klass, name, _marking(name, original,
-                                                  f"Tensor.{name}() reads values on the host"))
-                    break
+            original = getattr(Tensor, name, None)
+            if original is None:
+                continue
+            self._saved.append((Tensor, name, Tensor.__dict__.get(name)))
+            setattr(Tensor, name, _marking(name, original,
+                                           f"Tensor.{name}() reads values on the host"))
         fn = autograd.Function.__dict__["apply"]
         self._saved.append((autograd.Function, "apply", fn))
         setattr(autograd.Function, "apply", classmethod(_marking(
@@ -132,7 +131,10 @@ class _Marks:
 
     def __exit__(self, *exc):
         for klass, name, original in reversed(self._saved):
-            setattr(klass, name, original)
+            if original is None:  # inherited (object's __format__): drop the wrapper
+                delattr(klass, name)
+            else:
+                setattr(klass, name, original)
 
 
 _marks_lock = threading.Lock()

@@ -5,6 +5,7 @@
 #include "ember/backend/fused.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -34,12 +35,27 @@ struct BlockLauncher {
   }
 };
 
+// Copies a block of a register to an output; where the outputs are too large to stay in the
+// cache, with streaming stores (loops.h's stream_threshold_bytes says why).
+void store(char* dst, const char* src, size_t bytes, bool stream) {
+  if (!stream) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  size_t i = 0;
+  for (; i < bytes && reinterpret_cast<uintptr_t>(dst + i) % 64 != 0; ++i) dst[i] = src[i];
+  for (; i + 64 <= bytes; i += 64) cpu::detail::stream64(dst + i, src + i);
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
 }  // namespace
 
 void fused_cpu(const FusedProgram& p, const std::vector<const void*>& inputs,
                const std::vector<bool>& input_broadcast, const std::vector<void*>& outputs,
                int64_t numel) {
   const auto es = static_cast<int64_t>(itemsize(p.dtype));
+  const bool stream = numel * es * static_cast<int64_t>(p.outputs.size()) >
+                      cpu::stream_threshold_bytes();
   auto chunk = [&](int64_t begin, int64_t end) {
     auto regs = std::make_unique<char[]>(static_cast<size_t>(p.num_registers * kBlock * es));
     auto reg = [&](int r) { return regs.get() + r * kBlock * es; };
@@ -82,9 +98,12 @@ void fused_cpu(const FusedProgram& p, const std::vector<const void*>& inputs,
         }
       }
       for (size_t k = 0; k < p.outputs.size(); ++k)
-        std::memcpy(static_cast<char*>(outputs[k]) + off * es, reg(p.outputs[k]),
-                    static_cast<size_t>(n * es));
+        store(static_cast<char*>(outputs[k]) + off * es, reg(p.outputs[k]),
+              static_cast<size_t>(n * es), stream);
     }
+#if defined(__SSE2__)
+    if (stream) _mm_sfence();  // publish the streaming stores before the pool's handshake
+#endif
   };
   parallel_for(0, numel, kGrainSize, chunk);
 }
