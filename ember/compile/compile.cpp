@@ -110,7 +110,10 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   State::Entry& e = st.entries[key];
   e.graph = std::move(built.graph);
   e.break_reason = built.break_reason;
-  if (!e.graph) st.stats.breaks.push_back(built.break_reason);
+  if (e.graph)
+    st.stats.fused_ops += e.graph->fused_ops();
+  else
+    st.stats.breaks.push_back(built.break_reason);
   return outputs;
 }
 

@@ -33,6 +33,7 @@ class CompiledFunction {
     int traces = 0;       // calls that traced (the first of each signature)
     int graph_runs = 0;   // calls run from a graph
     int eager_runs = 0;   // calls after a break, run eagerly
+    int fused_ops = 0;    // ops that fused steps stand for, over the graphs built
     std::vector<std::string> breaks;  // each break's reason, in order
   };
   Stats stats() const;

@@ -247,10 +247,10 @@ class _Compiled:
 
     def _stats(self):
         """Traces, graph runs, eager runs and breaks over every signature, for tests and logs."""
-        total = {"traces": 0, "graph_runs": 0, "eager_runs": 0, "breaks": []}
+        total = {"traces": 0, "graph_runs": 0, "eager_runs": 0, "fused_ops": 0, "breaks": []}
         for e in self._entries.values():
             s = e.compiled.stats()
-            for k in ("traces", "graph_runs", "eager_runs"):
+            for k in ("traces", "graph_runs", "eager_runs", "fused_ops"):
                 total[k] += s[k]
             total["breaks"] += s["breaks"]
         return total

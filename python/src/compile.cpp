@@ -34,6 +34,7 @@ void bind_compile(py::module_& m) {
              d["traces"] = s.traces;
              d["graph_runs"] = s.graph_runs;
              d["eager_runs"] = s.eager_runs;
+             d["fused_ops"] = s.fused_ops;
              d["breaks"] = s.breaks;
              return d;
            })
