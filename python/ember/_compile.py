@@ -13,6 +13,7 @@ replay does not run the function's Python side effects. The rest is PyTorch's: t
 checks and their messages, `disable=`, the decorator form, and for a module an OptimizedModule
 holding it as `_orig_mod` (so its state_dict keys start with "_orig_mod.")."""
 import functools
+import sys
 import threading
 import weakref
 
@@ -233,6 +234,9 @@ class _Compiled:
             return fn(*args, **kwargs)
         entry = self._entries.get(key)
         if entry is None:
+            if self._entries and _C._compile_log_enabled("recompiles"):
+                print(f"[ember.compile] recompiling {getattr(fn, '__qualname__', fn)!s:.60}: "
+                      "new non-tensor arguments or train/eval flags", file=sys.stderr)
             entry = self._entries[key] = _Entry(fn, spec, self._settings.get("fullgraph", False),
                                                 self._fuse)
         if entry.eager:

@@ -6,6 +6,7 @@ are those of two PyTorch runs with different seeds, not of equal numbers). The p
 data and their tolerances are tests/programs/runner.py's, shared with bench/programs_bench.py.
 The whole file runs in about two minutes."""
 import os
+import re
 import sys
 
 import pytest
@@ -57,6 +58,21 @@ def test_nanogpt_trains_shakespeare_char(workdir):
     ours = last(pattern, run("ember", program, args + ["--out_dir=out_ember"], ng))
     assert agrees(ours, theirs, tolerance), f"ember {ours} against PyTorch {theirs}"
     assert ours < 2.6  # from ln 65 = 4.17
+
+
+def test_nanogpt_with_compile_true_logs_the_same_losses(workdir):
+    # train.py's default: the model compiled. ember traces its forward once per signature and
+    # replays it, so every logged loss is the eager run's, digit for digit.
+    _, program, args, where, _, _ = NANOGPT
+    short = [a for a in args if not a.startswith(("--max_iters", "--lr_decay_iters",
+                                                   "--eval_interval", "--log_interval",
+                                                   "--compile"))]
+    short += ["--max_iters=60", "--lr_decay_iters=60", "--eval_interval=30", "--log_interval=10"]
+    ng = workdir / where
+    logs = {c: run("ember", program, short + [f"--compile={c}", f"--out_dir=out_c{c}"], ng)
+            for c in ("False", "True")}
+    losses = {c: re.findall(r"loss ([0-9.]+)", out) for c, out in logs.items()}
+    assert losses["True"] and losses["True"] == losses["False"], losses
 
 
 @pytest.mark.parametrize("program", ["single_gpu.py", "multigpu.py"])
