@@ -13,6 +13,7 @@
 #endif
 
 #include "ember/backend/cpu/thread_pool.h"
+#include "ember/backend/cpu/vector_math.h"
 #include "ember/backend/tensor_iter.h"
 
 namespace ember::cpu {
@@ -99,6 +100,15 @@ EMBER_FORCE_INLINE void run_typed(char** ptrs, const int64_t* strides, int64_t n
                                   bool stream, std::index_sequence<I...> seq) {
   using Args = std::tuple<In...>;
   constexpr size_t kIn = sizeof...(In);
+#if defined(__AVX2__)
+  if constexpr (VectorMath<F, Out, In...>::kAvailable) {  // vector_math.h: sin, cos, log
+    run_vector<VectorMath<F, Out, In...>>(reinterpret_cast<float*>(ptrs[0]),
+                                          strides[0] / static_cast<int64_t>(sizeof(float)),
+                                          reinterpret_cast<const float*>(ptrs[1]),
+                                          strides[1] / static_cast<int64_t>(sizeof(float)), n);
+    return;
+  }
+#endif
   bool contiguous = strides[0] == static_cast<int64_t>(sizeof(Out)) &&
                     ((strides[I + 1] == static_cast<int64_t>(sizeof(In))) && ...);
   Out* out = reinterpret_cast<Out*>(ptrs[0]);
