@@ -74,8 +74,8 @@ def _flatten(obj, tensors):
     if isinstance(obj, Tensor):
         tensors.append(obj)
         return "T"
-    if isinstance(obj, (tuple, list)):
-        return (type(obj).__name__, tuple(_flatten(x, tensors) for x in obj))
+    if isinstance(obj, (tuple, list)):  # named tuples (torch.return_types) keep their type
+        return ("seq", type(obj), tuple(_flatten(x, tensors) for x in obj))
     if isinstance(obj, dict):
         return ("dict", tuple(obj.keys()), tuple(_flatten(v, tensors) for v in obj.values()))
     if isinstance(obj, _CONSTANTS) or type(obj).__name__ == "Size":
@@ -91,8 +91,10 @@ def _unflatten(spec, tensors):
         return spec[1]
     if kind == "dict":
         return {k: _unflatten(v, tensors) for k, v in zip(spec[1], spec[2])}
-    items = [_unflatten(x, tensors) for x in spec[1]]
-    return tuple(items) if kind == "tuple" else items
+    cls, items = spec[1], [_unflatten(x, tensors) for x in spec[2]]
+    if cls is list or cls is tuple:
+        return cls(items)
+    return cls(*items) if hasattr(cls, "_fields") else cls(items)
 
 
 # --- what the op entry cannot see, marked while tracing -----------------------------------------

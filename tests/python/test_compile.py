@@ -36,6 +36,15 @@ def test_a_chain_is_fused_and_replayed_with_eager_bits():
     assert "fused[" in entry.compiled.graph([x, y])
 
 
+def test_named_tuple_results_keep_their_type():
+    c = ember.compile(lambda x: (x * 2).max(0))
+    x = ember.randn(3, 4)
+    c(x)
+    got, want = c(x + 1), (x * 2 + 2).max(0)
+    assert type(got) is type(want) and ember.equal(got.values, want.values)
+    assert ember.equal(got.indices, want.indices)
+
+
 def test_non_tensor_arguments_and_shapes_make_new_signatures():
     c = ember.compile(chain)
     x, y = ember.randn(8), ember.randn(8)
