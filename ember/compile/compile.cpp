@@ -1,6 +1,7 @@
 // ember::compile (compile/compile.h).
 #include "ember/compile/compile.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -34,9 +35,17 @@ std::string signature(const std::vector<Tensor>& inputs) {
   const detail::LocalState& s = detail::t_local_state;
   os << "grad=" << s.grad_enabled << " autocast=" << s.autocast.enabled[0]
      << s.autocast.enabled[1] << s.autocast.dtype[0] << s.autocast.dtype[1];
-  for (const Tensor& t : inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = inputs[i];
     if (!t.defined()) {
       os << " undefined";
+      continue;
+    }
+    // The same tensor given twice is one value of the graph: f(a, a) and f(a, b) differ.
+    auto same = std::find_if(inputs.begin(), inputs.begin() + static_cast<std::ptrdiff_t>(i),
+                             [&](const Tensor& o) { return o.is_same(t); });
+    if (same != inputs.begin() + static_cast<std::ptrdiff_t>(i)) {
+      os << " =" << (same - inputs.begin());
       continue;
     }
     os << " " << t.dtype() << "@" << t.device() << t.sizes() << t.strides()

@@ -66,6 +66,16 @@ TEST(Compile, ANewShapeOrDtypeIsTracedAgain) {
   EXPECT_EQ(f.stats().graph_runs, 1);
 }
 
+TEST(Compile, ATensorGivenTwiceIsASignatureOfItsOwn) {
+  CompiledFunction f = compile([](const std::vector<Tensor>& in) -> std::vector<Tensor> {
+    return {in[0] * 2.0 - in[1]};
+  });
+  Tensor a = ones({3}), b = zeros({3});
+  f({a, a});
+  EXPECT_TRUE(equal(f({a, b})[0], full({3}, 2.0)));
+  EXPECT_EQ(f.stats().traces, 2);
+}
+
 TEST(Compile, TheGraphSeesParametersUpdatedInPlaceAndWritesIntoItsInputs) {
   Tensor w = ones({4});
   CompiledFunction f = compile([&w](const std::vector<Tensor>& in) -> std::vector<Tensor> {
