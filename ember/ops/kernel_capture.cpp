@@ -2,16 +2,12 @@
 #include "ember/ops/kernel_capture.h"
 
 namespace ember {
-namespace {
-thread_local KernelCapture* t_kernel_capture = nullptr;
+
+KernelCaptureGuard::KernelCaptureGuard(KernelCapture& capture)
+    : saved_(detail::t_kernel_capture) {
+  detail::t_kernel_capture = &capture;
 }
 
-KernelCaptureGuard::KernelCaptureGuard(KernelCapture& capture) : saved_(t_kernel_capture) {
-  t_kernel_capture = &capture;
-}
-
-KernelCaptureGuard::~KernelCaptureGuard() { t_kernel_capture = saved_; }
-
-KernelCapture* detail::kernel_capture() { return t_kernel_capture; }
+KernelCaptureGuard::~KernelCaptureGuard() { detail::t_kernel_capture = saved_; }
 
 }  // namespace ember

@@ -51,8 +51,10 @@ class KernelCaptureGuard {
 };
 
 namespace detail {
+// Inline: the elementwise entry points read it on every op, capture or not.
+inline thread_local KernelCapture* t_kernel_capture = nullptr;
 /// The capture installed on this thread, or nullptr.
-KernelCapture* kernel_capture();
+inline KernelCapture* kernel_capture() { return t_kernel_capture; }
 }  // namespace detail
 
 }  // namespace ember
