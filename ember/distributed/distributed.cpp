@@ -237,6 +237,17 @@ void ProcessGroup::check_list(const std::vector<Tensor>& list, const Tensor& lik
   for (const Tensor& t : list) check_like(t, like, op, what);
 }
 
+void ProcessGroup::check_flat(const Tensor& whole, const Tensor& part, const char* op,
+                              const char* whole_name, const char* part_name) const {
+  EMBER_CHECK(whole.defined() && part.defined(), "[", op, "] undefined tensor");
+  EMBER_CHECK(whole.dtype() == part.dtype(), "[", op, "] expected the ", whole_name, " and ",
+              part_name, " tensors to have one dtype, got ", whole.dtype(), " and ", part.dtype());
+  EMBER_CHECK(whole.numel() == part.numel() * size_, "[", op, "] expected the ", whole_name,
+              " tensor to have world_size (", size_, ") times the ", part_name,
+              " tensor's elements (", part.numel() * size_, " for shape ", part.sizes(), "), got ",
+              whole.numel(), " (shape ", whole.sizes(), ")");
+}
+
 Error ProcessGroup::collective_error(const std::string& op, uint64_t sequence,
                                      const std::string& what) const {
   return Error(detail::str_cat("[", op, "] collective #", sequence, " on rank ", rank_, " of ",
@@ -465,6 +476,18 @@ std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs, 
   ProcessGroup& g = pick(group);
   CollectiveRecord record(g, "reduce_scatter", bytes_of(inputs));
   return finish(g, g.reduce_scatter(std::move(output), std::move(inputs), op), async_op);
+}
+std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input, ProcessGroup* group,
+                                             bool async_op) {
+  ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "all_gather_into_tensor", bytes_of(output));
+  return finish(g, g.all_gather_into_tensor(std::move(output), std::move(input)), async_op);
+}
+std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input, ReduceOp op,
+                                            ProcessGroup* group, bool async_op) {
+  ProcessGroup& g = pick(group);
+  CollectiveRecord record(g, "reduce_scatter_tensor", bytes_of(input));
+  return finish(g, g.reduce_scatter_tensor(std::move(output), std::move(input), op), async_op);
 }
 std::shared_ptr<Work> all_to_all(Tensor output, Tensor input, ProcessGroup* group, bool async_op) {
   ProcessGroup& g = pick(group);

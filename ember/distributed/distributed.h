@@ -62,6 +62,12 @@ std::shared_ptr<Work> scatter(Tensor output, std::vector<Tensor> inputs, int src
 std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
                                      ReduceOp op = ReduceOp::SUM, ProcessGroup* group = nullptr,
                                      bool async_op = false);
+/// The flat forms (ProcessGroup::all_gather_into_tensor, reduce_scatter_tensor).
+std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input,
+                                             ProcessGroup* group = nullptr, bool async_op = false);
+std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input,
+                                            ReduceOp op = ReduceOp::SUM,
+                                            ProcessGroup* group = nullptr, bool async_op = false);
 std::shared_ptr<Work> all_to_all(Tensor output, Tensor input, ProcessGroup* group = nullptr,
                                  bool async_op = false);
 std::shared_ptr<Work> barrier(ProcessGroup* group = nullptr, bool async_op = false);

@@ -49,6 +49,14 @@ class ProcessGroup {
   /// output = reduction over ranks of inputs[this rank].
   virtual std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
                                                ReduceOp op = ReduceOp::SUM) = 0;
+  /// The flat forms FSDP shards over (PyTorch's all_gather_into_tensor and reduce_scatter_tensor):
+  /// `whole` holds size() times `part`'s elements (shaped [size() * d0, ...] or [size(), ...]),
+  /// rank r's part at chunk r. all_gather_into_tensor fills every rank's `output` with every
+  /// rank's `input`; reduce_scatter_tensor gives `output` the reduction over ranks of chunk
+  /// rank() of their `input`.
+  virtual std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input) = 0;
+  virtual std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input,
+                                                      ReduceOp op = ReduceOp::SUM) = 0;
   /// Splits input into size() equal chunks along dim 0; chunk r goes to rank r, and output's
   /// chunk r comes from rank r (PyTorch's all_to_all_single with equal splits).
   virtual std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) = 0;
@@ -66,6 +74,9 @@ class ProcessGroup {
   /// One tensor per rank, each like `like`.
   void check_list(const std::vector<Tensor>& list, const Tensor& like, const char* op,
                   const char* what) const;
+  /// `whole` has part's dtype and size() times its elements (the flat collectives).
+  void check_flat(const Tensor& whole, const Tensor& part, const char* op, const char* whole_name,
+                  const char* part_name) const;
 
   /// How every backend words a failed collective: "[op] collective #sequence on rank R of S
   /// (backend) " followed by `what`.

@@ -198,6 +198,24 @@ void bind_distributed(py::module_& m) {
       "output"_a, "input_list"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
       "async_op"_a = false);
   d.def(
+      "all_gather_into_tensor",
+      [](const Tensor& out, const Tensor& in, py::handle group, bool async_op) {
+        return collective(async_op, [&] {
+          return dist::all_gather_into_tensor(out, in, group_of(group), async_op);
+        });
+      },
+      "output_tensor"_a, "input_tensor"_a, "group"_a = py::none(), "async_op"_a = false);
+  d.def(
+      "reduce_scatter_tensor",
+      [](const Tensor& out, const Tensor& in, dist::ReduceOp op, py::handle group,
+         bool async_op) {
+        return collective(async_op, [&] {
+          return dist::reduce_scatter_tensor(out, in, op, group_of(group), async_op);
+        });
+      },
+      "output"_a, "input"_a, "op"_a = dist::ReduceOp::SUM, "group"_a = py::none(),
+      "async_op"_a = false);
+  d.def(
       "all_to_all_single",
       [](const Tensor& out, const Tensor& in, py::handle group, bool async_op) {
         return collective(async_op,

@@ -156,6 +156,74 @@ TEST(Collectives, ReduceScatter) {
   });
 }
 
+// The flat forms, in both shapes PyTorch takes ([world * n] and [world, n]) and through a
+// non-contiguous output; the list form of reduce_scatter runs the same ring.
+TEST(Collectives, AllGatherIntoTensorAndReduceScatterTensor) {
+  for (int world : {1, 2, 3, 4}) {
+    run_threads(world, [&](int rank) {
+      for (DType dtype : kAllDTypes) {
+        Tensor in = rank_tensor(rank, dtype);
+        for (bool stacked : {false, true}) {
+          Tensor out = stacked ? zeros({world, 5}, dtype) : zeros({world * 5}, dtype);
+          all_gather_into_tensor(out, in);
+          std::vector<double> got = values(out);
+          for (int r = 0; r < world; ++r) {
+            std::vector<double> expected = values(rank_tensor(r, dtype));
+            for (int i = 0; i < 5; ++i) ASSERT_EQ(got[r * 5 + i], expected[i]) << dtype << r;
+          }
+        }
+        for (ReduceOp op :
+             {ReduceOp::SUM, ReduceOp::AVG, ReduceOp::PRODUCT, ReduceOp::MIN, ReduceOp::MAX}) {
+          if (op == ReduceOp::AVG && !is_floating_point(dtype)) continue;
+          // Every chunk of rank s is rank_tensor(s): the ops and dtypes. Placement is checked
+          // below with distinct chunks.
+          std::vector<Tensor> chunks;
+          for (int r = 0; r < world; ++r) chunks.push_back(rank_tensor(rank, dtype));
+          Tensor input = cat(chunks, 0);
+          Tensor out = zeros({5}, dtype);
+          reduce_scatter_tensor(out, input, op);
+          std::vector<double> expected = reference(world, dtype, op);
+          std::vector<double> got = values(out);
+          for (int i = 0; i < 5; ++i)
+            ASSERT_NEAR(got[i], expected[i], std::abs(expected[i]) * 1e-2)
+                << dtype << " " << reduce_op_name(op) << " world " << world << " at " << i;
+        }
+      }
+      // Distinct chunks: rank s's input is s * 100 + position; the sum of chunk `rank` over
+      // ranks is world * (100 * (world - 1) / 2 + rank * 7 + i).
+      Tensor input = arange(world * 7, kFloat64) + 100.0 * rank;
+      Tensor base = zeros({7, 2}, kFloat64);
+      Tensor out = base.select(1, 1);  // strided
+      reduce_scatter_tensor(out, input);
+      std::vector<double> got = values(out);
+      for (int i = 0; i < 7; ++i)
+        ASSERT_EQ(got[i], world * (100.0 * (world - 1) / 2 + rank * 7 + i)) << i;
+      EXPECT_EQ(values(base.select(1, 0)), std::vector<double>(7, 0.0));
+      std::vector<Tensor> list;
+      for (int r = 0; r < world; ++r) list.push_back(input.narrow(0, r * 7, 7));
+      Tensor from_list = zeros({7}, kFloat64);
+      reduce_scatter(from_list, list);
+      EXPECT_EQ(values(from_list), got);
+    });
+  }
+}
+
+TEST(Collectives, FlatCollectivesCheckTheirSizes) {
+  run_threads(2, [](int rank) {
+    (void)rank;
+    EXPECT_THROW_WITH(all_gather_into_tensor(zeros({5}), zeros({3})),
+                      "[all_gather_into_tensor] expected the output tensor to have world_size (2) "
+                      "times the input tensor's elements (6 for shape [3]), got 5");
+    EXPECT_THROW_WITH(reduce_scatter_tensor(zeros({3}), zeros({3})),
+                      "expected the input tensor to have world_size (2) times the output tensor's");
+    EXPECT_THROW_WITH(all_gather_into_tensor(zeros({6}, kFloat64), zeros({3})),
+                      "to have one dtype, got float64 and float32");
+    EXPECT_THROW_WITH(reduce_scatter_tensor(zeros({3}, kInt64), zeros({6}, kInt64), ReduceOp::AVG),
+                      "AVG needs a floating point tensor");
+    barrier();  // nothing was queued: the group still works
+  });
+}
+
 TEST(Collectives, SendRecvAndAsyncWork) {
   run_threads(2, [](int rank) {
     Tensor t = rank == 0 ? arange(4, kFloat32) : zeros({4});

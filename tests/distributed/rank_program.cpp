@@ -7,7 +7,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -23,6 +26,27 @@ void say(int fd, const std::string& text) {
   std::string line = text + "\n";
   ssize_t ignored = ::write(fd, line.data(), line.size());
   (void)ignored;
+}
+
+// Bytes this network namespace has sent through its interfaces other than loopback (the tenth
+// column of /proc/net/dev, which shows the reading process's namespace): what went on the wire.
+uint64_t wire_bytes_sent() {
+  std::ifstream dev("/proc/net/dev");
+  std::string line;
+  uint64_t total = 0;
+  for (int header = 0; header < 2 && std::getline(dev, line);) ++header;
+  while (std::getline(dev, line)) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    if (name == "lo") continue;
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t value = 0;
+    for (int i = 0; i <= 8 && fields >> value;) ++i;  // rx: 8 fields, then tx bytes
+    total += value;
+  }
+  return total;
 }
 
 // Open MPI's plugins (dlopen'ed, unloaded at exit) keep their start-up allocations; LeakSanitizer
@@ -105,12 +129,20 @@ int main(int argc, char** argv) {
         std::vector<ember::Tensor> parts;
         for (int r = 0; r < world; ++r) parts.push_back(ember::zeros({2}, dt));
         dist::all_gather(parts, ember::full({2}, static_cast<double>(rank % 2), dt));
+        // The flat forms: rank r's part is r % 2; the reduce-scatter's chunks are MAX-reduced.
+        ember::Tensor flat = ember::zeros({world, 2}, dt);
+        dist::all_gather_into_tensor(flat, ember::full({2}, static_cast<double>(rank % 2), dt));
+        ember::Tensor part = ember::zeros({3}, dt);
+        dist::reduce_scatter_tensor(part, ember::full({3 * world}, static_cast<double>(rank % 2), dt),
+                                    dist::ReduceOp::MAX);
         double max_expected = dt == ember::kBool ? 1.0 : std::max(1.0, (world - 1) / 2 * 2.0);
         bool ok = t.to(ember::kFloat64).max().item<double>() == max_expected &&
                   b.to(ember::kFloat64).min().item<double>() ==
                       (dt == ember::kBool ? (world > 1 ? 1.0 : 0.0) : world - 1.0);
         for (int r = 0; r < world; ++r)
-          ok = ok && parts[r].to(ember::kFloat64).max().item<double>() == r % 2;
+          ok = ok && parts[r].to(ember::kFloat64).max().item<double>() == r % 2 &&
+               flat[r].to(ember::kFloat64).min().item<double>() == r % 2;
+        ok = ok && part.to(ember::kFloat64).min().item<double>() == (world > 1 ? 1.0 : 0.0);
         if (!ok) {
           say(2, "rank " + std::to_string(rank) + ": wrong result for " + ember::dtype_name(dt));
           return 4;
@@ -175,6 +207,28 @@ int main(int argc, char** argv) {
       if (rank == 1)
         dist::recv(mode == "p2p_dtype" ? ember::zeros({4}, ember::kInt32) : ember::zeros({6}), 0,
                    nullptr, 7);
+    } else if (mode == "wire") {
+      // Bytes each collective puts on the wire, run between two network namespaces: a 16 MiB
+      // float32 input reduce-scattered, all-reduced, and its shards all-gathered back.
+      const int64_t n = int64_t{4} << 20;
+      ember::Tensor input = ember::full({n}, rank + 1.0);
+      ember::Tensor part = ember::zeros({n / world});
+      auto sent_by = [&](const std::function<void()>& collective) {
+        dist::barrier();
+        uint64_t before = wire_bytes_sent();
+        collective();
+        dist::barrier();
+        return wire_bytes_sent() - before;
+      };
+      uint64_t rs = sent_by([&] { dist::reduce_scatter_tensor(part, input); });
+      uint64_t ar = sent_by([&] { dist::all_reduce(input.clone()); });
+      uint64_t ag = sent_by([&] { dist::all_gather_into_tensor(input, part); });
+      bool ok = part.min().item<double>() == world * (world + 1) / 2.0 &&
+                input.max().item<double>() == world * (world + 1) / 2.0;
+      say(1, "rank " + std::to_string(rank) + " wire bytes " + std::to_string(n * 4) +
+                 " reduce_scatter_tensor " + std::to_string(rs) + " all_reduce " +
+                 std::to_string(ar) + " all_gather_into_tensor " + std::to_string(ag) +
+                 (ok ? "" : " WRONG RESULT"));
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <regex>
 #include <string>
@@ -255,6 +256,44 @@ TEST(TwoNodes, AnElasticJobGoesOnAloneWhenANodeVanishes) {
             std::string::npos)
       << a.output();
   EXPECT_EQ(result_field(a.output(), "nproc"), 1) << a.output();
+}
+
+// The bytes that cross the link (the sending namespace's interface counters, headers and
+// acknowledgements included) when two ranks on two nodes shard a 16 MiB input over Gloo: the ring
+// reduce-scatter sends (N-1)/N = half of it per rank, an all-reduce of it all of it (Gloo's ring
+// all-reduce: 2(N-1)/N), and PyTorch's Gloo reduce-scatter is such an all-reduce.
+TEST(TwoNodes, GlooReduceScatterSendsHalfTheBytesOfAnAllReduce) {
+  SKIP_WITHOUT_NAMESPACES();
+  TwoNodes nodes;
+  int port = next_port();
+  auto node = [&](int n) {
+    return "exec " + nodes.on(n) + kEmber + " launch --nnodes 2 --node-rank " + std::to_string(n) +
+           " --master-addr " + nodes.address(0) + " --master-port " + std::to_string(port) + " " +
+           kProgram + " wire";
+  };
+  BackgroundCommand a(node(0)), b(node(1));
+  ASSERT_EQ(a.wait(60s), std::optional<int>(0)) << a.output();
+  ASSERT_EQ(b.wait(60s), std::optional<int>(0)) << b.output();
+  std::regex line(R"(rank (\d) wire bytes (\d+) reduce_scatter_tensor (\d+) all_reduce (\d+) )"
+                  R"(all_gather_into_tensor (\d+)\n)");
+  int ranks = 0;
+  for (const std::string& out : {a.output(), b.output()}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, line)) << out;
+    double bytes = std::stod(m[2]), rs = std::stod(m[3]), ar = std::stod(m[4]),
+           ag = std::stod(m[5]);
+    std::cout << "rank " << m[1] << ": reduce_scatter_tensor " << rs / bytes << ", all_reduce "
+              << ar / bytes << ", all_gather_into_tensor " << ag / bytes
+              << " of the input's bytes on the wire\n";
+    EXPECT_GE(rs, 0.5 * bytes) << out;
+    EXPECT_LE(rs, 0.55 * bytes) << out;
+    EXPECT_GE(ar, 0.98 * bytes) << out;
+    EXPECT_GE(ar / rs, 1.9) << out;
+    EXPECT_GE(ag, 0.5 * bytes) << out;
+    EXPECT_LE(ag, 0.55 * bytes) << out;
+    ++ranks;
+  }
+  EXPECT_EQ(ranks, 2);
 }
 
 }  // namespace

@@ -34,6 +34,24 @@ def collectives(rank, world):
     outs = [ember.zeros(1) for _ in range(world)]
     dist.all_gather(outs, ember.full((1,), float(rank * 10)))
     assert [o.item() for o in outs] == [r * 10.0 for r in range(world)]
+    # The flat forms FSDP shards over, in both output shapes, and PyTorch 1.13's names.
+    flat, stacked = ember.zeros(2 * world), ember.zeros(world, 2)
+    dist.all_gather_into_tensor(flat, ember.full((2,), float(rank)))
+    dist._all_gather_base(stacked, ember.full((2,), float(rank)))
+    assert flat.tolist() == [float(r) for r in range(world) for _ in range(2)], flat
+    assert stacked.tolist() == [[float(r)] * 2 for r in range(world)], stacked
+    part = ember.zeros(3)
+    chunks = ember.arange(3.0 * world) + 100 * rank
+    w = dist.reduce_scatter_tensor(part, chunks, op=dist.ReduceOp.AVG, async_op=True)
+    w.wait()
+    assert part.tolist() == [50.0 * (world - 1) + 3 * rank + i for i in range(3)], part
+    dist._reduce_scatter_base(part, chunks)
+    assert part.tolist() == [world * (50.0 * (world - 1) + 3 * rank + i) for i in range(3)], part
+    try:
+        dist.all_gather_into_tensor(ember.zeros(3), ember.zeros(2))
+        raise AssertionError("a mis-sized output was accepted")
+    except RuntimeError as e:
+        assert "world_size" in str(e), e
     w = dist.all_reduce(ember.ones(1), async_op=True)
     assert w.wait() and w.is_completed()
     if rank == 0:

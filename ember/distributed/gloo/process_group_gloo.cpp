@@ -31,6 +31,7 @@
 #include "ember/distributed/host_buffer.h"
 #include "ember/distributed/reduce_functions.h"
 #include "ember/distributed/task_queue.h"
+#include "ember/ops/join.h"
 
 namespace ember::distributed {
 namespace {
@@ -212,30 +213,34 @@ class ProcessGroupGloo final : public ProcessGroup {
     });
   }
 
-  // Gloo (2022) has no reduce-scatter with the options API: an all-reduce of the concatenated
-  // inputs, keeping this rank's part. Same result, more traffic.
+  std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input) override {
+    const char* name = "all_gather_into_tensor";
+    check_flat(output, input, name, "output", "input");
+    auto in = std::make_shared<HostBuffer>(input, name);
+    auto out = std::make_shared<HostBuffer>(output, name);
+    return enqueue(name, {input}, [this, in, out](uint32_t tag) {
+      gloo::AllgatherOptions o(context_);
+      o.setInput(static_cast<char*>(in->data()), in->nbytes());
+      o.setOutput(static_cast<char*>(out->data()), out->nbytes());
+      o.setTag(tag);
+      o.setTimeout(timeout_);
+      gloo::allgather(o);
+      out->write_back();
+    });
+  }
+
   std::shared_ptr<Work> reduce_scatter(Tensor output, std::vector<Tensor> inputs,
                                        ReduceOp op) override {
     check_list(inputs, output, "reduce_scatter", "input");
     check_reduce_op(op, output.dtype(), "reduce_scatter");
-    auto out = std::make_shared<HostBuffer>(output, "reduce_scatter");
-    std::vector<Tensor> contiguous;
-    for (const Tensor& t : inputs) contiguous.push_back(t.contiguous());
-    DType dtype = output.dtype();
-    return enqueue("reduce_scatter", {output}, [this, out, contiguous, dtype, op](uint32_t tag) {
-      size_t n = out->nbytes();
-      std::vector<char> flat(n * size_);
-      for (int r = 0; r < size_; ++r) std::memcpy(flat.data() + r * n, contiguous[r].data_ptr(), n);
-      gloo::AllreduceOptions o(context_);
-      set_typed_output(o, flat.data(), dtype, out->numel() * size_);
-      o.setReduceFunction(reduce_function(dtype, op));
-      o.setTag(tag);
-      o.setTimeout(timeout_);
-      gloo::allreduce(o);
-      std::memcpy(out->data(), flat.data() + rank_ * n, n);
-      if (op == ReduceOp::AVG) divide_elements(out->data(), dtype, out->numel(), size_);
-      out->write_back();
-    });
+    // The ring reads the ranks' chunks from one buffer: the list is concatenated first.
+    return reduce_scatter_flat("reduce_scatter", output, cat(inputs, 0), op);
+  }
+
+  std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input, ReduceOp op) override {
+    check_flat(input, output, "reduce_scatter_tensor", "input", "output");
+    check_reduce_op(op, output.dtype(), "reduce_scatter_tensor");
+    return reduce_scatter_flat("reduce_scatter_tensor", output, input, op);
   }
 
   std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
@@ -288,6 +293,53 @@ class ProcessGroupGloo final : public ProcessGroup {
       using T = EMBER_TYPE(tag);
       o.template setOutput<T>(static_cast<T*>(data), numel);
     });
+  }
+
+  std::shared_ptr<Work> reduce_scatter_flat(const char* name, Tensor output, Tensor input,
+                                            ReduceOp op) {
+    auto in = std::make_shared<HostBuffer>(input, name);
+    auto out = std::make_shared<HostBuffer>(output, name);
+    DType dtype = output.dtype();
+    return enqueue(name, {output}, [this, in, out, dtype, op](uint32_t tag) {
+      ring_reduce_scatter(static_cast<const char*>(in->data()), static_cast<char*>(out->data()),
+                          out->numel(), dtype, op, tag);
+      if (op == ReduceOp::AVG) divide_elements(out->data(), dtype, out->numel(), size_);
+      out->write_back();
+    });
+  }
+
+  // Note [Ring reduce-scatter]: Gloo has no reduce-scatter (PyTorch's Gloo group all-reduces the
+  // whole input and keeps its part: at least twice the bytes). Here the ranks form a ring; at
+  // step s (of size-1) rank r sends its partial sum of chunk r-s-1 to rank r+1 and adds its own
+  // chunk r-s-2 to the partial sum arriving from rank r-1. Chunk c starts at rank c+1 and reaches
+  // rank c after size-1 hops, having gathered every rank's part: each rank sends (size-1)/size
+  // of the input's bytes, the least any reduce-scatter can. Two partial buffers alternate, so
+  // one is written while the other is still being sent; `input` is only read.
+  void ring_reduce_scatter(const char* input, char* output, size_t count, DType dtype, ReduceOp op,
+                           uint32_t tag) {
+    size_t bytes = count * itemsize(dtype);
+    auto chunk = [&](int c) { return input + static_cast<size_t>((c % size_ + size_) % size_) * bytes; };
+    if (size_ == 1) {
+      std::memcpy(output, input, bytes);
+      return;
+    }
+    Fn reduce = reduce_function(dtype, op);
+    std::vector<char> incoming(bytes), partial[2] = {std::vector<char>(bytes), std::vector<char>(bytes)};
+    auto receiver = context_->createUnboundBuffer(incoming.data(), bytes);
+    int right = (rank_ + 1) % size_, left = (rank_ + size_ - 1) % size_;
+    const char* sending = chunk(rank_ - 1);
+    for (int step = 0; step < size_ - 1; ++step) {
+      auto sender = context_->createUnboundBuffer(const_cast<char*>(sending), bytes);
+      uint64_t slot = p2p_slot(kRingSlotKind, static_cast<uint64_t>(step), tag);
+      sender->send(right, slot);
+      receiver->recv(left, slot);
+      // Gloo throws an IoException when either times out (work_loop names the dead peer).
+      receiver->waitRecv(nullptr, timeout_);
+      sender->waitSend(nullptr, timeout_);
+      char* sum = step == size_ - 2 ? output : partial[step % 2].data();
+      reduce(sum, chunk(rank_ - step - 2), incoming.data(), count);
+      sending = sum;
+    }
   }
 
   std::shared_ptr<Work> enqueue(const char* op, const std::vector<Tensor>& tensors,
@@ -353,6 +405,7 @@ class ProcessGroupGloo final : public ProcessGroup {
   // for data; with EMBER_DISTRIBUTED_DEBUG=1 the data waits for the check, so the pairs are told
   // apart by their count on the (peer, direction, tag) channel instead of by posting order: 2 for
   // data, 3 for a description going from sender to receiver, 4 for the receiver's going back.
+  static constexpr uint64_t kRingSlotKind = 16;  // above Gloo's own slot prefixes (1 to 8)
   static uint64_t p2p_slot(uint64_t kind, uint64_t count, int tag) {
     return (kind << 56) | ((count & 0xffffff) << 32) | static_cast<uint32_t>(tag);
   }

@@ -292,6 +292,32 @@ class ProcessGroupMPI final : public ProcessGroup {
     });
   }
 
+  std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input) override {
+    const char* name = "all_gather_into_tensor";
+    check_flat(output, input, name, "output", "input");
+    auto in = std::make_shared<HostBuffer>(input, name);
+    auto out = std::make_shared<HostBuffer>(output, name);
+    return enqueue(name, {input}, [in, out](const Call& c) {
+      EMBER_MPI_CHECK(MPI_Allgather(in->data(), count(in->nbytes()), MPI_BYTE, out->data(),
+                                    count(in->nbytes()), MPI_BYTE, c.comm));
+      out->write_back();
+    });
+  }
+
+  std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input, ReduceOp op) override {
+    const char* name = "reduce_scatter_tensor";
+    check_flat(input, output, name, "input", "output");
+    check_reduce_op(op, output.dtype(), name);
+    auto in = std::make_shared<HostBuffer>(input, name);
+    auto out = std::make_shared<HostBuffer>(output, name);
+    DType dtype = output.dtype();
+    return enqueue(name, {output}, [in, out, dtype, op](const Call& c) {
+      EMBER_MPI_CHECK(MPI_Reduce_scatter_block(in->data(), out->data(), count(out->numel()),
+                                               c.mpi.type(dtype), c.mpi.op(dtype, op), c.comm));
+      finish_reduction(*out, dtype, op, c.size);
+    });
+  }
+
   std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
     check_like(output, input, "all_to_all", "tensor");
     EMBER_CHECK(input.dim() >= 1 && input.size(0) % size_ == 0,

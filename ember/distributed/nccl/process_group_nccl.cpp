@@ -228,6 +228,27 @@ class ProcessGroupNCCL final : public ProcessGroup {
     });
   }
 
+  std::shared_ptr<Work> all_gather_into_tensor(Tensor output, Tensor input) override {
+    check(input, "all_gather_into_tensor");
+    check(output, "all_gather_into_tensor");
+    check_flat(output, input, "all_gather_into_tensor", "output", "input");
+    return run("all_gather_into_tensor", {output, input}, [&](cudaStream_t s) {
+      EMBER_NCCL_COMM_CHECK(ncclAllGather(input.data_ptr(), output.data_ptr(), input.nbytes(),
+                                          ncclUint8, comm_, s));
+    });
+  }
+
+  std::shared_ptr<Work> reduce_scatter_tensor(Tensor output, Tensor input, ReduceOp op) override {
+    check(input, "reduce_scatter_tensor");
+    check(output, "reduce_scatter_tensor");
+    check_flat(input, output, "reduce_scatter_tensor", "input", "output");
+    return run("reduce_scatter_tensor", {output, input}, [&](cudaStream_t s) {
+      EMBER_NCCL_COMM_CHECK(
+          ncclReduceScatter(input.data_ptr(), output.data_ptr(), static_cast<size_t>(output.numel()),
+                            nccl_type(output.dtype()), nccl_op(op, output.dtype()), comm_, s));
+    });
+  }
+
   std::shared_ptr<Work> all_to_all(Tensor output, Tensor input) override {
     check(input, "all_to_all");
     check(output, "all_to_all");

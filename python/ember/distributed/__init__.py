@@ -11,6 +11,9 @@ get_backend = _d.get_backend
 all_reduce, broadcast, reduce, all_gather, gather, scatter = (
     _d.all_reduce, _d.broadcast, _d.reduce, _d.all_gather, _d.gather, _d.scatter)
 reduce_scatter, all_to_all_single, barrier = _d.reduce_scatter, _d.all_to_all_single, _d.barrier
+all_gather_into_tensor, reduce_scatter_tensor = _d.all_gather_into_tensor, _d.reduce_scatter_tensor
+# PyTorch 1.13's names for the flat forms (FairScale and FSDP's first versions call them).
+_all_gather_base, _reduce_scatter_base = all_gather_into_tensor, reduce_scatter_tensor
 send, recv, isend, irecv = _d.send, _d.recv, _d.isend, _d.irecv
 
 
