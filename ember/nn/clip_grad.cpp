@@ -17,8 +17,12 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   for (const Tensor& p : params)
     if (p.grad().defined()) grads.push_back(p.grad());
   if (grads.empty()) return zeros({});
+  // Each gradient's norm in its own dtype, stacked in the dtype they promote to (as torch.stack
+  // does): float64 gradients keep float64's precision.
+  DType common = grads[0].dtype();
+  for (const Tensor& g : grads) common = promote_types(common, g.dtype());
   std::vector<Tensor> norms;
-  for (const Tensor& g : grads) norms.push_back(norm(g, norm_type).to(kFloat32));
+  for (const Tensor& g : grads) norms.push_back(norm(g, norm_type).to(common));
   Tensor total = norm(stack(norms), norm_type);
   if (error_if_nonfinite)
     EMBER_CHECK(std::isfinite(total.item<double>()), "[clip_grad_norm_] the total norm of order ",

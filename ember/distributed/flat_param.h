@@ -1,0 +1,91 @@
+// The parameters of one FSDP unit kept as flat shards (PyTorch's FlatParamHandle): each rank holds
+// 1/N of them between forwards, gathers them for the unit's forward and backward, and
+// reduce-scatters their gradients. Note [Flat parameters] in flat_param.cpp says how.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/distributed/process_group.h"
+#include "ember/nn/module.h"
+
+namespace ember::distributed {
+
+/// PyTorch's torch.distributed.fsdp.ShardingStrategy.
+enum class ShardingStrategy {
+  FULL_SHARD,     // parameters, gradients and optimizer state sharded; gathered again for backward
+  SHARD_GRAD_OP,  // gradients and optimizer state sharded; parameters kept from forward to backward
+  NO_SHARD,       // nothing sharded: DDP's all-reduce of gradients
+  HYBRID_SHARD,   // FULL_SHARD within a machine, replicated (all-reduced) across machines
+};
+const char* sharding_strategy_name(ShardingStrategy s);
+
+/// PyTorch's MixedPrecision: the dtype parameters are gathered and computed in, and the one
+/// gradients are reduced in; the shards (what the optimizer steps) keep their own.
+struct MixedPrecision {
+  std::optional<DType> param_dtype;
+  std::optional<DType> reduce_dtype;
+};
+
+struct FlatParamOptions {
+  ShardingStrategy strategy = ShardingStrategy::FULL_SHARD;
+  MixedPrecision mixed_precision;
+  /// Ranks sharing the shards, and ranks holding replicas of them (their gradients all-reduced):
+  /// FULL_SHARD and SHARD_GRAD_OP shard over the whole group, NO_SHARD replicates over it,
+  /// HYBRID_SHARD shards within shard_group and replicates across replicate_group. Null: one rank.
+  std::shared_ptr<ProcessGroup> shard_group;
+  std::shared_ptr<ProcessGroup> replicate_group;
+  /// Rank 0 of the group broadcasts its parameters before sharding (sync_module_states).
+  std::shared_ptr<ProcessGroup> sync_from;
+};
+
+class FlatParamHandle {
+ public:
+  /// Takes the parameters of `module` that are not below one of `nested` (units of their own),
+  /// a parameter used in several places once, and makes one flat parameter per (dtype,
+  /// requires_grad): this rank's shard of it is a leaf registered on `owner` as "_flat_param"
+  /// ("_flat_param_1", ...: frozen parameters beside trainable ones make a second). The
+  /// original slots are emptied: outside forward the module holds no full parameter.
+  FlatParamHandle(nn::Module& owner, nn::Module& module,
+                  const std::vector<const nn::Module*>& nested, FlatParamOptions options);
+  ~FlatParamHandle();
+  FlatParamHandle(const FlatParamHandle&) = delete;
+  FlatParamHandle& operator=(const FlatParamHandle&) = delete;
+
+  /// Before the unit's forward: gathers the shards and puts views of the full parameters in the
+  /// original slots (their gradients flow back to the shards through one reduce-scatter).
+  void pre_forward();
+  /// After it: empties the slots again. FULL_SHARD frees the gathered memory, and hooks
+  /// `outputs` so that backward gathers it again before the unit's backward runs.
+  void post_forward(const std::vector<Tensor>& outputs);
+
+  /// While false, backward keeps the unit's full gradients (adding them up) instead of
+  /// reducing them; the next backward with it true reduces what was kept too (FSDP.no_sync).
+  void set_require_sync(bool on) { *require_sync_ = on; }
+
+  /// Puts full copies of the parameters, gathered from every rank, in the original slots (state
+  /// dicts, FSDP.summon_full_params); release_full empties them again, first writing what they
+  /// hold into this rank's shards when `writeback`.
+  void summon_full();
+  void release_full(bool writeback);
+  /// The original parameters' names, in flat order.
+  std::vector<std::string> parameter_names() const;
+  /// This rank's shards, as registered on the owner.
+  std::vector<Tensor> shards() const;
+  /// Elements of the original parameters (unpadded), and of this rank's shards.
+  int64_t numel() const;
+  int64_t shard_numel() const;
+
+ private:
+  struct Flat;      // one flat parameter (flat_param.cpp)
+  struct Gathered;  // one forward's gathered parameters, shared with its node and hooks
+  std::vector<std::shared_ptr<Flat>> flats_;
+  FlatParamOptions options_;
+  std::shared_ptr<bool> require_sync_;  // read by backward, which may outlive the handle
+  std::shared_ptr<Gathered> current_;   // between pre_forward and post_forward
+  std::vector<Tensor> summoned_;        // summon_full's full flat parameters
+};
+
+}  // namespace ember::distributed
