@@ -34,7 +34,7 @@ from ._C._ops import *  # noqa: E402,F401,F403
 
 from . import (autograd, amp, cpu, cuda, nn, optim, utils, multiprocessing, distributed,  # noqa: E402
                backends, models, accelerator, distributions, special, masked,
-               linalg, fft)
+               linalg, fft, testing)
 from .amp import autocast, is_autocast_enabled, GradScaler  # noqa: E402 (torch.GradScaler: 2.3)
 from .cuda import OutOfMemoryError  # noqa: E402 (torch.OutOfMemoryError: 2.5)
 from .accelerator import Stream, Event  # noqa: E402 (torch.Stream, torch.Event: 2.2)

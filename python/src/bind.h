@@ -37,6 +37,8 @@ void bind_io(py::module_& m);
 void bind_cuda(py::module_& m);
 void bind_parallel(py::module_& m);
 void bind_distributed(py::module_& m);
+/// FullyShardedDataParallel, in ember._C._distributed (python/src/fsdp.cpp).
+void bind_fsdp(py::module_& distributed);
 void bind_multiprocessing(py::module_& m);
 void bind_interop(py::module_& m);
 void bind_amp(py::module_& m);
@@ -159,6 +161,9 @@ py::object module_object(const std::shared_ptr<nn::Module>& m);
 /// Whether a module object is one of ember's C++ layers as such (not a Python subclass): its
 /// forward(x) needs no Python.
 bool is_native(py::handle module);
+/// The tensors in a forward's output (a tensor, or tuples, lists and dicts of them): what DDP's
+/// and FSDP's post_forward look at.
+void collect_tensors(py::handle h, std::vector<Tensor>& out);
 
 template <typename F>
 py::object inplace(py::object self, F&& fn) {

@@ -44,8 +44,14 @@ std::chrono::milliseconds to_timeout(py::handle h) {
       h.cast<std::chrono::duration<double>>());
 }
 
-// The tensors in a forward's output (a tensor, or tuples, lists and dicts of them) for DDP's
-// post_forward.
+// `with ddp.no_sync():` holds DDP's guard while the block runs.
+struct NoSync {
+  std::shared_ptr<dist::DistributedDataParallel> ddp;
+  std::optional<dist::DistributedDataParallel::NoSyncGuard> guard;
+};
+
+}  // namespace
+
 void collect_tensors(py::handle h, std::vector<Tensor>& out) {
   if (is_tensor(h)) {
     out.push_back(as_tensor(h));
@@ -55,14 +61,6 @@ void collect_tensors(py::handle h, std::vector<Tensor>& out) {
     for (auto item : py::reinterpret_borrow<py::dict>(h)) collect_tensors(item.second, out);
   }
 }
-
-// `with ddp.no_sync():` holds DDP's guard while the block runs.
-struct NoSync {
-  std::shared_ptr<dist::DistributedDataParallel> ddp;
-  std::optional<dist::DistributedDataParallel::NoSyncGuard> guard;
-};
-
-}  // namespace
 
 void bind_distributed(py::module_& m) {
   py::module_ d = m.def_submodule("_distributed", "ember.distributed's C++ part");
@@ -336,6 +334,7 @@ void bind_distributed(py::module_& m) {
       .def("no_sync", [](const std::shared_ptr<dist::DistributedDataParallel>& ddp) {
         return NoSync{ddp, std::nullopt};
       });
+  bind_fsdp(d);
 }
 
 }  // namespace ember::python

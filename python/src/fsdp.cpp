@@ -1,0 +1,124 @@
+// FullyShardedDataParallel's C++ part: the wrapper module over ember::distributed::FSDP whose
+// forward takes any arguments. ember/distributed/fsdp/ builds PyTorch's API on it (auto-wrap
+// policies, state dict types, summon_full_params).
+#include "bind.h"
+#include "ember/distributed/fsdp.h"
+
+namespace ember::python {
+namespace {
+
+namespace dist = distributed;
+
+dist::ShardingStrategy strategy_of(const std::string& name) {
+  if (name == "FULL_SHARD") return dist::ShardingStrategy::FULL_SHARD;
+  if (name == "SHARD_GRAD_OP") return dist::ShardingStrategy::SHARD_GRAD_OP;
+  if (name == "NO_SHARD") return dist::ShardingStrategy::NO_SHARD;
+  if (name == "HYBRID_SHARD") return dist::ShardingStrategy::HYBRID_SHARD;
+  throw py::value_error("unknown sharding strategy '" + name +
+                        "' (expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD or HYBRID_SHARD)");
+}
+
+// `with fsdp.no_sync():` and `with FSDP.summon_full_params(...)` hold a guard while they run.
+struct NoSync {
+  std::shared_ptr<dist::FSDP> fsdp;
+  std::optional<dist::FSDP::NoSyncGuard> guard;
+};
+
+py::dict to_dict(const nn::NamedTensors& state) {
+  py::dict out = py::module_::import("collections").attr("OrderedDict")();
+  for (const auto& [name, t] : state) out[py::str(name)] = py::cast(t);
+  return out;
+}
+
+}  // namespace
+
+void bind_fsdp(py::module_& d) {
+  py::class_<NoSync>(d, "_FsdpNoSync")
+      .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.fsdp); })
+      .def("__exit__", [](NoSync& s, py::args) {
+        s.guard.reset();
+        return false;
+      });
+  py::class_<dist::FSDP, nn::Module, std::shared_ptr<dist::FSDP>>(
+      d, "FullyShardedDataParallel", py::dynamic_attr(),
+      "Shards the parameters, gradients and optimizer state of a module across the ranks")
+      .def(py::init([](py::handle module, py::handle process_group, const std::string& strategy,
+                       py::handle param_dtype, py::handle reduce_dtype, bool sync_module_states,
+                       int ranks_per_shard_group) {
+             dist::FsdpOptions o;
+             o.sharding_strategy = strategy_of(strategy);
+             if (!param_dtype.is_none()) o.mixed_precision.param_dtype = to_dtype(param_dtype);
+             if (!reduce_dtype.is_none()) o.mixed_precision.reduce_dtype = to_dtype(reduce_dtype);
+             o.sync_module_states = sync_module_states;
+             o.ranks_per_shard_group = ranks_per_shard_group;
+             if (!process_group.is_none())
+               o.process_group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+             std::shared_ptr<nn::Module> mm = module_ptr(module);
+             ReleaseGil no_gil;  // may broadcast from rank 0
+             return std::make_shared<dist::FSDP>(mm, o);
+           }),
+           "module"_a, "process_group"_a = py::none(), "sharding_strategy"_a = "FULL_SHARD",
+           "param_dtype"_a = py::none(), "reduce_dtype"_a = py::none(),
+           "sync_module_states"_a = false, "ranks_per_shard_group"_a = 0)
+      .def_property_readonly("module",
+                             [](const dist::FSDP& f) { return module_object(f.module()); })
+      .def("forward",
+           [](py::handle self, py::args args, py::kwargs kwargs) {
+             auto& fsdp = self.cast<dist::FSDP&>();
+             {
+               ReleaseGil no_gil;
+               fsdp.handle().pre_forward();
+             }
+             py::object out;
+             std::vector<Tensor> outs;
+             try {
+               out = module_object(fsdp.module())(*args, **kwargs);
+               collect_tensors(out, outs);
+             } catch (...) {
+               fsdp.handle().post_forward({});
+               throw;
+             }
+             ReleaseGil no_gil;
+             fsdp.handle().post_forward(outs);
+             return out;
+           })
+      .def("__call__", [](py::handle self, py::args args,
+                          py::kwargs kwargs) { return self.attr("forward")(*args, **kwargs); })
+      .def("no_sync",
+           [](const std::shared_ptr<dist::FSDP>& fsdp) { return NoSync{fsdp, std::nullopt}; })
+      .def("_full_state_dict",
+           [](dist::FSDP& f) {
+             nn::NamedTensors state;
+             {
+               ReleaseGil no_gil;
+               state = f.full_state_dict();
+             }
+             return to_dict(state);
+           })
+      .def("_load_full_state_dict",
+           [](dist::FSDP& f, py::dict state) {
+             nn::NamedTensors named;
+             for (auto item : state) named.emplace_back(item.first.cast<std::string>(), as_tensor(item.second));
+             ReleaseGil no_gil;
+             f.load_full_state_dict(named);
+           })
+      .def("_summon_full", [](dist::FSDP& f) {
+             ReleaseGil no_gil;
+             f.handle().summon_full();
+           })
+      .def("_release_full", [](dist::FSDP& f, bool writeback) {
+             ReleaseGil no_gil;
+             f.handle().release_full(writeback);
+           }, "writeback"_a)
+      .def("_set_require_sync", [](dist::FSDP& f, bool on) { f.handle().set_require_sync(on); })
+      .def("_flat_numel", [](dist::FSDP& f) { return py::make_tuple(f.handle().numel(), f.handle().shard_numel()); })
+      .def(
+          "clip_grad_norm_",
+          [](dist::FSDP& f, double max_norm, double norm_type) {
+            ReleaseGil no_gil;
+            return full({}, f.clip_grad_norm_(max_norm, norm_type), kFloat32);
+          },
+          "max_norm"_a, "norm_type"_a = 2.0);
+}
+
+}  // namespace ember::python
