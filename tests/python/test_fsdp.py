@@ -16,7 +16,7 @@ from test_distributed import free_port
 HERE = os.path.dirname(__file__)
 
 
-def launch(nproc, script, *args, env=None, timeout=240):
+def launch(nproc, script, *args, env=None, timeout=240, check=True):
     ember_cli = os.path.join(binary_dir(), "tools", "ember")
     if not os.path.exists(ember_cli):
         pytest.skip("needs the ember command (tools/ember) of this build")
@@ -25,6 +25,8 @@ def launch(nproc, script, *args, env=None, timeout=240):
                         os.path.join(HERE, script), *args],
                        capture_output=True, text=True, timeout=timeout,
                        env={**os.environ, **(env or {})})
+    if not check:
+        return r
     assert r.returncode == 0, r.stdout + r.stderr
     return r.stdout
 
@@ -62,6 +64,18 @@ def test_mixed_precision_computes_in_bfloat16_and_keeps_float32_shards():
     got = losses(mp)
     assert got == pytest.approx(ddp, rel=2e-2), (got, ddp)
     assert got != pytest.approx(ddp, rel=1e-6)  # it did compute in bfloat16
+
+
+def test_full_shard_trains_where_ddp_is_out_of_memory():
+    # A 25M-parameter GPT under AdamW on 2 ranks capped at 384 MiB each (as a device would be):
+    # DDP needs about 16 bytes a parameter per rank (400 MB), FULL_SHARD about half.
+    cap = {"EMBER_CPU_MEMORY_LIMIT": "384MiB"}
+    size = ["--width", "512", "--layers", "8", "--steps", "2"]
+    ddp = launch(2, "fsdp_program.py", "ddp", *size, env=cap, check=False)
+    assert ddp.returncode != 0 and "out of memory" in ddp.stdout + ddp.stderr, ddp.stdout
+    fsdp = launch(2, "fsdp_program.py", "full_shard", *size, env=cap)
+    assert len(losses(fsdp)) == 2, fsdp
+    assert all(mine <= total * 0.55 for mine, total in held(fsdp).values()), fsdp
 
 
 @pytest.mark.parametrize("case", ["summon", "state_dicts", "no_sync", "policies", "errors"])
