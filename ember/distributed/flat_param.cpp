@@ -1,5 +1,6 @@
 #include "ember/distributed/flat_param.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
@@ -34,6 +35,10 @@ namespace ember::distributed {
 // the storage to 0). A hook on the unit's outputs runs before the unit's backward and gathers
 // into the same storage again if it is empty; the node frees it once the gradients are out.
 // FULL_SHARD (and HYBRID_SHARD) free after forward, SHARD_GRAD_OP only after backward.
+//
+// FSDP2's layout (per_parameter) is the same machinery with one flat parameter per parameter,
+// padded to whole rows: rank r's part of the flat buffer is then a block of the parameter's rows,
+// kept as a tensor of that shape in the parameter's own slot.
 
 const char* sharding_strategy_name(ShardingStrategy s) {
   switch (s) {
@@ -78,8 +83,13 @@ struct FlatParamHandle::Flat {
   Device device{DeviceType::CPU, 0};
   bool requires_grad = false;
   int64_t numel = 0;   // of the parameters
-  int64_t padded = 0;  // a multiple of the shard group's size
-  Tensor* shard = nullptr;  // the slot registered on the owner
+  int64_t padded = 0;  // a multiple of the shard group's size (of its rows, per parameter)
+  // This rank's part of the padded flat buffer (what the collectives read and write), and the
+  // leaf the optimizer steps: `local` itself, registered on the owner as "_flat_param", or (per
+  // parameter) a view of its rows that are the parameter's (padding rows left out, as PyTorch's
+  // uneven DTensor shards), held in the parameter's own slots between forwards.
+  Tensor local;
+  Tensor shard;
   Tensor kept_grad;         // full gradients kept under no_sync, in the reduce dtype
 };
 
@@ -100,7 +110,7 @@ struct FlatParamHandle::Gathered {
   // All-gathers flat parameter i's shards into full[i] (its memory allocated already).
   void gather(size_t i) {
     const Flat& f = *flats[i];
-    Tensor shard = f.shard->detach().to(full[i].dtype());
+    Tensor shard = f.local.detach().to(full[i].dtype()).reshape({-1});
     if (options.shard_group)
       all_gather_into_tensor(full[i], shard, options.shard_group.get());
     else
@@ -142,13 +152,17 @@ struct FlatParamHandle::Gathered {
     }
     f.kept_grad = Tensor();
     int n = group_size(options.shard_group);
-    Tensor part = flat;
+    Tensor part;
     if (n > 1) {
-      part = empty({f.padded / n}, flat.options());
+      part = empty(f.local.sizes(), flat.options());
       reduce_scatter_tensor(part, flat, ReduceOp::AVG, options.shard_group.get());
+    } else {
+      part = flat.view(f.local.sizes());
     }
     if (group_size(options.replicate_group) > 1)
       all_reduce(part, ReduceOp::AVG, options.replicate_group.get());
+    if (f.shard.dim() > 0 && f.shard.size(0) < f.local.size(0))
+      part = part.narrow(0, 0, f.shard.size(0));
     return part.to(f.dtype);
   }
 };
@@ -173,9 +187,11 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
         continue;
       }
       size_t fi = 0;
-      while (fi < flats_.size() && !(flats_[fi]->dtype == slot->dtype() &&
-                                     flats_[fi]->requires_grad == slot->requires_grad()))
+      while (!options_.per_parameter && fi < flats_.size() &&
+             !(flats_[fi]->dtype == slot->dtype() &&
+               flats_[fi]->requires_grad == slot->requires_grad()))
         ++fi;
+      if (options_.per_parameter) fi = flats_.size();
       if (fi == flats_.size()) {
         flats_.push_back(std::make_shared<Flat>());
         flats_.back()->dtype = slot->dtype();
@@ -196,7 +212,20 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
   NoGradGuard no_grad;
   for (size_t fi = 0; fi < flats_.size(); ++fi) {
     Flat& f = *flats_[fi];
-    f.padded = (f.numel + n - 1) / n * n;
+    // Flat: elements padded to a multiple of n. Per parameter: rows (dim 0) padded to a multiple
+    // of n, so that rank r's part of the flat buffer is rows [r * rows / n, ...) of the parameter.
+    Shape shard_shape;
+    if (options_.per_parameter) {
+      const Shape& shape = f.params[0].shape;
+      int64_t rows = shape.empty() ? 1 : shape[0], row = rows ? f.numel / rows : 0;
+      int64_t chunk = (rows + n - 1) / n;
+      f.padded = chunk * n * row;
+      shard_shape = shape.empty() ? Shape{chunk} : shape;
+      if (!shape.empty()) shard_shape[0] = chunk;
+    } else {
+      f.padded = (f.numel + n - 1) / n * n;
+      shard_shape = {f.padded / n};
+    }
     std::vector<Tensor> pieces;
     for (const Flat::Param& p : f.params) pieces.push_back(p.slots[0]->detach().reshape({-1}));
     if (f.padded > f.numel)
@@ -204,15 +233,28 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
     Tensor full = cat(pieces, 0);
     if (options_.sync_from && options_.sync_from->size() > 1)
       broadcast(full, 0, options_.sync_from.get());
-    Tensor shard = full.narrow(0, r * (f.padded / n), f.padded / n).clone();
-    f.shard = &owner.register_parameter(fi == 0 ? "_flat_param" : "_flat_param_" + std::to_string(fi),
-                                        shard, f.requires_grad);
-    for (const Flat::Param& p : f.params)
-      for (Tensor* slot : p.slots) *slot = Tensor();
+    f.local = full.narrow(0, r * (f.padded / n), f.padded / n).clone().view(shard_shape);
+    if (options_.per_parameter) {
+      const Shape& shape = f.params[0].shape;
+      int64_t rows = shape.empty() ? 1 : shape[0];
+      int64_t mine = std::clamp<int64_t>(rows - r * shard_shape[0], 0, shard_shape[0]);
+      f.shard = shape.empty() ? f.local.view({}) : f.local.narrow(0, 0, mine);
+      f.shard.requires_grad_(f.requires_grad);
+    } else {
+      f.local = owner.register_parameter(
+          fi == 0 ? "_flat_param" : "_flat_param_" + std::to_string(fi), f.local, f.requires_grad);
+      f.shard = f.local;
+    }
+    rest(f);
   }
 }
 
 FlatParamHandle::~FlatParamHandle() = default;
+
+void FlatParamHandle::rest(Flat& f) const {
+  for (const Flat::Param& p : f.params)
+    for (Tensor* slot : p.slots) *slot = options_.per_parameter ? f.shard : Tensor();
+}
 
 void FlatParamHandle::pre_forward() {
   auto g = std::make_shared<Gathered>();
@@ -230,7 +272,7 @@ void FlatParamHandle::pre_forward() {
         views.push_back(g->full[i].narrow(0, p.offset, p.numel).view(p.shape));
     }
     if (f.requires_grad && GradMode::is_enabled())
-      record_list("FsdpAllGatherBackward", views, {*f.shard},
+      record_list("FsdpAllGatherBackward", views, {f.shard},
                   [g, i](std::vector<Tensor>& grads, const Node&) -> std::vector<Tensor> {
                     return {g->reduce_gradients(i, grads)};
                   });
@@ -243,9 +285,7 @@ void FlatParamHandle::pre_forward() {
 void FlatParamHandle::post_forward(const std::vector<Tensor>& outputs) {
   std::shared_ptr<Gathered> g = std::move(current_);
   EMBER_CHECK(g != nullptr, "[FullyShardedDataParallel] post_forward without pre_forward");
-  for (const auto& f : flats_)
-    for (const Flat::Param& p : f->params)
-      for (Tensor* slot : p.slots) *slot = Tensor();
+  for (const auto& f : flats_) rest(*f);
   bool backward_follows = false;
   for (const Tensor& out : outputs) backward_follows |= out.defined() && out.requires_grad();
   if (!backward_follows || options_.strategy == ShardingStrategy::FULL_SHARD ||
@@ -282,9 +322,9 @@ void FlatParamHandle::release_full(bool writeback) {
   NoGradGuard no_grad;
   for (size_t i = 0; i < flats_.size() && i < summoned_.size(); ++i) {
     Flat& f = *flats_[i];
-    if (writeback) f.shard->copy_(summoned_[i].narrow(0, r * (f.padded / n), f.padded / n));
-    for (const Flat::Param& p : f.params)
-      for (Tensor* slot : p.slots) *slot = Tensor();
+    if (writeback)
+      f.local.copy_(summoned_[i].narrow(0, r * (f.padded / n), f.padded / n).view(f.local.sizes()));
+    rest(f);
   }
   summoned_.clear();
 }
@@ -298,7 +338,7 @@ std::vector<std::string> FlatParamHandle::parameter_names() const {
 
 std::vector<Tensor> FlatParamHandle::shards() const {
   std::vector<Tensor> out;
-  for (const auto& f : flats_) out.push_back(*f->shard);
+  for (const auto& f : flats_) out.push_back(f->shard);
   return out;
 }
 
@@ -310,7 +350,7 @@ int64_t FlatParamHandle::numel() const {
 
 int64_t FlatParamHandle::shard_numel() const {
   int64_t n = 0;
-  for (const auto& f : flats_) n += f->shard->numel();
+  for (const auto& f : flats_) n += f->shard.numel();
   return n;
 }
 

@@ -39,6 +39,11 @@ struct FlatParamOptions {
   std::shared_ptr<ProcessGroup> replicate_group;
   /// Rank 0 of the group broadcasts its parameters before sharding (sync_module_states).
   std::shared_ptr<ProcessGroup> sync_from;
+  /// FSDP2's layout: each parameter sharded on its own along dim 0 (rank r keeps its rows r/N),
+  /// the shard kept in the parameter's own slot, so that parameters() and state_dict() keep their
+  /// names and number of dimensions. Otherwise FSDP1's: one flat parameter per (dtype,
+  /// requires_grad), registered on the owner, the slots empty between forwards.
+  bool per_parameter = false;
 };
 
 class FlatParamHandle {
@@ -48,6 +53,8 @@ class FlatParamHandle {
   /// requires_grad): this rank's shard of it is a leaf registered on `owner` as "_flat_param"
   /// ("_flat_param_1", ...: frozen parameters beside trainable ones make a second). The
   /// original slots are emptied: outside forward the module holds no full parameter.
+  /// per_parameter (FSDP2) shards each parameter on its own instead and leaves its shard in its
+  /// slots.
   FlatParamHandle(nn::Module& owner, nn::Module& module,
                   const std::vector<const nn::Module*>& nested, FlatParamOptions options);
   ~FlatParamHandle();
@@ -81,6 +88,8 @@ class FlatParamHandle {
  private:
   struct Flat;      // one flat parameter (flat_param.cpp)
   struct Gathered;  // one forward's gathered parameters, shared with its node and hooks
+  /// What the slots of `f` hold between forwards: its shard (per parameter) or nothing.
+  void rest(Flat& f) const;
   std::vector<std::shared_ptr<Flat>> flats_;
   FlatParamOptions options_;
   std::shared_ptr<bool> require_sync_;  // read by backward, which may outlive the handle

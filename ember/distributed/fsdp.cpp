@@ -72,6 +72,7 @@ FlatParamOptions flat_param_options(const FsdpOptions& options) {
     }
   }
   if (options.sync_module_states) out.sync_from = group;
+  out.per_parameter = options.per_parameter;
   return out;
 }
 

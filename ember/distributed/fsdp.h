@@ -25,6 +25,8 @@ struct FsdpOptions {
   /// HYBRID_SHARD: how many consecutive ranks share shards (one machine's); LOCAL_WORLD_SIZE by
   /// default, as torchrun and `ember launch` set it.
   int ranks_per_shard_group = 0;
+  /// Shard each parameter along dim 0 in its own slot (FSDP2's layout, FlatParamOptions).
+  bool per_parameter = false;
 };
 
 /// The groups a strategy shards and replicates over (HYBRID_SHARD makes them once per process).

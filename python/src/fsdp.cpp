@@ -30,9 +30,65 @@ py::dict to_dict(const nn::NamedTensors& state) {
   return out;
 }
 
+// The options both FSDP forms take from Python.
+dist::FsdpOptions fsdp_options(py::handle process_group, const std::string& strategy,
+                               py::handle param_dtype, py::handle reduce_dtype,
+                               bool sync_module_states, int ranks_per_shard_group) {
+  dist::FsdpOptions o;
+  o.sharding_strategy = strategy_of(strategy);
+  if (!param_dtype.is_none()) o.mixed_precision.param_dtype = to_dtype(param_dtype);
+  if (!reduce_dtype.is_none()) o.mixed_precision.reduce_dtype = to_dtype(reduce_dtype);
+  o.sync_module_states = sync_module_states;
+  o.ranks_per_shard_group = ranks_per_shard_group;
+  if (!process_group.is_none())
+    o.process_group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+  return o;
+}
+
 }  // namespace
 
 void bind_fsdp(py::module_& d) {
+  // FSDP2's fully_shard: a handle on the module itself (no wrapper), each parameter sharded in
+  // its own slot; ember/distributed/fsdp/_fully_shard.py calls it around the module's forward.
+  py::class_<dist::FlatParamHandle, std::shared_ptr<dist::FlatParamHandle>>(d, "_ShardedParams",
+                                                                            py::dynamic_attr())
+      .def(py::init([](py::handle module, py::list nested, py::handle process_group,
+                       const std::string& strategy, py::handle param_dtype,
+                       py::handle reduce_dtype, int ranks_per_shard_group) {
+             dist::FsdpOptions o = fsdp_options(process_group, strategy, param_dtype,
+                                                reduce_dtype, false, ranks_per_shard_group);
+             o.per_parameter = true;
+             std::shared_ptr<nn::Module> m = module_ptr(module);
+             std::vector<const nn::Module*> inner;
+             for (py::handle n : nested) inner.push_back(module_ptr(n).get());
+             ReleaseGil no_gil;
+             return std::make_shared<dist::FlatParamHandle>(*m, *m, inner,
+                                                            dist::flat_param_options(o));
+           }),
+           "module"_a, "nested"_a, "process_group"_a = py::none(), "strategy"_a = "FULL_SHARD",
+           "param_dtype"_a = py::none(), "reduce_dtype"_a = py::none(),
+           "ranks_per_shard_group"_a = 0)
+      .def("pre_forward", [](dist::FlatParamHandle& h) {
+             ReleaseGil no_gil;
+             h.pre_forward();
+           })
+      .def("post_forward", [](dist::FlatParamHandle& h, py::handle out) {
+             std::vector<Tensor> outs;
+             collect_tensors(out, outs);
+             ReleaseGil no_gil;
+             h.post_forward(outs);
+           })
+      .def("summon_full", [](dist::FlatParamHandle& h) {
+             ReleaseGil no_gil;
+             h.summon_full();
+           })
+      .def("release_full", [](dist::FlatParamHandle& h, bool writeback) {
+             ReleaseGil no_gil;
+             h.release_full(writeback);
+           })
+      .def("set_require_sync", &dist::FlatParamHandle::set_require_sync)
+      .def("shards", &dist::FlatParamHandle::shards);
+
   py::class_<NoSync>(d, "_FsdpNoSync")
       .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.fsdp); })
       .def("__exit__", [](NoSync& s, py::args) {
@@ -45,14 +101,9 @@ void bind_fsdp(py::module_& d) {
       .def(py::init([](py::handle module, py::handle process_group, const std::string& strategy,
                        py::handle param_dtype, py::handle reduce_dtype, bool sync_module_states,
                        int ranks_per_shard_group) {
-             dist::FsdpOptions o;
-             o.sharding_strategy = strategy_of(strategy);
-             if (!param_dtype.is_none()) o.mixed_precision.param_dtype = to_dtype(param_dtype);
-             if (!reduce_dtype.is_none()) o.mixed_precision.reduce_dtype = to_dtype(reduce_dtype);
-             o.sync_module_states = sync_module_states;
-             o.ranks_per_shard_group = ranks_per_shard_group;
-             if (!process_group.is_none())
-               o.process_group = process_group.cast<std::shared_ptr<dist::ProcessGroup>>();
+             dist::FsdpOptions o = fsdp_options(process_group, strategy, param_dtype,
+                                                reduce_dtype, sync_module_states,
+                                                ranks_per_shard_group);
              std::shared_ptr<nn::Module> mm = module_ptr(module);
              ReleaseGil no_gil;  // may broadcast from rank 0
              return std::make_shared<dist::FSDP>(mm, o);
@@ -110,8 +161,6 @@ void bind_fsdp(py::module_& d) {
              ReleaseGil no_gil;
              f.handle().release_full(writeback);
            }, "writeback"_a)
-      .def("_set_require_sync", [](dist::FSDP& f, bool on) { f.handle().set_require_sync(on); })
-      .def("_flat_numel", [](dist::FSDP& f) { return py::make_tuple(f.handle().numel(), f.handle().shard_numel()); })
       .def(
           "clip_grad_norm_",
           [](dist::FSDP& f, double max_norm, double norm_type) {

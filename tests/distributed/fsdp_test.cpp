@@ -4,6 +4,7 @@
 // precision, full state dicts and gradient clipping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -98,18 +99,31 @@ TEST(FSDP, NRanksEqualOneProcessUnderEveryStrategy) {
   nn::NamedTensors reference = train_single(steps);
   for (int world : {2, 3}) {
     for (ShardingStrategy strategy : {ShardingStrategy::FULL_SHARD, ShardingStrategy::SHARD_GRAD_OP,
-                                      ShardingStrategy::NO_SHARD}) {
+                                      ShardingStrategy::NO_SHARD})
+    for (bool per_parameter : {false, true}) {
       run_threads(world, [&](int rank) {
         FsdpOptions options;
         options.sharding_strategy = strategy;
+        options.per_parameter = per_parameter;
         auto fsdp = wrap(make_model(), options);
-        // Two units, each holding its flat shard; NO_SHARD keeps everything.
         std::vector<Tensor> params = fsdp->parameters();
-        ASSERT_EQ(params.size(), 2u);
         int64_t shards = strategy == ShardingStrategy::NO_SHARD ? 1 : world;
-        EXPECT_EQ(params[0].numel() + params[1].numel(),
-                  (80 + 51 + shards - 1) / shards + (272 + shards - 1) / shards)
-            << sharding_strategy_name(strategy);
+        auto part = [&](int64_t n) { return (n + shards - 1) / shards; };
+        // torch.chunk's rows for this rank: blocks of part(n), the last ones shorter or empty.
+        int64_t r = strategy == ShardingStrategy::NO_SHARD ? 0 : rank;
+        auto rows = [&](int64_t n) { return std::clamp<int64_t>(n - r * part(n), 0, part(n)); };
+        if (per_parameter) {
+          // Each parameter keeps its name and rank, with its block of rows.
+          ASSERT_EQ(params.size(), 6u);
+          EXPECT_EQ(fsdp->named_parameters()[0].first, "_fsdp_wrapped_module.0.weight");
+          EXPECT_EQ(params[0].sizes(), (Shape{rows(16), 4}));
+          EXPECT_EQ(params[5].sizes(), (Shape{rows(3)}));
+        } else {
+          // Two units, each holding its flat shard; NO_SHARD keeps everything.
+          ASSERT_EQ(params.size(), 2u);
+          EXPECT_EQ(params[0].numel() + params[1].numel(), part(80 + 51) + part(272))
+              << sharding_strategy_name(strategy);
+        }
         optim::SGD opt(params, optim::SGDOptions(0.1).with_momentum(0.9));
         for (int s = 0; s < steps; ++s) {
           auto [x, y] = slice(s, rank, world);

@@ -4,7 +4,9 @@ it). Rank 0 prints the mean loss over ranks after each step, and every rank the 
 holds: FSDP must give DDP's losses while holding 1/N of the parameters.
 
     fsdp_program.py MODE [--dtype float32|float64] [--steps N] [--width W] [--layers L]
-MODE: ddp, full_shard, shard_grad_op, no_shard, hybrid_shard, full_shard_mp (bfloat16 compute).
+MODE: ddp, full_shard, shard_grad_op, no_shard, hybrid_shard, full_shard_mp (bfloat16 compute),
+fully_shard (FSDP2, PyTorch 2.6's API), fully_shard_grad_op (reshard_after_forward=False),
+fully_shard_hsdp (a 2-D mesh: replicate x shard).
 """
 import argparse
 import sys
@@ -18,7 +20,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp import MixedPrecision, ShardingStrategy, StateDictType
-from torch.distributed.fsdp import FullStateDictConfig
+from torch.distributed.fsdp import FullStateDictConfig, fully_shard
+from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -86,8 +90,15 @@ def main():
     vocab, block_size = 64, 16
     model = GPT(vocab, args.width, args.layers, 4, block_size).to(dtype)
     total = sum(p.numel() for p in model.parameters())
+    fsdp2 = args.mode.startswith("fully_shard")
     if args.mode == "ddp":
         model = DDP(model)
+    elif fsdp2:
+        mesh = init_device_mesh("cpu", (world // 2, 2), mesh_dim_names=("replicate", "shard")) \
+            if args.mode == "fully_shard_hsdp" else None
+        for block in model.blocks:
+            fully_shard(block, mesh=mesh, reshard_after_forward=args.mode != "fully_shard_grad_op")
+        fully_shard(model, mesh=mesh)
     else:
         strategy = {"full_shard": ShardingStrategy.FULL_SHARD,
                     "full_shard_mp": ShardingStrategy.FULL_SHARD,
@@ -97,8 +108,11 @@ def main():
         mp = (MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
               if args.mode == "full_shard_mp" else None)
         policy = functools.partial(transformer_auto_wrap_policy, transformer_layer_cls={Block})
+        # HYBRID_SHARD: shard within pairs of ranks, replicate across pairs (as 2 machines).
+        mesh = init_device_mesh("cpu", (world // 2, 2)) \
+            if args.mode == "hybrid_shard" and world >= 4 else None
         model = FSDP(model, sharding_strategy=strategy, auto_wrap_policy=policy,
-                     mixed_precision=mp)
+                     mixed_precision=mp, device_mesh=mesh)
     held = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
     data = torch.Generator().manual_seed(1)
@@ -109,7 +123,7 @@ def main():
         loss = model(mine[:, :-1], mine[:, 1:])
         optimizer.zero_grad()
         loss.backward()
-        if args.mode == "ddp":
+        if args.mode == "ddp" or fsdp2:
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         else:
             model.clip_grad_norm_(1.0)
@@ -118,7 +132,9 @@ def main():
         dist.all_reduce(mean)
         if rank == 0:
             say(f"step {step} loss {mean.item() / world:.17g}")
-    if args.mode != "ddp":
+    if fsdp2:
+        state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
+    elif args.mode != "ddp":
         with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT,
                                   FullStateDictConfig(rank0_only=True)):
             state = model.state_dict()

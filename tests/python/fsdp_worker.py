@@ -131,10 +131,51 @@ def errors(rank, world):
         assert "missing keys [3.bias]" in str(e), e
 
 
+def fully_shard_api(rank, world):
+    from torch.distributed.checkpoint.state_dict import (StateDictOptions, get_model_state_dict,
+                                                         set_model_state_dict)
+    from torch.distributed.fsdp import FSDPModule, fully_shard
+    model = make_model()
+    plain = make_model()
+    fully_shard(model[2])
+    fully_shard(model)
+    assert isinstance(model, FSDPModule) and isinstance(model, nn.Sequential)
+    assert type(model).__name__ == "FSDPSequential", type(model)
+    # Parameters keep their names and dimensions, with 1/N of their rows.
+    shapes = {n: tuple(p.shape) for n, p in model.named_parameters()}
+    assert shapes["0.weight"] == (32 // world, 6) and shapes["2.0.weight"] == (32 // world, 32), \
+        shapes
+    full = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
+    for name, want in plain.state_dict().items():
+        assert torch.equal(full[name], want), name
+    set_model_state_dict(model, {k: v * 0 + 0.5 for k, v in full.items()},
+                         options=StateDictOptions(full_state_dict=True))
+    assert all(bool(p.eq(0.5).all()) for p in model.parameters())
+    # Accumulation: no gradient sync for the first micro-batch, then one step equal to one
+    # process's on the sum of the two micro-batches' losses.
+    model, ref = make_model(), make_model()
+    fully_shard(model[2])
+    fully_shard(model)
+    x, y, _, _ = data(rank, world, 16)
+    (F.mse_loss(ref(x[:8]), y[:8]) + F.mse_loss(ref(x[8:]), y[8:])).backward()
+    torch.optim.SGD(ref.parameters(), lr=0.1).step()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    per = 8 // world
+    mine = slice(rank * per, (rank + 1) * per)
+    model.set_requires_gradient_sync(False)
+    F.mse_loss(model(x[:8][mine]), y[:8][mine]).backward()
+    model.set_requires_gradient_sync(True)
+    F.mse_loss(model(x[8:][mine]), y[8:][mine]).backward()
+    opt.step()
+    got = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
+    for name, want in ref.state_dict().items():
+        torch.testing.assert_close(got[name], want, rtol=1e-5, atol=1e-6)
+
+
 if __name__ == "__main__":
     dist.init_process_group("gloo")
     case = sys.argv[1]
     {"summon": summon, "state_dicts": state_dicts, "no_sync": no_sync, "policies": policies,
-     "errors": errors}[case](dist.get_rank(), dist.get_world_size())
+     "errors": errors, "fully_shard_api": fully_shard_api}[case](dist.get_rank(), dist.get_world_size())
     print(f"{case} ok", flush=True)
     dist.destroy_process_group()

@@ -4,9 +4,12 @@ from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullSt
                   OptimStateDictConfig, ShardedOptimStateDictConfig, ShardedStateDictConfig,
                   ShardingStrategy, StateDictConfig, StateDictSettings, StateDictType)
 from .fully_sharded_data_parallel import FullyShardedDataParallel
+from ._fully_shard import (CPUOffloadPolicy, FSDPModule, MixedPrecisionPolicy, OffloadPolicy,
+                           fully_shard)
 
 __all__ = ["FullyShardedDataParallel", "ShardingStrategy", "BackwardPrefetch", "MixedPrecision",
            "CPUOffload", "StateDictType", "FullStateDictConfig", "LocalStateDictConfig",
            "ShardedStateDictConfig", "StateDictSettings", "OptimStateDictConfig",
            "FullOptimStateDictConfig", "LocalOptimStateDictConfig", "ShardedOptimStateDictConfig",
-           "StateDictConfig"]
+           "StateDictConfig", "fully_shard", "FSDPModule", "MixedPrecisionPolicy",
+           "OffloadPolicy", "CPUOffloadPolicy"]

@@ -36,20 +36,27 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
             raise ValueError("ember's FSDP does not have _HYBRID_SHARD_ZERO2; use HYBRID_SHARD")
         if isinstance(process_group, tuple):
             raise ValueError("ember's HYBRID_SHARD makes its own (intra-node, inter-node) groups "
-                             "from LOCAL_WORLD_SIZE; pass process_group=None")
+                             "from LOCAL_WORLD_SIZE or a 2-D device_mesh; pass "
+                             "process_group=None")
         if device_id is not None:
             module.to(device_id if not isinstance(device_id, int) else f"cuda:{device_id}")
         if auto_wrap_policy is not None:
             unit_args = dict(process_group=process_group, sharding_strategy=strategy,
                              cpu_offload=cpu_offload, mixed_precision=mixed_precision,
-                             sync_module_states=sync_module_states)
+                             sync_module_states=sync_module_states, device_mesh=device_mesh)
             _recursive_wrap(module, auto_wrap_policy,
                             lambda m: FullyShardedDataParallel(m, **unit_args),
                             ignored_modules=list(ignored_modules or ()), only_wrap_children=True)
+        per_machine = 0  # HYBRID_SHARD: LOCAL_WORLD_SIZE, or the rows of a 2-D device mesh
+        if device_mesh is not None and device_mesh.ndim == 2:
+            per_machine = device_mesh.shape[1]
+        elif device_mesh is not None:
+            process_group = device_mesh.get_group()
         mp = mixed_precision
         super().__init__(module, process_group, strategy.name,
                          mp.param_dtype if mp is not None else None,
-                         mp.reduce_dtype if mp is not None else None, sync_module_states)
+                         mp.reduce_dtype if mp is not None else None, sync_module_states,
+                         per_machine)
         self._mixed_precision = mp
         self._sharding_strategy = strategy
         self._state_dict_type = StateDictType.FULL_STATE_DICT

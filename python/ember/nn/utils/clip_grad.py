@@ -12,6 +12,40 @@ __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_n
            "clip_grads_with_norm_"]
 
 
+# Resolvers of parameters sharded across ranks (FSDP2's fully_shard registers one): each maps a
+# parameter to the function that sums, or takes the maximum of, a norm's pieces over the ranks
+# holding that parameter (reduce(tensor, "sum" | "max") in place), or to None. clip_grad_norm_
+# then clips by the norm of the whole parameters, as PyTorch's DTensor gradients give it.
+_shard_resolvers = []
+
+
+def _sharded_norm(parameters, norm_type):
+    """The joint norm of the parameters' gradients when some are shards; None when none is."""
+    plain, pieces = [], {}
+    for p in parameters:
+        if p.grad is None:
+            continue
+        reduce = next((r for r in (f(p) for f in _shard_resolvers) if r is not None), None)
+        if reduce is None:
+            plain.append(p.grad)
+        else:
+            pieces.setdefault(reduce, []).append(p.grad)
+    if not pieces:
+        return None
+    inf = norm_type == math.inf
+    with no_grad():
+        parts = [get_total_norm(plain, norm_type).double()] if plain else []
+        for reduce, grads in pieces.items():
+            local = get_total_norm(grads, norm_type).double()
+            local = local if inf else local ** norm_type
+            local = local.reshape(1).clone()
+            reduce(local, "max" if inf else "sum")
+            parts.append(local[0] if inf else local[0] ** (1.0 / norm_type))
+        total = _C._ops.stack(parts).max() if inf else _C._ops.norm(_C._ops.stack(parts),
+                                                                      norm_type)
+    return total.to(pieces[next(iter(pieces))][0].dtype)
+
+
 def _as_list(tensors):
     return [tensors] if isinstance(tensors, _C.Tensor) else list(tensors)
 
@@ -65,7 +99,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
             warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
                           stacklevel=2)
     grads = [p.grad for p in parameters if p.grad is not None]
-    total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
+    total_norm = _sharded_norm(parameters, float(norm_type)) if _shard_resolvers else None
+    if total_norm is None:
+        total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
 
