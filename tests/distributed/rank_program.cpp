@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -16,6 +17,8 @@
 
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/error_file.h"
+#include "ember/distributed/ddp.h"
+#include "ember/distributed/fsdp.h"
 #include "ember/ember.h"
 
 namespace dist = ember::distributed;
@@ -45,6 +48,28 @@ uint64_t wire_bytes_sent() {
     uint64_t value = 0;
     for (int i = 0; i <= 8 && fields >> value;) ++i;  // rx: 8 fields, then tx bytes
     total += value;
+  }
+  return total;
+}
+
+// TCP payload bytes this network namespace's sockets have sent once (`ss`'s bytes_sent less
+// bytes_retrans: the kernel's tcpi_bytes_sent and tcpi_bytes_retrans): what the collectives put
+// on the wire, without the headers, the acknowledgements of what came in, and the retransmissions
+// a loaded machine's late acknowledgements set off (TCP's tail loss probes resend up to 64 KB).
+uint64_t tcp_payload_sent() {
+  FILE* pipe = ::popen("ss -tinH 2>/dev/null", "r");
+  if (!pipe) return 0;
+  uint64_t total = 0;
+  char buffer[4096];
+  std::string text;
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  ::pclose(pipe);
+  for (const char* key : {"bytes_sent:", "bytes_retrans:"}) {
+    size_t length = std::strlen(key);
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      uint64_t n = std::strtoull(text.c_str() + at + length, nullptr, 10);
+      total += key[6] == 's' ? n : -n;  // unsigned: sent minus resent
+    }
   }
   return total;
 }
@@ -229,6 +254,38 @@ int main(int argc, char** argv) {
                  " reduce_scatter_tensor " + std::to_string(rs) + " all_reduce " +
                  std::to_string(ar) + " all_gather_into_tensor " + std::to_string(ag) +
                  (ok ? "" : " WRONG RESULT"));
+    } else if (mode == "fsdp_wire") {
+      // Bytes one training step (forward and backward) puts on the wire under DDP and FSDP's
+      // strategies: 4 Linear(512, 512) in float32 (4.2 MB of parameters), one unit.
+      auto make = [] {
+        ember::manual_seed(3);
+        auto linear = [] { return std::make_shared<ember::nn::Linear>(512, 512); };
+        return std::make_shared<ember::nn::Sequential>(
+            std::initializer_list<std::shared_ptr<ember::nn::Module>>{linear(), linear(), linear(),
+                                                                      linear()});
+      };
+      ember::Tensor x = ember::ones({8, 512});
+      auto step_bytes = [&](ember::nn::Module& model) {
+        dist::barrier();
+        uint64_t before = tcp_payload_sent();
+        model.forward(x).sum().backward();
+        dist::barrier();
+        return tcp_payload_sent() - before;
+      };
+      int64_t params = 0;
+      for (const auto& p : make()->parameters()) params += p.numel() * 4;
+      dist::DDP ddp(make());
+      uint64_t ddp_bytes = step_bytes(ddp);
+      std::string line = "rank " + std::to_string(rank) + " fsdp_wire bytes " +
+                         std::to_string(params) + " ddp " + std::to_string(ddp_bytes);
+      for (auto strategy : {dist::ShardingStrategy::SHARD_GRAD_OP, dist::ShardingStrategy::FULL_SHARD}) {
+        dist::FsdpOptions options;
+        options.sharding_strategy = strategy;
+        dist::FSDP fsdp(make(), options);
+        line += std::string(" ") + dist::sharding_strategy_name(strategy) + " " +
+                std::to_string(step_bytes(fsdp));
+      }
+      say(1, line);
     } else if (mode == "mismatch" && rank == bad) {
       dist::broadcast(ember::zeros({3}), 0);
     } else {

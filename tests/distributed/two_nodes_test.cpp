@@ -296,5 +296,35 @@ TEST(TwoNodes, GlooReduceScatterSendsHalfTheBytesOfAnAllReduce) {
   EXPECT_EQ(ranks, 2);
 }
 
+// The TCP payload one training step sends per rank across the link (each socket's bytes_sent),
+// against the parameters' bytes P at 2 ranks: DDP and SHARD_GRAD_OP 2P(N-1)/N = P (an all-reduce; a gather and a
+// reduce-scatter), FULL_SHARD 3P(N-1)/N = 1.5P (the gather again for backward).
+TEST(TwoNodes, FsdpStrategiesSendTheirShareOfTheParameters) {
+  SKIP_WITHOUT_NAMESPACES();
+  TwoNodes nodes;
+  int port = next_port();
+  auto node = [&](int n) {
+    return "exec " + nodes.on(n) + kEmber + " launch --nnodes 2 --node-rank " + std::to_string(n) +
+           " --master-addr " + nodes.address(0) + " --master-port " + std::to_string(port) + " " +
+           kProgram + " fsdp_wire";
+  };
+  BackgroundCommand a(node(0)), b(node(1));
+  ASSERT_EQ(a.wait(90s), std::optional<int>(0)) << a.output();
+  ASSERT_EQ(b.wait(90s), std::optional<int>(0)) << b.output();
+  std::regex line(R"(rank (\d) fsdp_wire bytes (\d+) ddp (\d+) SHARD_GRAD_OP (\d+) )"
+                  R"(FULL_SHARD (\d+)\n)");
+  for (const std::string& out : {a.output(), b.output()}) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(out, m, line)) << out;
+    double p = std::stod(m[2]), ddp = std::stod(m[3]), grad_op = std::stod(m[4]),
+           full = std::stod(m[5]);
+    std::cout << "rank " << m[1] << ": per step, of the parameters' bytes: DDP " << ddp / p
+              << ", SHARD_GRAD_OP " << grad_op / p << ", FULL_SHARD " << full / p << "\n";
+    EXPECT_NEAR(ddp / p, 1.0, 0.01) << out;
+    EXPECT_NEAR(grad_op / p, 1.0, 0.01) << out;
+    EXPECT_NEAR(full / p, 1.5, 0.015) << out;
+  }
+}
+
 }  // namespace
 }  // namespace ember::testing
