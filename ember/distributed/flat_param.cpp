@@ -75,22 +75,116 @@ struct FlatParamHandle::Flat {
     std::vector<std::string> names;  // every name it has below the module (tied weights)
     std::vector<Tensor*> slots;
     Shape shape;
-    int64_t offset = 0;
     int64_t numel = 0;
+    // Flat layout: where it starts in the flat parameter. Per parameter: where its block starts
+    // in each rank's part, its rows per rank (`chunk`) and elements per row.
+    int64_t offset = 0;
+    int64_t chunk = 0, row = 0;
+    Tensor shard;  // per parameter: this rank's rows of it, a leaf viewing `local`
+    int64_t block() const { return chunk * row; }
   };
   std::vector<Param> params;
-  DType dtype = kFloat32;  // the shard's
+  DType dtype = kFloat32;  // the shards'
   Device device{DeviceType::CPU, 0};
   bool requires_grad = false;
-  int64_t numel = 0;   // of the parameters
-  int64_t padded = 0;  // a multiple of the shard group's size (of its rows, per parameter)
-  // This rank's part of the padded flat buffer (what the collectives read and write), and the
-  // leaf the optimizer steps: `local` itself, registered on the owner as "_flat_param", or (per
-  // parameter) a view of its rows that are the parameter's (padding rows left out, as PyTorch's
-  // uneven DTensor shards), held in the parameter's own slots between forwards.
+  bool per_parameter = false;
+  int n = 1, r = 0;          // the shard group's size and this rank in it
+  int64_t numel = 0;         // of the parameters
+  int64_t length = 0;        // of each rank's part; the gathered buffer holds n * length
+  // This rank's part (what the collectives read and write). Flat: the leaf the optimizer steps,
+  // registered on the owner as "_flat_param". Per parameter: the storage of the parameters'
+  // shards, each a leaf in its own slots between forwards (padding rows left out, as PyTorch's
+  // uneven DTensor shards).
   Tensor local;
-  Tensor shard;
-  Tensor kept_grad;         // full gradients kept under no_sync, in the reduce dtype
+  Tensor kept_grad;  // full gradients kept under no_sync, in the reduce dtype
+
+  // The leaves backward hands gradients to: `local`, or the parameters' shards.
+  std::vector<Tensor> leaves() const {
+    if (!per_parameter) return {local};
+    std::vector<Tensor> out;
+    for (const Param& p : params) out.push_back(p.shard);
+    return out;
+  }
+  // This rank's part of `values` (one full tensor per parameter) written into `local`.
+  void shard_from(const std::vector<Tensor>& values) {
+    NoGradGuard no_grad;
+    if (!per_parameter) {
+      std::vector<Tensor> pieces;
+      for (const Tensor& v : values) pieces.push_back(v.detach().reshape({-1}));
+      if (n * length > numel)
+        pieces.push_back(zeros({n * length - numel}, TensorOptions(dtype).with_device(device)));
+      local.copy_(cat(pieces, 0).narrow(0, r * length, length));
+      return;
+    }
+    for (size_t k = 0; k < params.size(); ++k) {
+      const Param& p = params[k];
+      Tensor padded = zeros({n * p.block()}, TensorOptions(dtype).with_device(device));
+      padded.narrow(0, 0, p.numel).copy_(values[k].detach().reshape({-1}));
+      local.narrow(0, p.offset, p.block()).copy_(padded.narrow(0, r * p.block(), p.block()));
+    }
+  }
+  // Buffers for the gathered parameters in `dtype`: the flat parameter, or one per parameter.
+  std::vector<Tensor> gather_buffers(DType as) const {
+    TensorOptions o = TensorOptions(as).with_device(device);
+    if (!per_parameter) return {empty({n * length}, o)};
+    std::vector<Tensor> out;
+    for (const Param& p : params) out.push_back(empty({n * p.block()}, o));
+    return out;
+  }
+  // Parameter k's full value in the gathered buffers.
+  Tensor value(const std::vector<Tensor>& full, size_t k) const {
+    const Param& p = params[k];
+    return per_parameter ? full[k].narrow(0, 0, p.numel).view(p.shape)
+                         : full[0].narrow(0, p.offset, p.numel).view(p.shape);
+  }
+  // All-gathers every rank's part into `full` (its memory allocated). Per parameter, the ranks'
+  // parts arrive one after another in one buffer and each parameter's blocks are copied out.
+  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group) const {
+    Tensor mine = local.detach().to(full[0].dtype());
+    Tensor all = per_parameter ? (n > 1 ? empty({n * length}, mine.options()) : mine) : full[0];
+    if (n > 1)
+      all_gather_into_tensor(all, mine, group.get());
+    else if (!per_parameter)
+      all.copy_(mine);
+    if (!per_parameter) return;
+    Tensor ranks = all.view({n, length});
+    for (size_t k = 0; k < params.size(); ++k)
+      full[k].view({n, params[k].block()}).copy_(ranks.narrow(1, params[k].offset, params[k].block()));
+  }
+  // The parameters' gradients laid out as the gathered buffer is (zeros where one is missing).
+  Tensor pack(const std::vector<Tensor>& grads, DType as) const {
+    TensorOptions o = TensorOptions(as).with_device(device);
+    Tensor flat = zeros({n * length}, o);
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (!grads[k].defined()) continue;
+      const Param& p = params[k];
+      if (!per_parameter) {
+        flat.narrow(0, p.offset, p.numel).copy_(grads[k].reshape({-1}));
+        continue;
+      }
+      Tensor padded = zeros({n * p.block()}, o);
+      padded.narrow(0, 0, p.numel).copy_(grads[k].reshape({-1}));
+      flat.view({n, length}).narrow(1, p.offset, p.block()).copy_(padded.view({n, p.block()}));
+    }
+    return flat;
+  }
+  // This rank's reduced part split into the leaves' gradients.
+  std::vector<Tensor> split(const Tensor& part) const {
+    if (!per_parameter) return {part.to(dtype)};
+    std::vector<Tensor> out;
+    for (const Param& p : params) {
+      Tensor block = part.narrow(0, p.offset, p.block());
+      Tensor grad = p.shape.empty() ? block.view({})
+                                    : block.view(shard_shape(p, p.chunk)).narrow(0, 0, p.shard.size(0));
+      out.push_back(grad.to(dtype));
+    }
+    return out;
+  }
+  static Shape shard_shape(const Param& p, int64_t rows) {
+    Shape s = p.shape.empty() ? Shape{rows} : p.shape;
+    s[0] = rows;
+    return s;
+  }
 };
 
 // What the node and hooks of one forward share: the handle's settings and flat parameters
@@ -99,7 +193,7 @@ struct FlatParamHandle::Gathered {
   std::vector<std::shared_ptr<Flat>> flats;
   FlatParamOptions options;
   std::shared_ptr<bool> require_sync;
-  std::vector<Tensor> full;  // per flat parameter, padded, in the compute dtype
+  std::vector<std::vector<Tensor>> full;  // per flat parameter, in the compute dtype
   std::mutex mutex;
 
   DType compute_dtype(const Flat& f) const {
@@ -107,63 +201,48 @@ struct FlatParamHandle::Gathered {
                ? *options.mixed_precision.param_dtype
                : f.dtype;
   }
-  // All-gathers flat parameter i's shards into full[i] (its memory allocated already).
-  void gather(size_t i) {
-    const Flat& f = *flats[i];
-    Tensor shard = f.local.detach().to(full[i].dtype()).reshape({-1});
-    if (options.shard_group)
-      all_gather_into_tensor(full[i], shard, options.shard_group.get());
-    else
-      full[i].copy_(shard);
-  }
   void ensure_resident() {
     std::lock_guard<std::mutex> lock(mutex);
     NoGradGuard no_grad;
-    for (size_t i = 0; i < full.size(); ++i)
-      if (!resident(full[i])) {
-        // The values the forward's ops saved come back: not a modification their version
-        // check should see (a copy_ would count as one).
-        uint32_t version = full[i].storage()->version.load();
-        reallocate(full[i]);
-        gather(i);
-        full[i].storage()->version.store(version);
+    for (size_t i = 0; i < full.size(); ++i) {
+      if (resident(full[i][0])) continue;
+      // The values the forward's ops saved come back: not a modification their version check
+      // should see (a copy_ would count as one).
+      std::vector<uint32_t> versions;
+      for (const Tensor& t : full[i]) {
+        versions.push_back(t.storage()->version.load());
+        reallocate(t);
       }
+      flats[i]->gather(full[i], options.shard_group);
+      for (size_t k = 0; k < full[i].size(); ++k) full[i][k].storage()->version.store(versions[k]);
+    }
+  }
+  void release(size_t i) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Tensor& t : full[i]) distributed::release(t);
   }
   void release_all() {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (const Tensor& t : full) release(t);
+    for (size_t i = 0; i < full.size(); ++i) release(i);
   }
-  // The backward of flat parameter i: its views' gradients, reduced, for the shard.
-  Tensor reduce_gradients(size_t i, const std::vector<Tensor>& grads) {
+  // The backward of flat parameter i: its parameters' gradients, reduced, for the leaves.
+  std::vector<Tensor> reduce_gradients(size_t i, const std::vector<Tensor>& grads) {
     Flat& f = *flats[i];
-    DType reduce_dtype = options.mixed_precision.reduce_dtype.value_or(full[i].dtype());
-    Tensor flat = zeros({f.padded}, TensorOptions(reduce_dtype).with_device(f.device));
-    for (size_t k = 0; k < f.params.size(); ++k)
-      if (grads[k].defined())
-        flat.narrow(0, f.params[k].offset, f.params[k].numel).copy_(grads[k].reshape({-1}));
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      release(full[i]);
-    }
+    Tensor flat = f.pack(grads, options.mixed_precision.reduce_dtype.value_or(full[i][0].dtype()));
+    release(i);
     if (f.kept_grad.defined()) flat.add_(f.kept_grad);
     if (!*require_sync) {
       f.kept_grad = flat;
-      return Tensor();
+      return std::vector<Tensor>(f.leaves().size());
     }
     f.kept_grad = Tensor();
-    int n = group_size(options.shard_group);
-    Tensor part;
-    if (n > 1) {
-      part = empty(f.local.sizes(), flat.options());
+    Tensor part = flat;
+    if (f.n > 1) {
+      part = empty({f.length}, flat.options());
       reduce_scatter_tensor(part, flat, ReduceOp::AVG, options.shard_group.get());
-    } else {
-      part = flat.view(f.local.sizes());
     }
     if (group_size(options.replicate_group) > 1)
       all_reduce(part, ReduceOp::AVG, options.replicate_group.get());
-    if (f.shard.dim() > 0 && f.shard.size(0) < f.local.size(0))
-      part = part.narrow(0, 0, f.shard.size(0));
-    return part.to(f.dtype);
+    return f.split(part);
   }
 };
 
@@ -187,11 +266,9 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
         continue;
       }
       size_t fi = 0;
-      while (!options_.per_parameter && fi < flats_.size() &&
-             !(flats_[fi]->dtype == slot->dtype() &&
-               flats_[fi]->requires_grad == slot->requires_grad()))
+      while (fi < flats_.size() && !(flats_[fi]->dtype == slot->dtype() &&
+                                     flats_[fi]->requires_grad == slot->requires_grad()))
         ++fi;
-      if (options_.per_parameter) fi = flats_.size();
       if (fi == flats_.size()) {
         flats_.push_back(std::make_shared<Flat>());
         flats_.back()->dtype = slot->dtype();
@@ -201,7 +278,12 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
       Flat& f = *flats_[fi];
       EMBER_CHECK(slot->device() == f.device, "[FullyShardedDataParallel] expected every parameter of a unit on one device, got ", f.device, " and ", slot->device(), " (", prefix + name, ")");
       seen[slot->unsafe_impl()] = {fi, f.params.size()};
-      f.params.push_back({{prefix + name}, {slot}, slot->sizes(), f.numel, slot->numel()});
+      Flat::Param p;
+      p.names = {prefix + name};
+      p.slots = {slot};
+      p.shape = slot->sizes();
+      p.numel = slot->numel();
+      f.params.push_back(std::move(p));
       f.numel += slot->numel();
     }
     for (auto& [name, child] : m.named_children()) self(self, *child, prefix + name + ".");
@@ -212,38 +294,49 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
   NoGradGuard no_grad;
   for (size_t fi = 0; fi < flats_.size(); ++fi) {
     Flat& f = *flats_[fi];
-    // Flat: elements padded to a multiple of n. Per parameter: rows (dim 0) padded to a multiple
-    // of n, so that rank r's part of the flat buffer is rows [r * rows / n, ...) of the parameter.
-    Shape shard_shape;
-    if (options_.per_parameter) {
-      const Shape& shape = f.params[0].shape;
-      int64_t rows = shape.empty() ? 1 : shape[0], row = rows ? f.numel / rows : 0;
-      int64_t chunk = (rows + n - 1) / n;
-      f.padded = chunk * n * row;
-      shard_shape = shape.empty() ? Shape{chunk} : shape;
-      if (!shape.empty()) shard_shape[0] = chunk;
-    } else {
-      f.padded = (f.numel + n - 1) / n * n;
-      shard_shape = {f.padded / n};
+    f.per_parameter = options_.per_parameter;
+    f.n = n;
+    f.r = r;
+    // Flat: the elements padded to a multiple of n, rank r keeping the r-th n-th. Per parameter:
+    // each parameter's rows (dim 0) padded to a multiple of n, rank r keeping the r-th block of
+    // rows of each, one after another.
+    std::vector<Tensor> values;
+    for (Flat::Param& p : f.params) {
+      Tensor value = p.slots[0]->detach();
+      if (options_.sync_from && options_.sync_from->size() > 1) {
+        value = value.clone();
+        broadcast(value, 0, options_.sync_from.get());
+      }
+      values.push_back(value);
+      int64_t rows = p.shape.empty() ? 1 : p.shape[0];
+      p.chunk = (rows + n - 1) / n;
+      p.row = rows ? p.numel / rows : 0;
+      if (f.per_parameter) {
+        p.offset = f.length;
+        f.length += p.block();
+      }
     }
-    std::vector<Tensor> pieces;
-    for (const Flat::Param& p : f.params) pieces.push_back(p.slots[0]->detach().reshape({-1}));
-    if (f.padded > f.numel)
-      pieces.push_back(zeros({f.padded - f.numel}, TensorOptions(f.dtype).with_device(f.device)));
-    Tensor full = cat(pieces, 0);
-    if (options_.sync_from && options_.sync_from->size() > 1)
-      broadcast(full, 0, options_.sync_from.get());
-    f.local = full.narrow(0, r * (f.padded / n), f.padded / n).clone().view(shard_shape);
-    if (options_.per_parameter) {
-      const Shape& shape = f.params[0].shape;
-      int64_t rows = shape.empty() ? 1 : shape[0];
-      int64_t mine = std::clamp<int64_t>(rows - r * shard_shape[0], 0, shard_shape[0]);
-      f.shard = shape.empty() ? f.local.view({}) : f.local.narrow(0, 0, mine);
-      f.shard.requires_grad_(f.requires_grad);
+    if (!f.per_parameter) {
+      int64_t offset = 0;
+      for (Flat::Param& p : f.params) {
+        p.offset = offset;
+        offset += p.numel;
+      }
+      f.length = (f.numel + n - 1) / n;
+    }
+    f.local = zeros({f.length}, TensorOptions(f.dtype).with_device(f.device));
+    f.shard_from(values);
+    if (f.per_parameter) {
+      for (Flat::Param& p : f.params) {
+        int64_t rows = p.shape.empty() ? 1 : p.shape[0];
+        int64_t mine = std::clamp<int64_t>(rows - r * p.chunk, 0, p.chunk);
+        Tensor block = f.local.narrow(0, p.offset, p.block()).view(Flat::shard_shape(p, p.chunk));
+        p.shard = p.shape.empty() ? block.view({}) : block.narrow(0, 0, mine);
+        p.shard.requires_grad_(f.requires_grad);
+      }
     } else {
       f.local = owner.register_parameter(
           fi == 0 ? "_flat_param" : "_flat_param_" + std::to_string(fi), f.local, f.requires_grad);
-      f.shard = f.local;
     }
     rest(f);
   }
@@ -253,7 +346,7 @@ FlatParamHandle::~FlatParamHandle() = default;
 
 void FlatParamHandle::rest(Flat& f) const {
   for (const Flat::Param& p : f.params)
-    for (Tensor* slot : p.slots) *slot = options_.per_parameter ? f.shard : Tensor();
+    for (Tensor* slot : p.slots) *slot = f.per_parameter ? p.shard : Tensor();
 }
 
 void FlatParamHandle::pre_forward() {
@@ -266,15 +359,14 @@ void FlatParamHandle::pre_forward() {
     std::vector<Tensor> views;
     {
       NoGradGuard no_grad;
-      g->full.push_back(empty({f.padded}, TensorOptions(g->compute_dtype(f)).with_device(f.device)));
-      g->gather(i);
-      for (const Flat::Param& p : f.params)
-        views.push_back(g->full[i].narrow(0, p.offset, p.numel).view(p.shape));
+      g->full.push_back(f.gather_buffers(g->compute_dtype(f)));
+      f.gather(g->full[i], options_.shard_group);
+      for (size_t k = 0; k < f.params.size(); ++k) views.push_back(f.value(g->full[i], k));
     }
     if (f.requires_grad && GradMode::is_enabled())
-      record_list("FsdpAllGatherBackward", views, {f.shard},
-                  [g, i](std::vector<Tensor>& grads, const Node&) -> std::vector<Tensor> {
-                    return {g->reduce_gradients(i, grads)};
+      record_list("FsdpAllGatherBackward", views, f.leaves(),
+                  [g, i](std::vector<Tensor>& grads, const Node&) {
+                    return g->reduce_gradients(i, grads);
                   });
     for (size_t k = 0; k < f.params.size(); ++k)
       for (Tensor* slot : f.params[k].slots) *slot = views[k];
@@ -304,26 +396,22 @@ void FlatParamHandle::summon_full() {
   EMBER_CHECK(summoned_.empty() && !current_,
               "[FullyShardedDataParallel] summon_full_params inside a forward or another summon");
   NoGradGuard no_grad;
-  Gathered g;
-  g.flats = flats_;
-  g.options = options_;
-  for (size_t i = 0; i < flats_.size(); ++i) {
-    const Flat& f = *flats_[i];
-    g.full.push_back(empty({f.padded}, TensorOptions(f.dtype).with_device(f.device)));
-    g.gather(i);
-    for (const Flat::Param& p : f.params)
-      for (Tensor* slot : p.slots) *slot = g.full[i].narrow(0, p.offset, p.numel).view(p.shape);
+  for (const auto& f : flats_) {
+    summoned_.push_back(f->gather_buffers(f->dtype));
+    f->gather(summoned_.back(), options_.shard_group);
+    for (size_t k = 0; k < f->params.size(); ++k)
+      for (Tensor* slot : f->params[k].slots) *slot = f->value(summoned_.back(), k);
   }
-  summoned_ = std::move(g.full);
 }
 
 void FlatParamHandle::release_full(bool writeback) {
-  int n = group_size(options_.shard_group), r = group_rank(options_.shard_group);
-  NoGradGuard no_grad;
   for (size_t i = 0; i < flats_.size() && i < summoned_.size(); ++i) {
     Flat& f = *flats_[i];
-    if (writeback)
-      f.local.copy_(summoned_[i].narrow(0, r * (f.padded / n), f.padded / n).view(f.local.sizes()));
+    if (writeback) {
+      std::vector<Tensor> values;
+      for (size_t k = 0; k < f.params.size(); ++k) values.push_back(f.value(summoned_[i], k));
+      f.shard_from(values);
+    }
     rest(f);
   }
   summoned_.clear();
@@ -338,7 +426,8 @@ std::vector<std::string> FlatParamHandle::parameter_names() const {
 
 std::vector<Tensor> FlatParamHandle::shards() const {
   std::vector<Tensor> out;
-  for (const auto& f : flats_) out.push_back(f->shard);
+  for (const auto& f : flats_)
+    for (const Tensor& t : f->leaves()) out.push_back(t);
   return out;
 }
 
@@ -350,7 +439,8 @@ int64_t FlatParamHandle::numel() const {
 
 int64_t FlatParamHandle::shard_numel() const {
   int64_t n = 0;
-  for (const auto& f : flats_) n += f->shard.numel();
+  for (const auto& f : flats_)
+    for (const Tensor& t : f->leaves()) n += t.numel();
   return n;
 }
 

@@ -94,7 +94,7 @@ class FlatParamHandle {
   FlatParamOptions options_;
   std::shared_ptr<bool> require_sync_;  // read by backward, which may outlive the handle
   std::shared_ptr<Gathered> current_;   // between pre_forward and post_forward
-  std::vector<Tensor> summoned_;        // summon_full's full flat parameters
+  std::vector<std::vector<Tensor>> summoned_;  // summon_full's gathered buffers
 };
 
 }  // namespace ember::distributed

@@ -18,12 +18,6 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
-from torch.distributed.fsdp import MixedPrecision, ShardingStrategy, StateDictType
-from torch.distributed.fsdp import FullStateDictConfig, fully_shard
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
-from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 
@@ -75,6 +69,14 @@ def say(line):
 
 
 def main():
+    # Imported here, so that the model above imports where FSDP does not (Debian's PyTorch 1.13
+    # under Python 3.11: bench/fsdp_bench.py runs its DDP for reference).
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp import (FullStateDictConfig, MixedPrecision, ShardingStrategy,
+                                        StateDictType, fully_shard)
+    from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
     parser = argparse.ArgumentParser()
     parser.add_argument("mode")
     parser.add_argument("--dtype", default="float32")

@@ -165,14 +165,14 @@ class ProcessGroupGloo final : public ProcessGroup {
     check_list(outputs, input, "all_gather", "output");
     auto in = std::make_shared<HostBuffer>(input, "all_gather");
     return enqueue("all_gather", {input}, [this, in, outputs](uint32_t tag) {
-      std::vector<char> flat(in->nbytes() * size_);
+      HostScratch flat(in->nbytes() * size_);
       gloo::AllgatherOptions o(context_);
       o.setInput(static_cast<char*>(in->data()), in->nbytes());
       o.setOutput(flat.data(), flat.size());
       o.setTag(tag);
       o.setTimeout(timeout_);
       gloo::allgather(o);
-      unpack_gathered(flat, outputs, in->nbytes(), "all_gather");
+      unpack_gathered(flat.data(), outputs, in->nbytes(), "all_gather");
     });
   }
 
@@ -181,7 +181,7 @@ class ProcessGroupGloo final : public ProcessGroup {
     if (rank_ == dst) check_list(outputs, input, "gather", "output");
     auto in = std::make_shared<HostBuffer>(input, "gather");
     return enqueue("gather", {input}, [this, in, outputs, dst](uint32_t tag) {
-      std::vector<char> flat(rank_ == dst ? in->nbytes() * size_ : 0);
+      HostScratch flat(rank_ == dst ? in->nbytes() * size_ : 0);
       gloo::GatherOptions o(context_);
       o.setInput(static_cast<char*>(in->data()), in->nbytes());
       if (rank_ == dst) o.setOutput(flat.data(), flat.size());
@@ -189,7 +189,7 @@ class ProcessGroupGloo final : public ProcessGroup {
       o.setTag(tag);
       o.setTimeout(timeout_);
       gloo::gather(o);
-      if (rank_ == dst) unpack_gathered(flat, outputs, in->nbytes(), "gather");
+      if (rank_ == dst) unpack_gathered(flat.data(), outputs, in->nbytes(), "gather");
     });
   }
 
@@ -324,20 +324,22 @@ class ProcessGroupGloo final : public ProcessGroup {
       return;
     }
     Fn reduce = reduce_function(dtype, op);
-    std::vector<char> incoming(bytes), partial[2] = {std::vector<char>(bytes), std::vector<char>(bytes)};
-    auto receiver = context_->createUnboundBuffer(incoming.data(), bytes);
+    HostScratch scratch(3 * bytes);
+    char* incoming = scratch.data();
+    char* partial[2] = {incoming + bytes, incoming + 2 * bytes};
+    auto receiver = context_->createUnboundBuffer(incoming, bytes);
     int right = (rank_ + 1) % size_, left = (rank_ + size_ - 1) % size_;
     const char* sending = chunk(rank_ - 1);
     for (int step = 0; step < size_ - 1; ++step) {
       auto sender = context_->createUnboundBuffer(const_cast<char*>(sending), bytes);
       uint64_t slot = p2p_slot(kRingSlotKind, static_cast<uint64_t>(step), tag);
-      sender->send(right, slot);
       receiver->recv(left, slot);
+      sender->send(right, slot);
       // Gloo throws an IoException when either times out (work_loop names the dead peer).
       receiver->waitRecv(nullptr, timeout_);
       sender->waitSend(nullptr, timeout_);
-      char* sum = step == size_ - 2 ? output : partial[step % 2].data();
-      reduce(sum, chunk(rank_ - step - 2), incoming.data(), count);
+      char* sum = step == size_ - 2 ? output : partial[step % 2];
+      reduce(sum, chunk(rank_ - step - 2), incoming, count);
       sending = sum;
     }
   }

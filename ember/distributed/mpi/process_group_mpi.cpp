@@ -241,10 +241,10 @@ class ProcessGroupMPI final : public ProcessGroup {
     check_list(outputs, input, "all_gather", "output");
     auto in = std::make_shared<HostBuffer>(input, "all_gather");
     return enqueue("all_gather", {input}, [in, outputs](const Call& c) {
-      std::vector<char> flat(in->nbytes() * c.size);
+      HostScratch flat(in->nbytes() * c.size);
       EMBER_MPI_CHECK(MPI_Allgather(in->data(), count(in->nbytes()), MPI_BYTE, flat.data(),
                                     count(in->nbytes()), MPI_BYTE, c.comm));
-      unpack_gathered(flat, outputs, in->nbytes(), "all_gather");
+      unpack_gathered(flat.data(), outputs, in->nbytes(), "all_gather");
     });
   }
 
@@ -253,10 +253,10 @@ class ProcessGroupMPI final : public ProcessGroup {
     if (rank_ == dst) check_list(outputs, input, "gather", "output");
     auto in = std::make_shared<HostBuffer>(input, "gather");
     return enqueue("gather", {input}, [in, outputs, dst](const Call& c) {
-      std::vector<char> flat(c.rank == dst ? in->nbytes() * c.size : 0);
+      HostScratch flat(c.rank == dst ? in->nbytes() * c.size : 0);
       EMBER_MPI_CHECK(MPI_Gather(in->data(), count(in->nbytes()), MPI_BYTE, flat.data(),
                                  count(in->nbytes()), MPI_BYTE, dst, c.comm));
-      if (c.rank == dst) unpack_gathered(flat, outputs, in->nbytes(), "gather");
+      if (c.rank == dst) unpack_gathered(flat.data(), outputs, in->nbytes(), "gather");
     });
   }
 
@@ -265,7 +265,7 @@ class ProcessGroupMPI final : public ProcessGroup {
     if (rank_ == src) check_list(inputs, output, "scatter", "input");
     auto out = std::make_shared<HostBuffer>(output, "scatter");
     return enqueue("scatter", {output}, [out, inputs, src](const Call& c) {
-      std::vector<char> flat(c.rank == src ? out->nbytes() * c.size : 0);
+      HostScratch flat(c.rank == src ? out->nbytes() * c.size : 0);
       for (size_t r = 0; r < inputs.size(); ++r)
         std::memcpy(flat.data() + r * out->nbytes(), inputs[r].contiguous().data_ptr(),
                     out->nbytes());
@@ -283,7 +283,7 @@ class ProcessGroupMPI final : public ProcessGroup {
     DType dtype = output.dtype();
     return enqueue("reduce_scatter", {output}, [out, inputs, dtype, op](const Call& c) {
       size_t n = out->nbytes();
-      std::vector<char> flat(n * c.size);
+      HostScratch flat(n * c.size);
       for (int r = 0; r < c.size; ++r)
         std::memcpy(flat.data() + r * n, inputs[r].contiguous().data_ptr(), n);
       EMBER_MPI_CHECK(MPI_Reduce_scatter_block(flat.data(), out->data(), count(out->numel()),
