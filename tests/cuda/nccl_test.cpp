@@ -15,6 +15,7 @@
 
 #include "ember/backend/cuda/stream.h"
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/fsdp.h"
 #include "ember/distributed/process_group_nccl.h"
 #include "ember/distributed/startup_watch.h"
 #include "tests/cuda/cuda_test_util.h"
@@ -40,6 +41,40 @@ TEST(Nccl, WorldSizeOneCollectivesOnTheGpu) {
   }
   EXPECT_THROW_WITH(all_reduce(zeros({2})), "the nccl backend takes tensors on this rank's GPU");
   barrier();
+  destroy_process_group();
+}
+
+// The flat collectives and an FSDP training step on the GPU over NCCL (one rank): the step
+// equals the unwrapped model's, in both layouts (flat parameters and FSDP2's per parameter).
+TEST(Nccl, FlatCollectivesAndAnFsdpStepOnTheGpu) {
+  EMBER_REQUIRE_CUDA();
+  if (!nccl_available()) GTEST_SKIP() << "needs ember built with NCCL";
+  init_process_group("nccl", std::make_shared<HashStore>(std::chrono::seconds(60)), 1, 0);
+  TensorOptions gpu = TensorOptions(kFloat32).with_device(testing::gpu());
+  Tensor in = arange(6, gpu), out = zeros({6}, gpu);
+  all_gather_into_tensor(out, in);
+  EXPECT_EQ(values(out.cpu()), values(arange(6, kFloat32)));
+  reduce_scatter_tensor(out, in, ReduceOp::SUM);
+  EXPECT_EQ(values(out.cpu()), values(arange(6, kFloat32)));
+  for (bool per_parameter : {false, true}) {
+    manual_seed(4);
+    auto plain = std::make_shared<nn::Linear>(8, 3);
+    auto sharded = std::make_shared<nn::Linear>(8, 3);
+    sharded->load_state_dict(plain->state_dict());
+    plain->to(testing::gpu());
+    sharded->to(testing::gpu());
+    FsdpOptions options;
+    options.per_parameter = per_parameter;
+    FSDP fsdp(sharded, options);
+    Tensor x = randn({5, 8}, gpu);
+    plain->forward(x).pow(2).sum().backward();
+    fsdp.forward(x).pow(2).sum().backward();
+    std::vector<Tensor> grads;
+    for (const Tensor& p : fsdp.parameters()) grads.push_back(p.grad().cpu().reshape({-1}));
+    Tensor got = cat(grads, 0).narrow(0, 0, 27);
+    Tensor want = cat({plain->weight.grad().cpu().reshape({-1}), plain->bias.grad().cpu()}, 0);
+    EXPECT_TRUE(allclose(got, want, 1e-5, 1e-6)) << per_parameter;
+  }
   destroy_process_group();
 }
 
