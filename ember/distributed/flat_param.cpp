@@ -431,6 +431,16 @@ std::vector<Tensor> FlatParamHandle::shards() const {
   return out;
 }
 
+std::vector<Shape> FlatParamHandle::full_shapes() const {
+  std::vector<Shape> out;
+  for (const auto& f : flats_) {
+    if (!f->per_parameter) out.push_back({f->n * f->length});
+    for (const Flat::Param& p : f->params)
+      if (f->per_parameter) out.push_back(p.shape);
+  }
+  return out;
+}
+
 int64_t FlatParamHandle::numel() const {
   int64_t n = 0;
   for (const auto& f : flats_) n += f->numel;

@@ -87,7 +87,13 @@ void bind_fsdp(py::module_& d) {
              h.release_full(writeback);
            })
       .def("set_require_sync", &dist::FlatParamHandle::set_require_sync)
-      .def("shards", &dist::FlatParamHandle::shards);
+      .def("shards", &dist::FlatParamHandle::shards)
+      .def("full_shapes", [](const dist::FlatParamHandle& h) {
+        py::list out;
+        for (const Shape& s : h.full_shapes())
+          out.append(py::tuple(py::cast(std::vector<int64_t>(s.begin(), s.end()))));
+        return out;
+      });
 
   py::class_<NoSync>(d, "_FsdpNoSync")
       .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.fsdp); })

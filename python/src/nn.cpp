@@ -4,6 +4,8 @@
 // optimizers, state dicts - sees a Python module like any other.
 #include <pybind11/functional.h>
 
+#include <unordered_set>
+
 #include "bind.h"
 
 namespace ember::python {
@@ -19,9 +21,22 @@ namespace {
 
 py::handle parameter_type() { return python_object("Parameter"); }
 
+// Note [Sharded parameters]: FSDP2 shards a parameter in place; PyTorch's becomes a DTensor.
+// ember's stays a tensor in the module's slot, and is marked here, so that reading it back gives
+// an object of the DTensor class ember.distributed.tensor registers (its to_local(),
+// placements, full_tensor()). A pointer set: most processes mark nothing, and a module's
+// attribute read costs one lookup when some are marked.
+std::unordered_set<const TensorImpl*>& sharded_parameters() {
+  static auto* marked = new std::unordered_set<const TensorImpl*>();
+  return *marked;
+}
+
 // A Parameter object sharing t (module.weight, module.parameters()).
 py::object wrap_parameter(const Tensor& t) {
-  py::object p = parameter_type().attr("__new__")(parameter_type());
+  py::handle type = parameter_type();
+  if (!sharded_parameters().empty() && sharded_parameters().count(t.unsafe_impl()))
+    type = python_object("DTensor");
+  py::object p = type.attr("__new__")(type);
   py::type::of<Tensor>().attr("__init__")(p, t);
   return p;
 }
@@ -210,6 +225,16 @@ void bind_nn(py::module_& m) {
     else
       self.register_module(name, child);
   };
+  nn.def(
+      "_mark_sharded",
+      [](const Tensor& t, bool on) {
+        if (on)
+          sharded_parameters().insert(t.unsafe_impl());
+        else
+          sharded_parameters().erase(t.unsafe_impl());
+      },
+      "tensor"_a, "on"_a = true);
+  nn.def("_tensor_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.unsafe_impl()); });
   mod.def(py::init_alias<>())
       .def("__call__",
            [](py::handle self, py::args args, py::kwargs kwargs) -> py::object {

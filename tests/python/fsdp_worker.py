@@ -145,6 +145,14 @@ def fully_shard_api(rank, world):
     shapes = {n: tuple(p.shape) for n, p in model.named_parameters()}
     assert shapes["0.weight"] == (32 // world, 6) and shapes["2.0.weight"] == (32 // world, 32), \
         shapes
+    # The parameters are DTensors, sharded on dim 0 (PyTorch's inspection in pytorch/examples'
+    # FSDP2 example); each gathers back to the whole.
+    from torch.distributed.tensor import DTensor, Shard
+    for name, p in model.named_parameters():
+        assert isinstance(p, DTensor) and isinstance(p, nn.Parameter), (name, type(p))
+        assert p.placements == (Shard(0),), p.placements
+        assert p.to_local().numel() <= plain.state_dict()[name].numel() // world + 32
+        assert torch.equal(p.full_tensor(), plain.state_dict()[name]), name
     full = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
     for name, want in plain.state_dict().items():
         assert torch.equal(full[name], want), name

@@ -11,6 +11,8 @@ from typing import Any, Optional
 
 from ... import _C, Tensor
 from ...nn.utils import clip_grad as _clip_grad
+from ..device_mesh import init_device_mesh
+from ..tensor import Replicate, Shard, _mark, _Spec
 
 _d = _C._distributed
 
@@ -115,6 +117,17 @@ def _resolve(p):
     return None
 
 
+def _mark_dtensors(module, params, mesh, group):
+    """Each sharded parameter comes back from module as a DTensor (Note [Sharded parameters])."""
+    if mesh is None:
+        mesh = init_device_mesh("cpu", (_d.get_world_size(),))
+    placements = (Replicate(), Shard(0)) if mesh.ndim == 2 else (Shard(0),)
+    n = mesh.shape[-1]
+    for shard, shape in zip(params.shards(), params.full_shapes()):
+        rows = shape[0] if shape else 1
+        _mark(shard, _Spec(mesh, placements, tuple(shape), (rows + n - 1) // n, group))
+
+
 def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placement_fn=None,
                 mp_policy=MixedPrecisionPolicy(), offload_policy=OffloadPolicy(),
                 ignored_params=None):
@@ -139,6 +152,7 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
                                mp_policy.reduce_dtype, per)
     params._ember_reduce = lambda t, op: _d.all_reduce(
         t, op=_d.ReduceOp.MAX if op == "max" else _d.ReduceOp.SUM, group=norm_group)
+    _mark_dtensors(module, params, mesh, norm_group if mesh is not None else None)
     module.__class__ = _fsdp_class(type(module))
     module._fsdp_params = params
     module._fsdp_mp = mp_policy
