@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -137,19 +138,31 @@ struct FlatParamHandle::Flat {
     return per_parameter ? full[k].narrow(0, 0, p.numel).view(p.shape)
                          : full[0].narrow(0, p.offset, p.numel).view(p.shape);
   }
-  // All-gathers every rank's part into `full` (its memory allocated). Per parameter, the ranks'
-  // parts arrive one after another in one buffer and each parameter's blocks are copied out.
-  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group) const {
+  // All-gathers every rank's part into `full` (its memory allocated): launch starts it (async
+  // on the group's own thread when asked), land waits and, per parameter, copies each
+  // parameter's blocks out of the one buffer the ranks' parts arrived in.
+  struct Gathering {
+    std::shared_ptr<Work> work;
+    Tensor all;
+  };
+  Gathering launch(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group,
+                   bool async) const {
     Tensor mine = local.detach().to(full[0].dtype());
     Tensor all = per_parameter ? (n > 1 ? empty({n * length}, mine.options()) : mine) : full[0];
-    if (n > 1)
-      all_gather_into_tensor(all, mine, group.get());
-    else if (!per_parameter)
-      all.copy_(mine);
+    if (n > 1) return {all_gather_into_tensor(all, mine, group.get(), async), all};
+    if (!per_parameter) all.copy_(mine);
+    return {nullptr, all};
+  }
+  void land(Gathering& g, const std::vector<Tensor>& full) const {
+    if (g.work) g.work->wait();
     if (!per_parameter) return;
-    Tensor ranks = all.view({n, length});
+    Tensor ranks = g.all.view({n, length});
     for (size_t k = 0; k < params.size(); ++k)
       full[k].view({n, params[k].block()}).copy_(ranks.narrow(1, params[k].offset, params[k].block()));
+  }
+  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group) const {
+    Gathering g = launch(full, group, /*async=*/false);
+    land(g, full);
   }
   // The parameters' gradients laid out as the gathered buffer is (zeros where one is missing).
   Tensor pack(const std::vector<Tensor>& grads, DType as) const {
@@ -187,6 +200,21 @@ struct FlatParamHandle::Flat {
   }
 };
 
+// Note [Backward prefetch]: the units' pre-backward hooks fire in the reverse of the order
+// their forwards ended. When one fires, it gathers its own parameters again (FULL_SHARD) and
+// starts gathering those of the unit whose forward ended just before its own, on the group's
+// thread, so that they arrive while this unit's backward computes (PyTorch's BACKWARD_PRE). An
+// Order holds one iteration's units: the outermost unit's forward starts a new one.
+struct FlatParamHandle::Order {
+  std::mutex mutex;
+  std::vector<std::weak_ptr<Gathered>> ended;  // in the order the units' forwards ended
+};
+
+namespace {
+thread_local std::shared_ptr<FlatParamHandle::Order> t_order;
+thread_local int t_depth = 0;  // units whose forward is running on this thread
+}  // namespace
+
 // What the node and hooks of one forward share: the handle's settings and flat parameters
 // (which outlive the handle when a graph does) and the gathered buffers.
 struct FlatParamHandle::Gathered {
@@ -194,6 +222,11 @@ struct FlatParamHandle::Gathered {
   FlatParamOptions options;
   std::shared_ptr<bool> require_sync;
   std::vector<std::vector<Tensor>> full;  // per flat parameter, in the compute dtype
+  std::shared_ptr<Order> order;
+  size_t ended_at = 0;  // this unit's place in order->ended
+  // Gathers started ahead (Note [Backward prefetch]) and the storage versions to restore.
+  std::vector<std::optional<Flat::Gathering>> pending;
+  std::vector<std::vector<uint32_t>> versions;
   std::mutex mutex;
 
   DType compute_dtype(const Flat& f) const {
@@ -201,24 +234,48 @@ struct FlatParamHandle::Gathered {
                ? *options.mixed_precision.param_dtype
                : f.dtype;
   }
+  // Starts gathering flat parameter i again into its freed storage (under mutex). The values
+  // the forward's ops saved come back: not a modification their version check should see.
+  void start(size_t i, bool async) {
+    versions[i].clear();
+    for (const Tensor& t : full[i]) {
+      versions[i].push_back(t.storage()->version.load());
+      reallocate(t);
+    }
+    pending[i] = flats[i]->launch(full[i], options.shard_group, async);
+  }
+  void land(size_t i) {
+    flats[i]->land(*pending[i], full[i]);
+    pending[i].reset();
+    for (size_t k = 0; k < full[i].size(); ++k)
+      full[i][k].storage()->version.store(versions[i][k]);
+  }
+  // The pre-backward hook: this unit's parameters here, and the next unit's on their way.
   void ensure_resident() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      NoGradGuard no_grad;
+      for (size_t i = 0; i < full.size(); ++i) {
+        if (!pending[i] && !resident(full[i][0])) start(i, /*async=*/false);
+        if (pending[i]) land(i);
+      }
+    }
+    std::shared_ptr<Gathered> next;
+    if (order) {
+      std::lock_guard<std::mutex> lock(order->mutex);
+      if (ended_at > 0) next = order->ended[ended_at - 1].lock();
+    }
+    if (next) next->prefetch();
+  }
+  void prefetch() {
     std::lock_guard<std::mutex> lock(mutex);
     NoGradGuard no_grad;
-    for (size_t i = 0; i < full.size(); ++i) {
-      if (resident(full[i][0])) continue;
-      // The values the forward's ops saved come back: not a modification their version check
-      // should see (a copy_ would count as one).
-      std::vector<uint32_t> versions;
-      for (const Tensor& t : full[i]) {
-        versions.push_back(t.storage()->version.load());
-        reallocate(t);
-      }
-      flats[i]->gather(full[i], options.shard_group);
-      for (size_t k = 0; k < full[i].size(); ++k) full[i][k].storage()->version.store(versions[k]);
-    }
+    for (size_t i = 0; i < full.size(); ++i)
+      if (!pending[i] && !resident(full[i][0])) start(i, /*async=*/true);
   }
   void release(size_t i) {
     std::lock_guard<std::mutex> lock(mutex);
+    if (pending[i]) land(i);  // a prefetch the backward did not need: finish it first
     for (const Tensor& t : full[i]) distributed::release(t);
   }
   void release_all() {
@@ -354,6 +411,10 @@ void FlatParamHandle::pre_forward() {
   g->flats = flats_;
   g->options = options_;
   g->require_sync = require_sync_;
+  if (t_depth++ == 0) t_order = std::make_shared<Order>();
+  g->order = t_order;
+  g->pending.resize(flats_.size());
+  g->versions.resize(flats_.size());
   for (size_t i = 0; i < flats_.size(); ++i) {
     Flat& f = *flats_[i];
     std::vector<Tensor> views;
@@ -377,6 +438,12 @@ void FlatParamHandle::pre_forward() {
 void FlatParamHandle::post_forward(const std::vector<Tensor>& outputs) {
   std::shared_ptr<Gathered> g = std::move(current_);
   EMBER_CHECK(g != nullptr, "[FullyShardedDataParallel] post_forward without pre_forward");
+  --t_depth;
+  {
+    std::lock_guard<std::mutex> lock(g->order->mutex);
+    g->ended_at = g->order->ended.size();
+    g->order->ended.push_back(g);
+  }
   for (const auto& f : flats_) rest(*f);
   bool backward_follows = false;
   for (const Tensor& out : outputs) backward_follows |= out.defined() && out.requires_grad();

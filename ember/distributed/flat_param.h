@@ -90,6 +90,10 @@ class FlatParamHandle {
  private:
   struct Flat;      // one flat parameter (flat_param.cpp)
   struct Gathered;  // one forward's gathered parameters, shared with its node and hooks
+ public:
+  struct Order;  // the units of one iteration (Note [Backward prefetch])
+
+ private:
   /// What the slots of `f` hold between forwards: its shard (per parameter) or nothing.
   void rest(Flat& f) const;
   std::vector<std::shared_ptr<Flat>> flats_;

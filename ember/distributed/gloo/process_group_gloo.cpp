@@ -324,7 +324,8 @@ class ProcessGroupGloo final : public ProcessGroup {
       return;
     }
     Fn reduce = reduce_function(dtype, op);
-    HostScratch scratch(3 * bytes);
+    // Partial sums are kept only between steps: with 2 ranks the one step writes the output.
+    HostScratch scratch((size_ > 2 ? 3 : 1) * bytes);
     char* incoming = scratch.data();
     char* partial[2] = {incoming + bytes, incoming + 2 * bytes};
     auto receiver = context_->createUnboundBuffer(incoming, bytes);
