@@ -33,7 +33,7 @@ def rank_main(args):
 
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
-    rank, world = dist.get_rank(), dist.get_world_size()
+    rank = dist.get_rank()
     torch.manual_seed(0)
     vocab, block = 256, 64
     model = GPT(vocab, args.width, args.layers, 4, block)

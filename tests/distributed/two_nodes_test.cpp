@@ -75,6 +75,23 @@ void wait_for_first_agent(BackgroundCommand& a) {
       << a.output();
 }
 
+// One node's part of a fixed job (one rank per node, rank 0 on node 0): `kProgram ARGS`.
+std::string fixed_job(const TwoNodes& nodes, int node, int port, const std::string& args) {
+  return "exec " + nodes.on(node) + kEmber + " launch --nnodes 2 --node-rank " +
+         std::to_string(node) + " --master-addr " + nodes.address(0) + " --master-port " +
+         std::to_string(port) + " " + kProgram + " " + args;
+}
+
+// The two nodes' outputs of a fixed job that must end well on both.
+std::vector<std::string> run_fixed_job(const TwoNodes& nodes, const std::string& args) {
+  int port = next_port();
+  BackgroundCommand a(fixed_job(nodes, 0, port, args)), b(fixed_job(nodes, 1, port, args));
+  std::optional<int> code_a = a.wait(90s), code_b = b.wait(90s);
+  EXPECT_EQ(code_a, std::optional<int>(0)) << a.output();
+  EXPECT_EQ(code_b, std::optional<int>(0)) << b.output();
+  return {a.output(), b.output()};
+}
+
 // An elastic job's two agents, node 1's started once node 0's has the first id (so node 0 is
 // group rank 0, with rank 0).
 struct TwoAgents {
@@ -204,12 +221,8 @@ TEST(TwoNodes, APeerWhoseHostVanishesIsNamedWithinTheGroupTimeout) {
   SKIP_WITHOUT_NAMESPACES();
   TwoNodes nodes;
   int port = next_port();
-  auto node = [&](int n) {
-    return "exec " + nodes.on(n) + kEmber + " launch --nnodes 2 --node-rank " + std::to_string(n) +
-           " --master-addr " + nodes.address(0) + " --master-port " + std::to_string(port) + " " +
-           kProgram + " loop 60 8000";
-  };
-  BackgroundCommand a(node(0)), b(node(1));
+  BackgroundCommand a(fixed_job(nodes, 0, port, "loop 60 8000")),
+      b(fixed_job(nodes, 1, port, "loop 60 8000"));
   ASSERT_TRUE(wait_until(
       [&] {
         return a.output().find("rank 0 looping") != std::string::npos &&
@@ -265,19 +278,11 @@ TEST(TwoNodes, AnElasticJobGoesOnAloneWhenANodeVanishes) {
 TEST(TwoNodes, GlooReduceScatterSendsHalfTheBytesOfAnAllReduce) {
   SKIP_WITHOUT_NAMESPACES();
   TwoNodes nodes;
-  int port = next_port();
-  auto node = [&](int n) {
-    return "exec " + nodes.on(n) + kEmber + " launch --nnodes 2 --node-rank " + std::to_string(n) +
-           " --master-addr " + nodes.address(0) + " --master-port " + std::to_string(port) + " " +
-           kProgram + " wire";
-  };
-  BackgroundCommand a(node(0)), b(node(1));
-  ASSERT_EQ(a.wait(60s), std::optional<int>(0)) << a.output();
-  ASSERT_EQ(b.wait(60s), std::optional<int>(0)) << b.output();
+  std::vector<std::string> outputs = run_fixed_job(nodes, "wire");
   std::regex line(R"(rank (\d) wire bytes (\d+) reduce_scatter_tensor (\d+) all_reduce (\d+) )"
                   R"(all_gather_into_tensor (\d+)\n)");
   int ranks = 0;
-  for (const std::string& out : {a.output(), b.output()}) {
+  for (const std::string& out : outputs) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, line)) << out;
     double bytes = std::stod(m[2]), rs = std::stod(m[3]), ar = std::stod(m[4]),
@@ -297,23 +302,15 @@ TEST(TwoNodes, GlooReduceScatterSendsHalfTheBytesOfAnAllReduce) {
 }
 
 // The TCP payload one training step sends per rank across the link (each socket's bytes_sent),
-// against the parameters' bytes P at 2 ranks: DDP and SHARD_GRAD_OP 2P(N-1)/N = P (an all-reduce; a gather and a
-// reduce-scatter), FULL_SHARD 3P(N-1)/N = 1.5P (the gather again for backward).
+// against the parameters' bytes P at 2 ranks: DDP and SHARD_GRAD_OP 2P(N-1)/N = P (an all-reduce;
+// a gather and a reduce-scatter), FULL_SHARD 3P(N-1)/N = 1.5P (the gather again for backward).
 TEST(TwoNodes, FsdpStrategiesSendTheirShareOfTheParameters) {
   SKIP_WITHOUT_NAMESPACES();
   TwoNodes nodes;
-  int port = next_port();
-  auto node = [&](int n) {
-    return "exec " + nodes.on(n) + kEmber + " launch --nnodes 2 --node-rank " + std::to_string(n) +
-           " --master-addr " + nodes.address(0) + " --master-port " + std::to_string(port) + " " +
-           kProgram + " fsdp_wire";
-  };
-  BackgroundCommand a(node(0)), b(node(1));
-  ASSERT_EQ(a.wait(90s), std::optional<int>(0)) << a.output();
-  ASSERT_EQ(b.wait(90s), std::optional<int>(0)) << b.output();
+  std::vector<std::string> outputs = run_fixed_job(nodes, "fsdp_wire");
   std::regex line(R"(rank (\d) fsdp_wire bytes (\d+) ddp (\d+) SHARD_GRAD_OP (\d+) )"
                   R"(FULL_SHARD (\d+)\n)");
-  for (const std::string& out : {a.output(), b.output()}) {
+  for (const std::string& out : outputs) {
     std::smatch m;
     ASSERT_TRUE(std::regex_search(out, m, line)) << out;
     double p = std::stod(m[2]), ddp = std::stod(m[3]), grad_op = std::stod(m[4]),

@@ -12,7 +12,6 @@ import argparse
 import sys
 import functools
 import math
-import os
 
 import torch
 import torch.distributed as dist

@@ -36,6 +36,8 @@ class CPUOffloadPolicy(OffloadPolicy):
 
 
 def _cast(value, dtype):
+    """value's floating tensors (in tuples, lists and dicts too) as dtype (MixedPrecision's
+    cast of forward inputs)."""
     if isinstance(value, Tensor):
         return value.to(dtype) if value.is_floating_point() else value
     if isinstance(value, (tuple, list)):

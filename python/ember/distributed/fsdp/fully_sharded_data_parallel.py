@@ -5,24 +5,15 @@ wrapping submodules by hand first."""
 import contextlib
 from collections import OrderedDict
 
-from ... import _C, Tensor
-from .api import (BackwardPrefetch, CPUOffload, FullOptimStateDictConfig, FullStateDictConfig,
+from ... import _C
+from .api import (BackwardPrefetch, FullOptimStateDictConfig, FullStateDictConfig,
                   LocalStateDictConfig, MixedPrecision, ShardingStrategy, StateDictSettings,
                   StateDictType)
 from ...nn.modules.module import _IncompatibleKeys
+from ._fully_shard import _cast
 from .wrap import _recursive_wrap
 
 _d = _C._distributed
-
-
-def _cast_floats(value, dtype):
-    if isinstance(value, Tensor):
-        return value.to(dtype) if value.is_floating_point() else value
-    if isinstance(value, (tuple, list)):
-        return type(value)(_cast_floats(v, dtype) for v in value)
-    if isinstance(value, dict):
-        return {k: _cast_floats(v, dtype) for k, v in value.items()}
-    return value
 
 
 class FullyShardedDataParallel(_d.FullyShardedDataParallel):
@@ -79,7 +70,7 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
         mp = self._mixed_precision
         if mp is not None and mp.param_dtype is not None and (
                 mp.cast_forward_inputs or (self._is_root and mp.cast_root_forward_inputs)):
-            args, kwargs = _cast_floats(args, mp.param_dtype), _cast_floats(kwargs, mp.param_dtype)
+            args, kwargs = _cast(args, mp.param_dtype), _cast(kwargs, mp.param_dtype)
         return super().forward(*args, **kwargs)
 
     def __getattr__(self, name):
