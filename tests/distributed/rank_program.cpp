@@ -8,10 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -29,27 +27,6 @@ void say(int fd, const std::string& text) {
   std::string line = text + "\n";
   ssize_t ignored = ::write(fd, line.data(), line.size());
   (void)ignored;
-}
-
-// Bytes this network namespace has sent through its interfaces other than loopback (the tenth
-// column of /proc/net/dev, which shows the reading process's namespace): what went on the wire.
-uint64_t wire_bytes_sent() {
-  std::ifstream dev("/proc/net/dev");
-  std::string line;
-  uint64_t total = 0;
-  for (int header = 0; header < 2 && std::getline(dev, line);) ++header;
-  while (std::getline(dev, line)) {
-    size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string name = line.substr(0, colon);
-    name.erase(0, name.find_first_not_of(' '));
-    if (name == "lo") continue;
-    std::istringstream fields(line.substr(colon + 1));
-    uint64_t value = 0;
-    for (int i = 0; i <= 8 && fields >> value;) ++i;  // rx: 8 fields, then tx bytes
-    total += value;
-  }
-  return total;
 }
 
 // TCP payload bytes this network namespace's sockets have sent once (`ss`'s bytes_sent less
@@ -240,10 +217,10 @@ int main(int argc, char** argv) {
       ember::Tensor part = ember::zeros({n / world});
       auto sent_by = [&](const std::function<void()>& collective) {
         dist::barrier();
-        uint64_t before = wire_bytes_sent();
+        uint64_t before = tcp_payload_sent();
         collective();
         dist::barrier();
-        return wire_bytes_sent() - before;
+        return tcp_payload_sent() - before;
       };
       uint64_t rs = sent_by([&] { dist::reduce_scatter_tensor(part, input); });
       uint64_t ar = sent_by([&] { dist::all_reduce(input.clone()); });
