@@ -106,23 +106,53 @@ struct FlatParamHandle::Flat {
     for (const Param& p : params) out.push_back(p.shard);
     return out;
   }
-  // This rank's part of `values` (one full tensor per parameter) written into `local`.
-  void shard_from(const std::vector<Tensor>& values) {
+  // This rank's part of `values` (one full tensor per parameter), laid out as `local` is.
+  Tensor part_of(const std::vector<Tensor>& values) const {
     NoGradGuard no_grad;
+    DType as = values.empty() ? dtype : values[0].dtype();
     if (!per_parameter) {
       std::vector<Tensor> pieces;
-      for (const Tensor& v : values) pieces.push_back(v.detach().reshape({-1}));
+      for (const Tensor& v : values) pieces.push_back(v.detach().reshape({-1}).to(as));
       if (n * length > numel)
-        pieces.push_back(zeros({n * length - numel}, TensorOptions(dtype).with_device(device)));
-      local.copy_(cat(pieces, 0).narrow(0, r * length, length));
-      return;
+        pieces.push_back(zeros({n * length - numel}, TensorOptions(as).with_device(device)));
+      return cat(pieces, 0).narrow(0, r * length, length).clone();
     }
+    Tensor part = zeros({length}, TensorOptions(as).with_device(device));
     for (size_t k = 0; k < params.size(); ++k) {
       const Param& p = params[k];
-      Tensor padded = zeros({n * p.block()}, TensorOptions(dtype).with_device(device));
+      Tensor padded = zeros({n * p.block()}, TensorOptions(as).with_device(device));
       padded.narrow(0, 0, p.numel).copy_(values[k].detach().reshape({-1}));
-      local.narrow(0, p.offset, p.block()).copy_(padded.narrow(0, r * p.block(), p.block()));
+      part.narrow(0, p.offset, p.block()).copy_(padded.narrow(0, r * p.block(), p.block()));
     }
+    return part;
+  }
+  void shard_from(const std::vector<Tensor>& values) {
+    NoGradGuard no_grad;
+    local.copy_(part_of(values));
+  }
+  // A tensor laid out as `local` is, as the leaves are: itself, or each parameter's rows.
+  std::vector<Tensor> leaves_of(const Tensor& part) const {
+    if (!per_parameter) return {part};
+    std::vector<Tensor> out;
+    for (const Param& p : params) {
+      Tensor block = part.narrow(0, p.offset, p.block());
+      out.push_back(p.shape.empty() ? block.view({})
+                                    : block.view(shard_shape(p, p.chunk)).narrow(0, 0, rows_mine(p)));
+    }
+    return out;
+  }
+  int64_t rows_mine(const Param& p) const {
+    int64_t rows = p.shape.empty() ? 1 : p.shape[0];
+    return std::clamp<int64_t>(rows - r * p.chunk, 0, p.chunk);
+  }
+  // The reverse of leaves_of: tensors shaped as the leaves, laid out as `local` is.
+  Tensor part_from_leaves(const std::vector<Tensor>& parts) const {
+    if (!per_parameter) return parts[0];
+    Tensor part = zeros({length}, TensorOptions(parts[0].dtype()).with_device(device));
+    for (size_t k = 0; k < params.size(); ++k)
+      if (parts[k].numel())
+        part.narrow(0, params[k].offset, parts[k].numel()).copy_(parts[k].reshape({-1}));
+    return part;
   }
   // Buffers for the gathered parameters in `dtype`: the flat parameter, or one per parameter.
   std::vector<Tensor> gather_buffers(DType as) const {
@@ -145,9 +175,9 @@ struct FlatParamHandle::Flat {
     std::shared_ptr<Work> work;
     Tensor all;
   };
-  Gathering launch(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group,
-                   bool async) const {
-    Tensor mine = local.detach().to(full[0].dtype());
+  Gathering launch(const Tensor& part, const std::vector<Tensor>& full,
+                   const std::shared_ptr<ProcessGroup>& group, bool async) const {
+    Tensor mine = part.detach().to(full[0].dtype());
     Tensor all = per_parameter ? (n > 1 ? empty({n * length}, mine.options()) : mine) : full[0];
     if (n > 1) return {all_gather_into_tensor(all, mine, group.get(), async), all};
     if (!per_parameter) all.copy_(mine);
@@ -160,9 +190,13 @@ struct FlatParamHandle::Flat {
     for (size_t k = 0; k < params.size(); ++k)
       full[k].view({n, params[k].block()}).copy_(ranks.narrow(1, params[k].offset, params[k].block()));
   }
-  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group) const {
-    Gathering g = launch(full, group, /*async=*/false);
+  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group,
+              const Tensor& part) const {
+    Gathering g = launch(part, full, group, /*async=*/false);
     land(g, full);
+  }
+  void gather(const std::vector<Tensor>& full, const std::shared_ptr<ProcessGroup>& group) const {
+    gather(full, group, local);
   }
   // The parameters' gradients laid out as the gathered buffer is (zeros where one is missing).
   Tensor pack(const std::vector<Tensor>& grads, DType as) const {
@@ -183,14 +217,8 @@ struct FlatParamHandle::Flat {
   }
   // This rank's reduced part split into the leaves' gradients.
   std::vector<Tensor> split(const Tensor& part) const {
-    if (!per_parameter) return {part.to(dtype)};
     std::vector<Tensor> out;
-    for (const Param& p : params) {
-      Tensor block = part.narrow(0, p.offset, p.block());
-      Tensor grad = p.shape.empty() ? block.view({})
-                                    : block.view(shard_shape(p, p.chunk)).narrow(0, 0, p.shard.size(0));
-      out.push_back(grad.to(dtype));
-    }
+    for (const Tensor& g : leaves_of(part)) out.push_back(g.to(dtype));
     return out;
   }
   static Shape shard_shape(const Param& p, int64_t rows) {
@@ -242,7 +270,7 @@ struct FlatParamHandle::Gathered {
       versions[i].push_back(t.storage()->version.load());
       reallocate(t);
     }
-    pending[i] = flats[i]->launch(full[i], options.shard_group, async);
+    pending[i] = flats[i]->launch(flats[i]->local, full[i], options.shard_group, async);
   }
   void land(size_t i) {
     flats[i]->land(*pending[i], full[i]);
@@ -384,13 +412,9 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
     f.local = zeros({f.length}, TensorOptions(f.dtype).with_device(f.device));
     f.shard_from(values);
     if (f.per_parameter) {
-      for (Flat::Param& p : f.params) {
-        int64_t rows = p.shape.empty() ? 1 : p.shape[0];
-        int64_t mine = std::clamp<int64_t>(rows - r * p.chunk, 0, p.chunk);
-        Tensor block = f.local.narrow(0, p.offset, p.block()).view(Flat::shard_shape(p, p.chunk));
-        p.shard = p.shape.empty() ? block.view({}) : block.narrow(0, 0, mine);
-        p.shard.requires_grad_(f.requires_grad);
-      }
+      std::vector<Tensor> shards = f.leaves_of(f.local);
+      for (size_t k = 0; k < f.params.size(); ++k)
+        f.params[k].shard = shards[k].requires_grad_(f.requires_grad);
     } else {
       f.local = owner.register_parameter(
           fi == 0 ? "_flat_param" : "_flat_param_" + std::to_string(fi), f.local, f.requires_grad);
@@ -495,6 +519,58 @@ std::vector<Tensor> FlatParamHandle::shards() const {
   std::vector<Tensor> out;
   for (const auto& f : flats_)
     for (const Tensor& t : f->leaves()) out.push_back(t);
+  return out;
+}
+
+nn::NamedTensors FlatParamHandle::gather_like_shards(const std::vector<Tensor>& parts) const {
+  nn::NamedTensors out;
+  NoGradGuard no_grad;
+  size_t next = 0;
+  for (const auto& f : flats_) {
+    size_t count = f->leaves().size();
+    EMBER_CHECK(next + count <= parts.size(), "[FullyShardedDataParallel] expected ",
+                shards().size(), " tensors laid out as the shards, got ", parts.size());
+    std::vector<Tensor> mine(parts.begin() + next, parts.begin() + next + count);
+    next += count;
+    std::vector<Tensor> full = f->gather_buffers(mine[0].dtype());
+    f->gather(full, options_.shard_group, f->part_from_leaves(mine));
+    for (size_t k = 0; k < f->params.size(); ++k)
+      out.emplace_back(f->params[k].names[0], f->value(full, k).clone());
+  }
+  return out;
+}
+
+std::vector<Tensor> FlatParamHandle::shard_like_parameters(const nn::NamedTensors& values) const {
+  std::map<std::string, Tensor> by_name(values.begin(), values.end());
+  std::vector<Tensor> out;
+  NoGradGuard no_grad;
+  for (const auto& f : flats_) {
+    std::vector<Tensor> full;
+    for (const Flat::Param& p : f->params) {
+      auto it = by_name.find(p.names[0]);
+      if (it == by_name.end()) {  // (a frozen parameter has no optimizer state)
+        DType as = values.empty() ? f->dtype : values[0].second.dtype();
+        full.push_back(zeros(p.shape, TensorOptions(as).with_device(f->device)));
+        continue;
+      }
+      EMBER_CHECK(it->second.sizes() == p.shape, "[FullyShardedDataParallel] ", p.names[0],
+                  " expected shape ", p.shape, ", got ", it->second.sizes());
+      full.push_back(it->second);
+    }
+    for (const Tensor& t : f->leaves_of(f->part_of(full))) out.push_back(t.clone());
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> FlatParamHandle::shard_names() const {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& f : flats_) {
+    if (!f->per_parameter) out.emplace_back();
+    for (const Flat::Param& p : f->params) {
+      if (f->per_parameter) out.emplace_back();
+      out.back().push_back(p.names[0]);
+    }
+  }
   return out;
 }
 

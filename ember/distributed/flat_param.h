@@ -77,6 +77,14 @@ class FlatParamHandle {
   /// hold into this rank's shards when `writeback`.
   void summon_full();
   void release_full(bool writeback);
+  /// For an optimizer's state of the shards (FSDP's optimizer state dicts): tensors laid out as
+  /// shards() are gathered into one full tensor per parameter (under its first name), and full
+  /// tensors per parameter become this rank's parts, laid out as shards() (zeros for a parameter
+  /// `values` lacks).
+  nn::NamedTensors gather_like_shards(const std::vector<Tensor>& parts) const;
+  std::vector<Tensor> shard_like_parameters(const nn::NamedTensors& values) const;
+  /// The parameters each shard stands for (their first names), in shards() order.
+  std::vector<std::vector<std::string>> shard_names() const;
   /// The original parameters' names, in flat order.
   std::vector<std::string> parameter_names() const;
   /// This rank's shards (the leaves the optimizer steps), and the full shapes of what each

@@ -45,13 +45,40 @@ dist::FsdpOptions fsdp_options(py::handle process_group, const std::string& stra
   return o;
 }
 
+// FSDP's optimizer state dicts: tensors laid out as the shards gathered per parameter, and back.
+template <typename Class>
+void def_state_layout(Class& c, dist::FlatParamHandle& (*handle)(typename Class::type&)) {
+  c.def("_gather_like_shards",
+        [handle](typename Class::type& self, const std::vector<Tensor>& parts) {
+          nn::NamedTensors full;
+          {
+            ReleaseGil no_gil;
+            full = handle(self).gather_like_shards(parts);
+          }
+          return to_dict(full);
+        })
+      .def("_shard_like_parameters",
+           [handle](typename Class::type& self, py::dict values) {
+             nn::NamedTensors named;
+             for (auto item : values)
+               named.emplace_back(item.first.cast<std::string>(), as_tensor(item.second));
+             ReleaseGil no_gil;
+             return handle(self).shard_like_parameters(named);
+           })
+      .def("_shards", [handle](typename Class::type& self) { return handle(self).shards(); })
+      .def("_shard_names",
+           [handle](typename Class::type& self) { return handle(self).shard_names(); });
+}
+
 }  // namespace
 
 void bind_fsdp(py::module_& d) {
   // FSDP2's fully_shard: a handle on the module itself (no wrapper), each parameter sharded in
   // its own slot; ember/distributed/fsdp/_fully_shard.py calls it around the module's forward.
-  py::class_<dist::FlatParamHandle, std::shared_ptr<dist::FlatParamHandle>>(d, "_ShardedParams",
-                                                                            py::dynamic_attr())
+  py::class_<dist::FlatParamHandle, std::shared_ptr<dist::FlatParamHandle>> sharded(
+      d, "_ShardedParams", py::dynamic_attr());
+  def_state_layout(sharded, +[](dist::FlatParamHandle& h) -> dist::FlatParamHandle& { return h; });
+  sharded
       .def(py::init([](py::handle module, py::list nested, py::handle process_group,
                        const std::string& strategy, py::handle param_dtype,
                        py::handle reduce_dtype, int ranks_per_shard_group) {
@@ -87,7 +114,6 @@ void bind_fsdp(py::module_& d) {
              h.release_full(writeback);
            })
       .def("set_require_sync", &dist::FlatParamHandle::set_require_sync)
-      .def("shards", &dist::FlatParamHandle::shards)
       .def("full_shapes", [](const dist::FlatParamHandle& h) {
         py::list out;
         for (const Shape& s : h.full_shapes())
@@ -101,9 +127,11 @@ void bind_fsdp(py::module_& d) {
         s.guard.reset();
         return false;
       });
-  py::class_<dist::FSDP, nn::Module, std::shared_ptr<dist::FSDP>>(
+  py::class_<dist::FSDP, nn::Module, std::shared_ptr<dist::FSDP>> fsdp(
       d, "FullyShardedDataParallel", py::dynamic_attr(),
-      "Shards the parameters, gradients and optimizer state of a module across the ranks")
+      "Shards the parameters, gradients and optimizer state of a module across the ranks");
+  def_state_layout(fsdp, +[](dist::FSDP& f) -> dist::FlatParamHandle& { return f.handle(); });
+  fsdp
       .def(py::init([](py::handle module, py::handle process_group, const std::string& strategy,
                        py::handle param_dtype, py::handle reduce_dtype, bool sync_module_states,
                        int ranks_per_shard_group) {

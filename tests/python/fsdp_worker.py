@@ -180,10 +180,79 @@ def fully_shard_api(rank, world):
         torch.testing.assert_close(got[name], want, rtol=1e-5, atol=1e-6)
 
 
+def optim_state(rank, world):
+    # Adam's state after a step under FSDP (a unit per Linear) and under fully_shard, as a full
+    # optimizer state dict, equals one process's on the whole batch by name; loaded into a fresh
+    # model and optimizer, a second step gives that process's second step.
+    from torch.distributed.checkpoint.state_dict import (StateDictOptions,
+                                                         get_model_state_dict,
+                                                         get_optimizer_state_dict,
+                                                         set_model_state_dict,
+                                                         set_optimizer_state_dict)
+    from torch.distributed.fsdp import fully_shard
+    x, y, xs, ys = data(rank, world)
+    ref = make_model()
+    ref_opt = torch.optim.Adam(ref.parameters(), lr=0.01)
+    F.mse_loss(ref(x), y).backward()
+    ref_opt.step()
+    names = [n for n, _ in ref.named_parameters()]
+    first = {i: {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in st.items()}
+             for i, st in ref_opt.state_dict()["state"].items()}  # before the second step
+    full = FullStateDictConfig()
+    options = StateDictOptions(full_state_dict=True)
+
+    def wrapped(kind):
+        model = make_model()
+        if kind == "fsdp":
+            return FSDP(model, auto_wrap_policy=ModuleWrapPolicy({nn.Linear}))
+        for layer in (model[0], model[2][0], model[3]):
+            fully_shard(layer)
+        return fully_shard(model)
+
+    def save(kind, model, opt):
+        if kind == "fsdp":
+            with FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT, full):
+                return model.state_dict(), FSDP.optim_state_dict(model, opt)
+        return (get_model_state_dict(model, options=options),
+                get_optimizer_state_dict(model, opt, options=options))
+
+    def load(kind, model, opt, state, osd):
+        if kind == "fsdp":
+            model.load_state_dict(state)
+            opt.load_state_dict(FSDP.optim_state_dict_to_load(model, opt, osd))
+        else:
+            set_model_state_dict(model, state, options=options)
+            set_optimizer_state_dict(model, opt, osd, options=options)
+
+    ref_opt.zero_grad()
+    F.mse_loss(ref(x), y).backward()
+    ref_opt.step()
+    for kind in ("fsdp", "fully_shard"):
+        model = wrapped(kind)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        F.mse_loss(model(xs), ys).backward()
+        opt.step()
+        state, osd = save(kind, model, opt)
+        assert sorted(osd["param_groups"][0]["params"]) == sorted(names), osd["param_groups"]
+        for i, name in enumerate(names):
+            for key in ("exp_avg", "exp_avg_sq"):
+                torch.testing.assert_close(osd["state"][name][key], first[i][key],
+                                           rtol=1e-5, atol=1e-7)
+            assert float(osd["state"][name]["step"]) == 1.0, osd["state"][name]["step"]
+        again = wrapped(kind)
+        opt2 = torch.optim.Adam(again.parameters(), lr=0.01)
+        load(kind, again, opt2, state, osd)
+        F.mse_loss(again(xs), ys).backward()
+        opt2.step()
+        got = save(kind, again, opt2)[0]
+        for name, want in ref.state_dict().items():
+            torch.testing.assert_close(got[name], want, rtol=1e-5, atol=1e-6)
+
+
 if __name__ == "__main__":
     dist.init_process_group("gloo")
     case = sys.argv[1]
     {"summon": summon, "state_dicts": state_dicts, "no_sync": no_sync, "policies": policies,
-     "errors": errors, "fully_shard_api": fully_shard_api}[case](dist.get_rank(), dist.get_world_size())
+     "errors": errors, "fully_shard_api": fully_shard_api, "optim_state": optim_state}[case](dist.get_rank(), dist.get_world_size())
     print(f"{case} ok", flush=True)
     dist.destroy_process_group()

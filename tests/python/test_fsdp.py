@@ -84,7 +84,7 @@ def test_sharding_trains_where_ddp_is_out_of_memory(mode):
 
 
 @pytest.mark.parametrize("case", ["summon", "state_dicts", "no_sync", "policies", "errors",
-                                  "fully_shard_api"])
+                                  "fully_shard_api", "optim_state"])
 def test_fsdp_api(case):
     out = launch(2, "fsdp_worker.py", case)
     assert out.count(f"{case} ok") == 2, out

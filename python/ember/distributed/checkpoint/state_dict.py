@@ -6,6 +6,7 @@ import contextlib
 from dataclasses import dataclass
 
 from ... import _C
+from ..fsdp import _optim_state
 from ..fsdp._fully_shard import FSDPModule
 from ..fsdp.fully_sharded_data_parallel import FullyShardedDataParallel
 
@@ -82,19 +83,35 @@ def set_model_state_dict(model, model_state_dict, *, options=None):
     return model.load_state_dict(model_state_dict, strict=options.strict)
 
 
-def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None):
-    """The optimizer's own state dict (its state is per local shard under FSDP)."""
+_UNITS = (FSDPModule, FullyShardedDataParallel)
+
+
+def _one(optimizers):
     if isinstance(optimizers, (list, tuple)):
         if len(optimizers) != 1:
-            raise NotImplementedError("ember's get_optimizer_state_dict takes one optimizer")
-        optimizers = optimizers[0]
-    return optimizers.state_dict()
+            raise NotImplementedError("ember's optimizer state dict helpers take one optimizer")
+        return optimizers[0]
+    return optimizers
+
+
+def get_optimizer_state_dict(model, optimizers, *, submodules=None, options=None):
+    """With full_state_dict, the state per original parameter name, gathered from the shards
+    (_optim_state.py); otherwise the optimizer's own (per local shard under FSDP)."""
+    options = options or StateDictOptions()
+    optim = _one(optimizers)
+    if options.full_state_dict:
+        return _optim_state.full_optim_state_dict(
+            _unwrapped(model), optim, _UNITS, rank0_only=options.cpu_offload)
+    return optim.state_dict()
 
 
 def set_optimizer_state_dict(model, optimizers, optim_state_dict, *, options=None):
-    if isinstance(optimizers, (list, tuple)):
-        optimizers = optimizers[0]
-    optimizers.load_state_dict(optim_state_dict)
+    options = options or StateDictOptions()
+    optim = _one(optimizers)
+    if options.full_state_dict:
+        optim_state_dict = _optim_state.optim_state_dict_to_load(
+            _unwrapped(model), optim, optim_state_dict, _UNITS)
+    optim.load_state_dict(optim_state_dict)
 
 
 def get_state_dict(model, optimizers, *, submodules=None, options=None):

@@ -114,7 +114,7 @@ _sharded = weakref.WeakSet()
 def _resolve(p):
     ptr = p.data_ptr()
     for params in list(_sharded):
-        if any(s.data_ptr() == ptr for s in params.shards()):
+        if any(s.data_ptr() == ptr for s in params._shards()):
             return params._ember_reduce
     return None
 
@@ -125,7 +125,7 @@ def _mark_dtensors(module, params, mesh, group):
         mesh = init_device_mesh("cpu", (_d.get_world_size(),))
     placements = (Replicate(), Shard(0)) if mesh.ndim == 2 else (Shard(0),)
     n = mesh.shape[-1]
-    for shard, shape in zip(params.shards(), params.full_shapes()):
+    for shard, shape in zip(params._shards(), params.full_shapes()):
         rows = shape[0] if shape else 1
         _mark(shard, _Spec(mesh, placements, tuple(shape), (rows + n - 1) // n, group))
 

@@ -10,6 +10,7 @@ from .api import (BackwardPrefetch, FullOptimStateDictConfig, FullStateDictConfi
                   LocalStateDictConfig, MixedPrecision, ShardingStrategy, StateDictSettings,
                   StateDictType)
 from ...nn.modules.module import _IncompatibleKeys
+from . import _optim_state
 from ._fully_shard import _cast
 from .wrap import _recursive_wrap
 
@@ -147,6 +148,38 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
             return super().load_state_dict(state_dict, strict)
         self._load_full_state_dict(dict(state_dict))
         return _IncompatibleKeys([], [])
+
+    # --- optimizer state dicts (keyed by the original parameters' names, full tensors) ----------
+    @staticmethod
+    def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
+        return _optim_state.full_optim_state_dict(model, optim, (FullyShardedDataParallel,),
+                                                  rank0_only)
+
+    @staticmethod
+    def optim_state_dict(model, optim, optim_state_dict=None, group=None):
+        """The full optimizer state dict (as under FULL_STATE_DICT), rank0_only as the model's
+        optimizer state dict config says."""
+        units = FullyShardedDataParallel.fsdp_modules(model)
+        config = units[0]._optim_state_dict_config if units else FullOptimStateDictConfig()
+        return _optim_state.full_optim_state_dict(model, optim, (FullyShardedDataParallel,),
+                                                  getattr(config, "rank0_only", False))
+
+    @staticmethod
+    def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False,
+                                 load_directly=False, group=None):
+        osd = _optim_state.optim_state_dict_to_load(model, optim, optim_state_dict,
+                                                    (FullyShardedDataParallel,))
+        if load_directly:
+            optim.load_state_dict(osd)
+        return osd
+
+    @staticmethod
+    def shard_full_optim_state_dict(full_optim_state_dict, model, optim_input=None, optim=None):
+        if optim is None:
+            raise ValueError("ember's shard_full_optim_state_dict needs optim= (the optimizer "
+                             "over the model's shards)")
+        return FullyShardedDataParallel.optim_state_dict_to_load(model, optim,
+                                                                 full_optim_state_dict)
 
     @staticmethod
     @contextlib.contextmanager
