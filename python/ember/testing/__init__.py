@@ -28,8 +28,12 @@ def _tolerances(*dtypes, rtol, atol):
     return max(p[0] for p in pairs), max(p[1] for p in pairs)
 
 
-def _fail(msg, default, where):
-    text = default if msg is None else (msg(default) if callable(msg) else msg)
+def _fail(default, msg, where):
+    """Raises the mismatch: the default text, or the caller's msg (a string replaces it, a
+    callable makes one from it), then which item of a sequence or mapping failed."""
+    if isinstance(msg, str):
+        raise _Mismatch(msg)
+    text = default if msg is None else msg(default)
     if where:
         text += f"\n\nThe failure occurred for item {where}"
     raise _Mismatch(text)
@@ -37,8 +41,7 @@ def _fail(msg, default, where):
 
 def _compare_scalars(actual, expected, rtol, atol, equal_nan, check_dtype, msg, where):
     if check_dtype and type(actual) is not type(expected):
-        _fail(f"The values for attribute 'type' do not match: {type(actual)} != {type(expected)}.",
-              None, where)
+        _fail(f"The (d)types do not match: {type(actual)} != {type(expected)}.", None, where)
     if actual == expected or (equal_nan and actual != actual and expected != expected):
         return
     exact = isinstance(actual, int) and isinstance(expected, int)  # bools too
@@ -80,32 +83,45 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     rtol, atol = _tolerances(actual.dtype, expected.dtype, rtol=rtol, atol=atol)
     a, e = actual.detach().to("cpu"), expected.detach().to("cpu")
     common = ember.promote_types(a.dtype, e.dtype)
-    wide = ember.complex128 if common.is_complex else ember.float64
-    if common == ember.bool:
+    exact = not (common.is_floating_point or common.is_complex)
+    if exact:  # PyTorch compares integers (and bools) as int64, relative differences in float32
         a, e = a.to(ember.int64), e.to(ember.int64)
-    a, e = a.to(wide), e.to(wide)
+    else:
+        wide = ember.complex128 if common.is_complex else ember.float64
+        a, e = a.to(wide), e.to(wide)
     close = ember.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if bool(close.all()):
         return
     total, bad = close.numel(), int((~close).sum())
     diff = (a - e).abs()
-    rel = diff / e.abs()
-    diff = ember.where(close, ember.zeros_like(diff), diff).nan_to_num(math.inf)
-    rel = ember.where(close, ember.zeros_like(rel), rel).nan_to_num(math.inf)
-    what = "Tensor-likes" if actual.numel() != 1 or actual.dim() else "Scalars"
-    if actual.numel() == 1:
-        text = (f"{what} are not close!\n\n"
-                f"Absolute difference: {diff.max().item()} (up to {atol} allowed)\n"
-                f"Relative difference: {rel.max().item()} (up to {rtol} allowed)")
+    rel = diff / e.abs()  # true division: float32 for integers, as PyTorch's
+    diff = ember.where(close, ember.zeros_like(diff), diff)
+    rel = ember.where(close, ember.zeros_like(rel), rel)
+    equal = rtol == 0 and atol == 0
+    allowed = (lambda tol: "") if equal else (lambda tol: f" (up to {tol} allowed)")
+    head = f"{'Scalars' if actual.dim() == 0 else 'Tensor-likes'} are not " \
+           f"{'equal' if equal else 'close'}!\n\n"
+    if actual.dim() == 0:
+        text = (head + f"Absolute difference: {_largest(diff)[0]}{allowed(atol)}\n"
+                f"Relative difference: {_largest(rel)[0]}{allowed(rtol)}")
     else:
-        ia, ir = int(diff.reshape(-1).argmax()), int(rel.reshape(-1).argmax())
-        text = (f"{what} are not close!\n\n"
-                f"Mismatched elements: {bad} / {total} ({100.0 * bad / total:.1f}%)\n"
-                f"Greatest absolute difference: {diff.reshape(-1)[ia].item()} at index "
-                f"{_index(ia, tuple(actual.shape))} (up to {atol} allowed)\n"
-                f"Greatest relative difference: {rel.reshape(-1)[ir].item()} at index "
-                f"{_index(ir, tuple(actual.shape))} (up to {rtol} allowed)")
+        (da, ia), (dr, ir) = _largest(diff), _largest(rel)
+        shape = tuple(actual.shape)
+        text = (head + f"Mismatched elements: {bad} / {total} ({100.0 * bad / total:.1f}%)\n"
+                f"Greatest absolute difference: {da} at index {_index(ia, shape)}{allowed(atol)}\n"
+                f"Greatest relative difference: {dr} at index {_index(ir, shape)}{allowed(rtol)}")
     _fail(text, msg, where)
+
+
+def _largest(t):
+    """The largest element (NaN counting as largest, as torch.max) and its flat index."""
+    flat = t.reshape(-1)
+    nan = flat.isnan() if flat.is_floating_point() else None
+    if nan is not None and bool(nan.any()):
+        i = int(nan.to(ember.int64).argmax())
+    else:
+        i = int(flat.argmax())
+    return flat[i].item(), i
 
 
 def _as_tensor(x):
