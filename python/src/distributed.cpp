@@ -100,15 +100,24 @@ void bind_distributed(py::module_& m) {
   d.def("available_backends", &dist::available_backends);
   d.def(
       "init_process_group",
-      [](const std::string& backend, py::handle init_method, int world_size, int rank,
-         py::handle timeout) {
+      // PyTorch's parameters in PyTorch's order. backend=None is the device's default ("auto":
+      // NCCL where each local rank has a GPU, else Gloo); device_id, group_name and pg_options
+      // are accepted (the backend already binds each rank to its device).
+      [](py::handle backend, py::handle init_method, py::handle timeout, int world_size, int rank,
+         py::handle store, py::handle group_name, py::handle pg_options, py::handle device_id) {
+        if (!store.is_none())
+          throw py::value_error(
+              "ember's init_process_group takes init_method (env://, tcp://, file://), not a "
+              "store object");
+        std::string name = backend.is_none() ? "auto" : backend.cast<std::string>();
         std::string method = init_method.is_none() ? "env://" : init_method.cast<std::string>();
         std::chrono::milliseconds t = to_timeout(timeout);
         ReleaseGil no_gil;
-        dist::init_process_group(backend, method, world_size, rank, t);
+        dist::init_process_group(name, method, world_size, rank, t);
       },
-      "backend"_a = "gloo", "init_method"_a = py::none(), "world_size"_a = -1, "rank"_a = -1,
-      "timeout"_a = py::none());
+      "backend"_a = py::none(), "init_method"_a = py::none(), "timeout"_a = py::none(),
+      "world_size"_a = -1, "rank"_a = -1, "store"_a = py::none(), "group_name"_a = "",
+      "pg_options"_a = py::none(), "device_id"_a = py::none());
   d.def("is_initialized", &dist::is_initialized);
   d.def(
       "destroy_process_group",

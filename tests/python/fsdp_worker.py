@@ -250,7 +250,9 @@ def optim_state(rank, world):
 
 
 if __name__ == "__main__":
-    dist.init_process_group("gloo")
+    # As PyTorch 2.x programs start (pytorch/examples' FSDP2 example).
+    device = torch.device("cpu")
+    dist.init_process_group(backend=dist.get_default_backend_for_device(device), device_id=device)
     case = sys.argv[1]
     {"summon": summon, "state_dicts": state_dicts, "no_sync": no_sync, "policies": policies,
      "errors": errors, "fully_shard_api": fully_shard_api, "optim_state": optim_state}[case](dist.get_rank(), dist.get_world_size())

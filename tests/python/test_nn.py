@@ -287,3 +287,19 @@ def test_conv_transpose2d_output_padding_past_the_stride(stride, dilation, outpu
     for got, want in ((ey, ty), (ex.grad, x.grad), (ew.grad, w.grad), (eb.grad, b.grad)):
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-4,
                                    atol=1e-4)
+
+
+def test_to_empty_gives_new_uninitialised_tensors_of_the_same_shapes_as_pytorch():
+    import torch
+    results = []
+    for lib in (torch, ember):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.BatchNorm1d(3))
+        m[0].bias.requires_grad_(False)
+        before = m[0].weight.data_ptr()
+        assert m.to_empty(device="cpu") is m
+        assert m[0].weight.data_ptr() != before
+        results.append([(n, tuple(t.shape), str(t.dtype).split(".")[-1], t.requires_grad)
+                        for n, t in list(m.named_parameters()) + list(m.named_buffers())])
+        m[0].reset_parameters()
+        assert tuple(m(lib.ones(4, 2)).shape) == (4, 3)
+    assert results[0] == results[1]

@@ -132,11 +132,27 @@ def _extra_state_dict(self, *args, destination=None, prefix="", keep_vars=False)
     return out
 
 
+def _to_empty(self, *, device, recurse=True):
+    """Moves parameters and buffers to `device` without their values (uninitialised memory of
+    the same shapes and dtypes), as torch.nn.Module.to_empty; reset_parameters() or a state dict
+    fills them. Parameters sharded by fully_shard (DTensors) keep their shards."""
+    from ..parameter import Parameter
+    for module in (self.modules() if recurse else [self]):
+        for name, p in list(module.named_parameters(recurse=False)):
+            if type(p).__name__ != "DTensor":
+                setattr(module, name, Parameter(_C._ops.empty_like(p.detach(), device=device),
+                                                requires_grad=p.requires_grad))
+        for name, b in list(module.named_buffers(recurse=False)):
+            setattr(module, name, _C._ops.empty_like(b, device=device))
+    return self
+
+
 def install():
     """Adds the Python-side methods to ember.nn.Module (once, at import)."""
     Module.get_parameter = _get_parameter
     Module.get_buffer = _get_buffer
     Module.type = _type
+    Module.to_empty = _to_empty
     Module.register_forward_hook = _register_forward_hook
     Module.register_forward_pre_hook = _register_forward_pre_hook
     Module.__call__ = _call
