@@ -148,6 +148,15 @@ def fully_shard_api(rank, world):
     # The parameters are DTensors, sharded on dim 0 (PyTorch's inspection in pytorch/examples'
     # FSDP2 example); each gathers back to the whole.
     from torch.distributed.tensor import DTensor, Shard
+    from torch.distributed._composable.fsdp import fully_shard as fully_shard_2_4
+    from torch.distributed._tensor import DTensor as DTensor_2_4
+    assert fully_shard_2_4 is fully_shard and DTensor_2_4 is DTensor
+    import torch.distributed.checkpoint as dcp
+    try:
+        dcp.save({}, checkpoint_id="unused")
+        raise AssertionError("dcp.save did something")
+    except NotImplementedError as e:
+        assert "get_model_state_dict" in str(e), e
     for name, p in model.named_parameters():
         assert isinstance(p, DTensor) and isinstance(p, nn.Parameter), (name, type(p))
         assert p.placements == (Shard(0),), p.placements
