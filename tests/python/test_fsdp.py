@@ -3,6 +3,7 @@ as torchrun would run it (`ember launch` starting `python -m ember.run`): under 
 strategy it gives DDP's losses (float64: 1e-10, float32: 1e-5 relative) with 1/N of the
 parameters per rank; and the API around it (fsdp_worker.py): summon_full_params, state dict
 types, no_sync, auto-wrap policies, clip_grad_norm_."""
+import functools
 import os
 import re
 import subprocess
@@ -40,15 +41,20 @@ def held(out):
             for r, h, t in re.findall(r"rank (\d+) holds (\d+) of (\d+) parameter", out)}
 
 
+@functools.lru_cache(maxsize=None)
+def ddp_losses(world, dtype):
+    """DDP's losses, run once per world size and dtype for every mode compared with them."""
+    return losses(launch(world, "fsdp_program.py", "ddp", "--dtype", dtype))
+
+
 @pytest.mark.parametrize("world,dtype,rtol", [(2, "float32", 1e-5), (4, "float64", 1e-10)])
 @pytest.mark.parametrize("mode", ["full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
                                   "fully_shard", "fully_shard_grad_op", "fully_shard_hsdp"])
 def test_fsdp_gives_ddps_losses(mode, world, dtype, rtol):
     if mode == "fully_shard_hsdp" and world < 4:
         pytest.skip("HSDP's mesh needs 2 x 2 ranks")
-    ddp = launch(world, "fsdp_program.py", "ddp", "--dtype", dtype)
     fsdp = launch(world, "fsdp_program.py", mode, "--dtype", dtype)
-    expected, got = losses(ddp), losses(fsdp)
+    expected, got = ddp_losses(world, dtype), losses(fsdp)
     assert len(got) == len(expected) == 4, fsdp
     assert got == pytest.approx(expected, rel=rtol), (got, expected)
     assert "state 29 keys, 30080 elements" in fsdp  # the full state dict, tied weights twice
@@ -63,7 +69,7 @@ def test_fsdp_gives_ddps_losses(mode, world, dtype, rtol):
 
 
 def test_mixed_precision_computes_in_bfloat16_and_keeps_float32_shards():
-    ddp = losses(launch(2, "fsdp_program.py", "ddp"))
+    ddp = ddp_losses(2, "float32")
     mp = launch(2, "fsdp_program.py", "full_shard_mp")
     got = losses(mp)
     assert got == pytest.approx(ddp, rel=2e-2), (got, ddp)
