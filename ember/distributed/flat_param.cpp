@@ -508,13 +508,6 @@ void FlatParamHandle::release_full(bool writeback) {
   summoned_.clear();
 }
 
-std::vector<std::string> FlatParamHandle::parameter_names() const {
-  std::vector<std::string> names;
-  for (const auto& f : flats_)
-    for (const Flat::Param& p : f->params) names.insert(names.end(), p.names.begin(), p.names.end());
-  return names;
-}
-
 std::vector<Tensor> FlatParamHandle::shards() const {
   std::vector<Tensor> out;
   for (const auto& f : flats_)
@@ -582,19 +575,6 @@ std::vector<Shape> FlatParamHandle::full_shapes() const {
       if (f->per_parameter) out.push_back(p.shape);
   }
   return out;
-}
-
-int64_t FlatParamHandle::numel() const {
-  int64_t n = 0;
-  for (const auto& f : flats_) n += f->numel;
-  return n;
-}
-
-int64_t FlatParamHandle::shard_numel() const {
-  int64_t n = 0;
-  for (const auto& f : flats_)
-    for (const Tensor& t : f->leaves()) n += t.numel();
-  return n;
 }
 
 }  // namespace ember::distributed

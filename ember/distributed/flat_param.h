@@ -85,15 +85,10 @@ class FlatParamHandle {
   std::vector<Tensor> shard_like_parameters(const nn::NamedTensors& values) const;
   /// The parameters each shard stands for (their first names), in shards() order.
   std::vector<std::vector<std::string>> shard_names() const;
-  /// The original parameters' names, in flat order.
-  std::vector<std::string> parameter_names() const;
   /// This rank's shards (the leaves the optimizer steps), and the full shapes of what each
   /// stands for (a flat parameter's padded length; per parameter, the parameter's shape).
   std::vector<Tensor> shards() const;
   std::vector<Shape> full_shapes() const;
-  /// Elements of the original parameters (unpadded), and of this rank's shards.
-  int64_t numel() const;
-  int64_t shard_numel() const;
 
  private:
   struct Flat;      // one flat parameter (flat_param.cpp)

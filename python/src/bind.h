@@ -165,6 +165,27 @@ bool is_native(py::handle module);
 /// and FSDP's post_forward look at.
 void collect_tensors(py::handle h, std::vector<Tensor>& out);
 
+/// `with model.no_sync():` for a wrapper that has a NoSyncGuard (DDP, FSDP): the context holds
+/// the guard while the block runs. def_no_sync binds the context class (as `context_name`) and
+/// the wrapper's no_sync method.
+template <typename Wrapper>
+struct NoSyncContext {
+  std::shared_ptr<Wrapper> wrapper;
+  std::optional<typename Wrapper::NoSyncGuard> guard;
+};
+template <typename Wrapper, typename Class>
+void def_no_sync(py::module_& m, const char* context_name, Class& wrapper_class) {
+  using Context = NoSyncContext<Wrapper>;
+  py::class_<Context>(m, context_name)
+      .def("__enter__", [](Context& c) { c.guard.emplace(*c.wrapper); })
+      .def("__exit__", [](Context& c, py::args) {
+        c.guard.reset();
+        return false;
+      });
+  wrapper_class.def("no_sync",
+                    [](const std::shared_ptr<Wrapper>& w) { return Context{w, std::nullopt}; });
+}
+
 template <typename F>
 py::object inplace(py::object self, F&& fn) {
   auto& t = const_cast<Tensor&>(as_tensor(self));

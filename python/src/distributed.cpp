@@ -44,12 +44,6 @@ std::chrono::milliseconds to_timeout(py::handle h) {
       h.cast<std::chrono::duration<double>>());
 }
 
-// `with ddp.no_sync():` holds DDP's guard while the block runs.
-struct NoSync {
-  std::shared_ptr<dist::DistributedDataParallel> ddp;
-  std::optional<dist::DistributedDataParallel::NoSyncGuard> guard;
-};
-
 }  // namespace
 
 void collect_tensors(py::handle h, std::vector<Tensor>& out) {
@@ -265,12 +259,6 @@ void bind_distributed(py::module_& m) {
       },
       "tensor"_a, "src"_a, "group"_a = py::none(), "tag"_a = 0);
 
-  py::class_<NoSync>(d, "_NoSync")
-      .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.ddp); })
-      .def("__exit__", [](NoSync& s, py::args) {
-        s.guard.reset();
-        return false;
-      });
   py::class_<dist::SyncBatchNorm, nn::Module, std::shared_ptr<dist::SyncBatchNorm>> sync_bn(
       d, "SyncBatchNorm", py::dynamic_attr(),
       "batch normalisation with statistics all-reduced over the process group in training");
@@ -302,9 +290,12 @@ void bind_distributed(py::module_& m) {
           },
           "module"_a, "process_group"_a = py::none());
   py::class_<dist::DistributedDataParallel, nn::Module,
-             std::shared_ptr<dist::DistributedDataParallel>>(
-      d, "DistributedDataParallel", py::dynamic_attr(),
-      "Averages gradients across the process group while backward runs (bucketed all-reduces)")
+             std::shared_ptr<dist::DistributedDataParallel>>
+      ddp(d, "DistributedDataParallel", py::dynamic_attr(),
+          "Averages gradients across the process group while backward runs (bucketed "
+          "all-reduces)");
+  def_no_sync<dist::DistributedDataParallel>(d, "_NoSync", ddp);
+  ddp
       .def(py::init([](py::handle module, py::handle device_ids, py::handle output_device,
                        bool broadcast_buffers, py::handle process_group, double bucket_cap_mb,
                        bool find_unused_parameters, bool gradient_as_bucket_view) {
@@ -339,10 +330,7 @@ void bind_distributed(py::module_& m) {
              return out;
            })
       .def("__call__", [](py::handle self, py::args args,
-                          py::kwargs kwargs) { return self.attr("forward")(*args, **kwargs); })
-      .def("no_sync", [](const std::shared_ptr<dist::DistributedDataParallel>& ddp) {
-        return NoSync{ddp, std::nullopt};
-      });
+                          py::kwargs kwargs) { return self.attr("forward")(*args, **kwargs); });
   bind_fsdp(d);
 }
 

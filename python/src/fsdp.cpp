@@ -18,12 +18,6 @@ dist::ShardingStrategy strategy_of(const std::string& name) {
                         "' (expected FULL_SHARD, SHARD_GRAD_OP, NO_SHARD or HYBRID_SHARD)");
 }
 
-// `with fsdp.no_sync():` and `with FSDP.summon_full_params(...)` hold a guard while they run.
-struct NoSync {
-  std::shared_ptr<dist::FSDP> fsdp;
-  std::optional<dist::FSDP::NoSyncGuard> guard;
-};
-
 py::dict to_dict(const nn::NamedTensors& state) {
   py::dict out = py::module_::import("collections").attr("OrderedDict")();
   for (const auto& [name, t] : state) out[py::str(name)] = py::cast(t);
@@ -121,16 +115,11 @@ void bind_fsdp(py::module_& d) {
         return out;
       });
 
-  py::class_<NoSync>(d, "_FsdpNoSync")
-      .def("__enter__", [](NoSync& s) { s.guard.emplace(*s.fsdp); })
-      .def("__exit__", [](NoSync& s, py::args) {
-        s.guard.reset();
-        return false;
-      });
   py::class_<dist::FSDP, nn::Module, std::shared_ptr<dist::FSDP>> fsdp(
       d, "FullyShardedDataParallel", py::dynamic_attr(),
       "Shards the parameters, gradients and optimizer state of a module across the ranks");
   def_state_layout(fsdp, +[](dist::FSDP& f) -> dist::FlatParamHandle& { return f.handle(); });
+  def_no_sync<dist::FSDP>(d, "_FsdpNoSync", fsdp);
   fsdp
       .def(py::init([](py::handle module, py::handle process_group, const std::string& strategy,
                        py::handle param_dtype, py::handle reduce_dtype, bool sync_module_states,
@@ -169,8 +158,6 @@ void bind_fsdp(py::module_& d) {
            })
       .def("__call__", [](py::handle self, py::args args,
                           py::kwargs kwargs) { return self.attr("forward")(*args, **kwargs); })
-      .def("no_sync",
-           [](const std::shared_ptr<dist::FSDP>& fsdp) { return NoSync{fsdp, std::nullopt}; })
       .def("_full_state_dict",
            [](dist::FSDP& f) {
              nn::NamedTensors state;

@@ -5,14 +5,13 @@ FSDP<Class>, which gathers the parameters around its forward (ember's _ShardedPa
 C++ machinery as FullyShardedDataParallel's, one flat buffer per parameter). Apply it to the
 layers first, then to the whole model. PyTorch's parameters become DTensors; ember's are the
 local shards as plain tensors (torch.nn.utils.clip_grad_norm_ still clips by the whole norm)."""
-import weakref
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from ... import _C, Tensor
 from ...nn.utils import clip_grad as _clip_grad
 from ..device_mesh import init_device_mesh
-from ..tensor import Replicate, Shard, _mark, _Spec
+from ..tensor import Replicate, Shard, _mark, _Spec, _specs
 
 _d = _C._distributed
 
@@ -107,27 +106,24 @@ def _fsdp_class(cls):
     return _classes[cls]
 
 
-# Live sharded modules' parameters, for clip_grad_norm_'s whole norm.
-_sharded = weakref.WeakSet()
-
-
 def _resolve(p):
-    ptr = p.data_ptr()
-    for params in list(_sharded):
-        if any(s.data_ptr() == ptr for s in params._shards()):
-            return params._ember_reduce
-    return None
+    """clip_grad_norm_'s resolver: how a sharded parameter's norm pieces combine over its ranks."""
+    spec = _specs.get(_C._nn._tensor_id(p))
+    return spec.reduce if spec is not None else None
 
 
 def _mark_dtensors(module, params, mesh, group):
     """Each sharded parameter comes back from module as a DTensor (Note [Sharded parameters])."""
+    def reduce(t, op):
+        _d.all_reduce(t, op=_d.ReduceOp.MAX if op == "max" else _d.ReduceOp.SUM, group=group)
+
     if mesh is None:
         mesh = init_device_mesh("cpu", (_d.get_world_size(),))
     placements = (Replicate(), Shard(0)) if mesh.ndim == 2 else (Shard(0),)
     n = mesh.shape[-1]
     for shard, shape in zip(params._shards(), params.full_shapes()):
         rows = shape[0] if shape else 1
-        _mark(shard, _Spec(mesh, placements, tuple(shape), (rows + n - 1) // n, group))
+        _mark(shard, _Spec(mesh, placements, tuple(shape), (rows + n - 1) // n, group, reduce))
 
 
 def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placement_fn=None,
@@ -152,13 +148,10 @@ def fully_shard(module, *, mesh=None, reshard_after_forward=True, shard_placemen
     nested = [m for m in module.modules() if m is not module and isinstance(m, FSDPModule)]
     params = _d._ShardedParams(module, nested, group, strategy, mp_policy.param_dtype,
                                mp_policy.reduce_dtype, per)
-    params._ember_reduce = lambda t, op: _d.all_reduce(
-        t, op=_d.ReduceOp.MAX if op == "max" else _d.ReduceOp.SUM, group=norm_group)
-    _mark_dtensors(module, params, mesh, norm_group if mesh is not None else None)
+    _mark_dtensors(module, params, mesh, norm_group)
     module.__class__ = _fsdp_class(type(module))
     module._fsdp_params = params
     module._fsdp_mp = mp_policy
-    _sharded.add(params)
     if _resolve not in _clip_grad._shard_resolvers:
         _clip_grad._shard_resolvers.append(_resolve)
     return module

@@ -57,12 +57,14 @@ class Partial(Placement):
 @dataclass
 class _Spec:
     """How a local shard stands for its whole: the mesh, the placements, the global shape, the
-    rows each rank holds (the last ranks' fewer) and the group that shards it."""
+    rows each rank holds (the last ranks' fewer), the group that shards it, and reduce(tensor,
+    "sum" | "max"), which combines a norm's pieces over that group (clip_grad_norm_)."""
     mesh: DeviceMesh
     placements: tuple
     shape: tuple
     chunk: int
     group: object
+    reduce: object
 
 
 # Specs of the marked shards, by their C++ tensor (_C._nn._tensor_id).
