@@ -6,6 +6,7 @@
 Every computation runs in C++ (ember._C); this package gives its parts PyTorch's names.
 """
 from . import _C
+from . import _pybind_pickle  # noqa: F401  (before anything is pickled)
 from ._C import (Tensor, device, dtype, float32, float, float64, double, float16, half, bfloat16,
                  int64, long, int32, int, int16, short, int8, uint8, bool, complex64, cfloat,
                  complex128, cdouble, complex32, chalf, manual_seed, initial_seed, set_num_threads,

@@ -279,3 +279,14 @@ def test_fuzzing_the_reader_finds_nothing(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     assert " 0 findings" in r.stdout
+
+
+@pytest.mark.parametrize("protocol", [0, 1, 2, pickle.HIGHEST_PROTOCOL])
+def test_cpp_objects_pickle_under_every_protocol(protocol):
+    # Protocols 0 and 1 used to terminate the process (pybind11 throwing inside copyreg).
+    for obj in [ember.float64, ember.device("cpu"), ember.tensor([1.0, 2.0]), nn.Linear(2, 3),
+                ember.Generator().manual_seed(3)]:
+        back = pickle.loads(pickle.dumps(obj, protocol=protocol))
+        assert type(back) is type(obj)
+    assert pickle.loads(pickle.dumps(ember.int8, protocol=protocol)) == ember.int8
+    assert callable(ember.float32.__reduce__()[0])
