@@ -60,6 +60,19 @@ def collectives(rank, world):
         r = ember.zeros(2)
         dist.recv(r, src=0)
         assert r.tolist() == [5.0, 5.0]
+    # Objects of different sizes on each rank.
+    objs = [None] * world
+    dist.all_gather_object(objs, {"rank": rank, "pad": "x" * (100 * rank)})
+    assert [o["rank"] for o in objs] == list(range(world)) and len(objs[-1]["pad"]) == 100 * (world - 1)
+    got = [None] * world if rank == 1 else None
+    dist.gather_object(("r", rank), got, dst=1)
+    assert rank != 1 or got == [("r", r) for r in range(world)]
+    sent = [1, "two", {"three": [3.0]}] if rank == 0 else [None, None, None]
+    dist.broadcast_object_list(sent, src=0)
+    assert sent == [1, "two", {"three": [3.0]}]
+    mine = [None]
+    dist.scatter_object_list(mine, [f"to {r}" for r in range(world)] if rank == 0 else None)
+    assert mine == [f"to {rank}"]
     dist.barrier()
 
 

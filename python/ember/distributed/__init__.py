@@ -47,3 +47,7 @@ def get_default_backend_for_device(device):
     if kind == "cpu":
         return "gloo"
     raise ValueError(f"Unknown device type {kind!r}: expected 'cpu' or 'cuda'")
+
+
+from ._object_collectives import (all_gather_object, gather_object,  # noqa: E402
+                                  broadcast_object_list, scatter_object_list)
