@@ -11,7 +11,7 @@ from typing import Any, Optional
 from ... import _C, Tensor
 from ...nn.utils import clip_grad as _clip_grad
 from ..device_mesh import init_device_mesh
-from ..tensor import Replicate, Shard, _mark, _Spec, _specs
+from ..tensor import DTensor, Replicate, Shard, _mark, _Spec, _specs
 
 _d = _C._distributed
 
@@ -49,6 +49,17 @@ def _cast(value, dtype):
 class FSDPModule:
     """What fully_shard adds to a module's class."""
     __slots__ = ()  # adds no storage: a module's class can become FSDP<Class> in place
+
+    def state_dict(self, *args, **kwargs):
+        """PyTorch's FSDP2 state dict: each sharded parameter as a DTensor of this rank's
+        rows (torch.distributed.checkpoint saves and reloads them at any world size)."""
+        state = super().state_dict(*args, **kwargs)
+        prefix = kwargs.get("prefix", args[1] if len(args) > 1 else "")
+        specs = {prefix + n: p._spec for n, p in self.named_parameters() if isinstance(p, DTensor)}
+        for name, t in state.items():
+            if name in specs:
+                state[name] = DTensor._over(t, specs[name])
+        return state
 
     def reshard(self):
         """Parameters are resharded after every forward and backward already."""

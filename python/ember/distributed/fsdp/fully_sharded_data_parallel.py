@@ -7,10 +7,10 @@ from collections import OrderedDict
 
 from ... import _C
 from .api import (BackwardPrefetch, FullOptimStateDictConfig, FullStateDictConfig,
-                  LocalStateDictConfig, MixedPrecision, ShardingStrategy, StateDictSettings,
-                  StateDictType)
+                  LocalStateDictConfig, MixedPrecision, ShardedOptimStateDictConfig,
+                  ShardedStateDictConfig, ShardingStrategy, StateDictSettings, StateDictType)
 from ...nn.modules.module import _IncompatibleKeys
-from . import _optim_state
+from . import _optim_state, _sharded_state as _sharded
 from ._fully_shard import _cast
 from .wrap import _recursive_wrap
 
@@ -100,16 +100,19 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
         units = FullyShardedDataParallel.fsdp_modules(module)
         previous = StateDictSettings(units[0]._state_dict_type, units[0]._state_dict_config,
                                      units[0]._optim_state_dict_config) if units else None
-        if state_dict_type == StateDictType.SHARDED_STATE_DICT:
-            raise NotImplementedError(
-                "ember's FSDP has FULL_STATE_DICT and LOCAL_STATE_DICT; SHARDED_STATE_DICT "
-                "(torch.distributed.checkpoint) is not there yet")
-        config = state_dict_config or (FullStateDictConfig()
-                                       if state_dict_type == StateDictType.FULL_STATE_DICT
-                                       else LocalStateDictConfig())
+        sharded = state_dict_type == StateDictType.SHARDED_STATE_DICT
+        if sharded:
+            for unit in units:
+                _sharded.world_mesh(unit._sharding_strategy)  # refuses HYBRID_SHARD now
+        config = state_dict_config or {StateDictType.FULL_STATE_DICT: FullStateDictConfig,
+                                       StateDictType.LOCAL_STATE_DICT: LocalStateDictConfig,
+                                       StateDictType.SHARDED_STATE_DICT:
+                                           ShardedStateDictConfig}[state_dict_type]()
+        optim_config = optim_state_dict_config or (ShardedOptimStateDictConfig() if sharded
+                                                   else FullOptimStateDictConfig())
         for unit in units:
             unit._state_dict_type, unit._state_dict_config = state_dict_type, config
-            unit._optim_state_dict_config = optim_state_dict_config or FullOptimStateDictConfig()
+            unit._optim_state_dict_config = optim_config
         return previous
 
     @staticmethod
@@ -130,10 +133,14 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """FULL_STATE_DICT (the default): the original names and full tensors, gathered from
-        every rank (with rank0_only, other ranks get an empty dict). LOCAL_STATE_DICT: this
+        every rank (with rank0_only, other ranks get an empty dict). SHARDED_STATE_DICT: the
+        original names, each parameter a DTensor of this rank's rows. LOCAL_STATE_DICT: this
         rank's flat shards."""
         if self._state_dict_type == StateDictType.LOCAL_STATE_DICT:
             state = self._ember_state_dict()
+        elif self._state_dict_type == StateDictType.SHARDED_STATE_DICT:
+            state = _sharded.rows(self._full_state_dict(), _sharded.param_names(self, _UNIT),
+                                  _sharded.world_mesh(self._sharding_strategy))
         else:
             state = self._full_state_dict()
             if getattr(self._state_dict_config, "rank0_only", False) and _d.get_rank() != 0:
@@ -146,14 +153,13 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
     def load_state_dict(self, state_dict, strict=True, assign=False):
         if self._state_dict_type == StateDictType.LOCAL_STATE_DICT:
             return super().load_state_dict(state_dict, strict)
-        self._load_full_state_dict(dict(state_dict))
+        self._load_full_state_dict(dict(_sharded.gathered(state_dict)))
         return _IncompatibleKeys([], [])
 
     # --- optimizer state dicts (keyed by the original parameters' names, full tensors) ----------
     @staticmethod
     def full_optim_state_dict(model, optim, optim_input=None, rank0_only=True, group=None):
-        return _optim_state.full_optim_state_dict(model, optim, (FullyShardedDataParallel,),
-                                                  rank0_only)
+        return _optim_state.full_optim_state_dict(model, optim, _UNIT, rank0_only)
 
     @staticmethod
     def optim_state_dict(model, optim, optim_state_dict=None, group=None):
@@ -161,14 +167,19 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
         optimizer state dict config says."""
         units = FullyShardedDataParallel.fsdp_modules(model)
         config = units[0]._optim_state_dict_config if units else FullOptimStateDictConfig()
-        return _optim_state.full_optim_state_dict(model, optim, (FullyShardedDataParallel,),
+        if isinstance(config, ShardedOptimStateDictConfig):
+            return _sharded.optim_rows(
+                _optim_state.full_optim_state_dict(model, optim, _UNIT),
+                _sharded.param_names(model, _UNIT),
+                _sharded.world_mesh(units[0]._sharding_strategy))
+        return _optim_state.full_optim_state_dict(model, optim, _UNIT,
                                                   getattr(config, "rank0_only", False))
 
     @staticmethod
     def optim_state_dict_to_load(model, optim, optim_state_dict, is_named_optimizer=False,
                                  load_directly=False, group=None):
-        osd = _optim_state.optim_state_dict_to_load(model, optim, optim_state_dict,
-                                                    (FullyShardedDataParallel,))
+        osd = _optim_state.optim_state_dict_to_load(
+            model, optim, _sharded.optim_gathered(optim_state_dict), _UNIT)
         if load_directly:
             optim.load_state_dict(osd)
         return osd
@@ -200,3 +211,4 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
 
 
 FSDP = FullyShardedDataParallel
+_UNIT = (FullyShardedDataParallel,)

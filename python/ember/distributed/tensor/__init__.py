@@ -123,10 +123,15 @@ class DTensor(Parameter):
             _d.all_reduce(t, op=_d.ReduceOp.MAX if op == "max" else _d.ReduceOp.SUM,
                           group=group)
 
+        return DTensor._over(local_tensor, _Spec(mesh, placements, shape, chunk, group, reduce))
+
+    @staticmethod
+    def _over(local, spec):
+        """A DTensor sharing local's memory, laid out as spec says."""
         out = DTensor.__new__(DTensor)
-        _C.Tensor.__init__(out, local_tensor.detach())
-        out.requires_grad_(local_tensor.requires_grad)
-        out.__dict__["_local_spec"] = _Spec(mesh, placements, shape, chunk, group, reduce)
+        _C.Tensor.__init__(out, local.detach())
+        out.requires_grad_(local.requires_grad)
+        out.__dict__["_local_spec"] = spec
         return out
 
     @property
