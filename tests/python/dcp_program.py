@@ -7,12 +7,15 @@ tutorial's AppState), run by test_dcp.py under `ember launch ... python -m ember
                    must be DIR.ref.pt's exactly, whatever world size saved it
   die DIR API      saves DIR, trains a step, saves again, and rank 1 dies halfway through
                    writing its file: DIR must still hold the first checkpoint
+  elastic DIR API  trains 8 steps saving each, resuming from DIR's checkpoint when there is one
+                   (the elastic launcher restarts it with the ranks left)
   torch26 DIR -    loads PyTorch 2.6's checkpoint DIR into this world's DTensor blocks
 API: fully_shard (per layer and root), fsdp (FullyShardedDataParallel, saved through
 state_dict_type(SHARDED_STATE_DICT)), ddp, or plain."""
 import os
 import signal
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -116,6 +119,20 @@ def main():
             torch.testing.assert_close(full["optim"]["state"], ref["optim"]["state"], rtol=0,
                                        atol=0)
         train(model, optimizer, 1, start=2)  # and it trains on
+    elif mode == "elastic":
+        # Resumes from the last checkpoint at whatever world size the launcher restarted it.
+        model, optimizer = build(api, seed=0)
+        state = {"app": AppState(model, optimizer), "step": 0}
+        if os.path.exists(os.path.join(path, ".metadata")):
+            dcp.load(state, checkpoint_id=path)
+        world, restart = dist.get_world_size(), os.environ.get("TORCHELASTIC_RESTART_COUNT")
+        print(f"rank {rank} of {world} at restart {restart} resumes at step {state['step']}",
+              flush=True)
+        for step in range(state["step"], 8):
+            train(model, optimizer, 1, start=step)
+            dcp.save({"app": AppState(model, optimizer), "step": step + 1}, checkpoint_id=path)
+            print(f"rank {rank} of {world} saved step {step + 1}", flush=True)
+            time.sleep(0.3)
     elif mode == "torch26":
         # PyTorch 2.6's checkpoint (saved at 2 ranks), loaded into this world's DTensor blocks.
         from torch.distributed.device_mesh import init_device_mesh

@@ -3,14 +3,19 @@ FSDP, fully_shard, DDP and plain models (dcp_program.py, a PyTorch program); PyT
 checkpoint (tests/data/dcp_torch26, written by tests/data/dcp_torch26.py) loads here; a rank
 killed mid-save leaves the previous checkpoint whole; consolidation into one file."""
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 import ember
 import ember.distributed.checkpoint as dcp
 from ember.distributed.checkpoint import format_utils
+from conftest import binary_dir
+from test_distributed import free_port
 from test_fsdp import launch
 
 HERE = os.path.dirname(__file__)
@@ -45,6 +50,37 @@ def test_a_rank_killed_mid_save_leaves_the_previous_checkpoint(tmp_path):
     # The first save is whole: it loads, and matches the state it was taken from.
     assert "rank 0 load ok" in launch(1, "dcp_program.py", "load", path, "fully_shard")
     assert "rank 1 load ok" in launch(2, "dcp_program.py", "load", path, "fully_shard")
+
+
+def test_elastic_restart_resumes_with_the_ranks_left(tmp_path):
+    # Two agents (nodes) of one rank each; one node is killed after step 2 is saved. The other's
+    # launcher restarts its rank alone, which loads the 2-rank checkpoint at 1 rank and goes on.
+    ember_cli = os.path.join(binary_dir(), "tools", "ember")
+    if not os.path.exists(ember_cli):
+        pytest.skip("needs the ember command (tools/ember) of this build")
+    path = str(tmp_path / "ckpt")
+    command = [ember_cli, "launch", "--rdzv-endpoint", f"127.0.0.1:{free_port()}", "--rdzv-id",
+               "dcp", "--nnodes", "1:2", "--nproc-per-node", "1", "--max-restarts", "2",
+               "--rdzv-conf", "join_timeout=30,last_call_timeout=2", sys.executable, "-m",
+               "ember.run", os.path.join(HERE, "dcp_program.py"), "elastic", path, "fully_shard"]
+    logs = [tmp_path / "a.log", tmp_path / "b.log"]
+    agents = [subprocess.Popen(command, stdout=open(log, "w"), stderr=subprocess.STDOUT,
+                               start_new_session=True) for log in logs]
+    try:
+        deadline = time.monotonic() + 120
+        while "of 2 saved step 2" not in logs[0].read_text():
+            assert time.monotonic() < deadline and agents[0].poll() is None, logs[0].read_text()
+            time.sleep(0.1)
+        os.killpg(agents[1].pid, signal.SIGKILL)  # the node and its rank vanish
+        assert agents[0].wait(timeout=180) == 0, logs[0].read_text()
+    finally:
+        for agent in agents:
+            if agent.poll() is None:
+                os.killpg(agent.pid, signal.SIGKILL)
+    out = logs[0].read_text()
+    resumed = re.search(r"rank 0 of 1 at restart \d+ resumes at step (\d+)", out)
+    assert resumed and int(resumed.group(1)) >= 2, out
+    assert "rank 0 of 1 saved step 8" in out, out
 
 
 def torch26_state():
