@@ -21,6 +21,7 @@
 #include "ember/distributed/process_group_gloo.h"
 #include "ember/distributed/process_group_mpi.h"
 #include "ember/distributed/process_group_nccl.h"
+#include "ember/distributed/slurm.h"
 
 namespace ember::distributed {
 namespace {
@@ -322,11 +323,12 @@ void init_process_group(const std::string& backend, const std::string& init_meth
     state_slot() = s;
     return;
   }
+  if (init_method.empty() || init_method == "env://") adopt_slurm_environment();
   if (rank < 0) rank = env_int("RANK", env_int("OMPI_COMM_WORLD_RANK", -1));
   if (world_size < 0) world_size = env_int("WORLD_SIZE", env_int("OMPI_COMM_WORLD_SIZE", -1));
   EMBER_CHECK(
       rank >= 0 && world_size >= 1,
-      "[init_process_group] rank and world_size are not known: pass them, or set RANK and WORLD_SIZE (ember launch and mpirun do)");
+      "[init_process_group] rank and world_size are not known: pass them, or set RANK and WORLD_SIZE (ember launch, mpirun and srun do)");
   std::shared_ptr<Store> store;
   if (init_method.empty() || init_method == "env://") {
     std::string addr = env_str("MASTER_ADDR");

@@ -119,6 +119,10 @@ def main(argv=None):
               "Runs a PyTorch program with torch and torchvision resolved to ember.")
         return 0 if argv else 2
     patch_torch()
+    # Under srun (one task per rank), the variables torchrun would set, from Slurm's.
+    import ember
+    for name, value in ember._C._distributed._slurm_environment():
+        os.environ.setdefault(name, value)
     try:
         if argv[0] == "-m":
             if len(argv) < 2:

@@ -6,6 +6,7 @@
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
 #include "ember/distributed/distributed_sampler.h"
+#include "ember/distributed/slurm.h"
 #include "ember/distributed/sync_batch_norm.h"
 
 namespace ember::python {
@@ -120,6 +121,7 @@ void bind_distributed(py::module_& m) {
         dist::destroy_process_group();
       },
       "group"_a = py::none());
+  d.def("_slurm_environment", &dist::slurm_environment);
   d.def(
       "get_rank", [](py::handle g) { return dist::get_rank(group_of(g)); }, "group"_a = py::none());
   d.def(

@@ -754,6 +754,20 @@ void bind_nn(py::module_& m) {
                throw py::index_error("index " + std::to_string(i) + " is out of range");
              return module_object(s[static_cast<size_t>(i)]);
            })
+      .def("__getitem__",
+           [](py::handle self, const py::slice& slice) {
+             // A Sequential of the chosen children under their names, as PyTorch's.
+             py::list named(self.attr("named_children")());
+             size_t start = 0, stop = 0, step = 0, count = 0;
+             if (!slice.compute(named.size(), &start, &stop, &step, &count))
+               throw py::error_already_set();
+             py::dict chosen;
+             for (size_t k = 0; k < count; ++k) {
+               py::tuple item = named[start + k * step];
+               chosen[item[0]] = item[1];
+             }
+             return py::type::of(self)(chosen);
+           })
       .def("__iter__",
            [](const nn::Sequential& s) {
              py::list out;

@@ -9,9 +9,11 @@ fully_shard (FSDP2, PyTorch 2.6's API), fully_shard_grad_op (reshard_after_forwa
 fully_shard_hsdp (a 2-D mesh: replicate x shard).
 """
 import argparse
-import sys
 import functools
 import math
+import os
+import signal
+import sys
 
 import torch
 import torch.distributed as dist
@@ -83,6 +85,8 @@ def main():
     parser.add_argument("--width", type=int, default=32)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--die-after", type=int, default=-1,
+                        help="the last rank kills itself after this step (a lost node)")
     args = parser.parse_args()
     dist.init_process_group("gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -133,6 +137,8 @@ def main():
         dist.all_reduce(mean)
         if rank == 0:
             say(f"step {step} loss {mean.item() / world:.17g}")
+        if step == args.die_after and rank == world - 1:
+            os.kill(os.getpid(), signal.SIGKILL)
     if fsdp2:
         state = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
     elif args.mode != "ddp":

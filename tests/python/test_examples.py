@@ -73,3 +73,24 @@ def test_gpt():
     out = run("gpt.py", "--iters", "60", expect=["step 0: train loss 4.", "step 60:", "sample:"])
     val = float(out.split("step 60:")[1].split("val loss ")[1].split(",")[0])
     assert val < 3.6, "60 steps take the loss well below ln 65 = 4.17"
+
+
+def test_fsdp_resumes_at_another_world_size(tmp_path):
+    from conftest import binary_dir
+    from test_distributed import free_port
+    ember_cli = os.path.join(binary_dir(), "tools", "ember")
+    if not os.path.exists(ember_cli):
+        pytest.skip("needs the ember command (tools/ember) of this build")
+
+    def launch(nproc, steps):
+        r = subprocess.run([ember_cli, "launch", "--nproc-per-node", str(nproc), "--master-port",
+                            str(free_port()), os.path.join(EXAMPLES, "fsdp.py"), "--steps",
+                            str(steps), "--checkpoint", str(tmp_path / "ckpt")],
+                           capture_output=True, text=True, timeout=240)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    out = launch(2, 3)
+    assert "step 2:" in out and "rank 1 of 2 holds" in out and "resumed" not in out
+    out = launch(3, 5)
+    assert "resumed at step 3 on 3 ranks" in out and "step 4:" in out and "step 2:" not in out

@@ -303,3 +303,15 @@ def test_to_empty_gives_new_uninitialised_tensors_of_the_same_shapes_as_pytorch(
         m[0].reset_parameters()
         assert tuple(m(lib.ones(4, 2)).shape) == (4, 3)
     assert results[0] == results[1]
+
+
+def test_sequential_slices_keep_names_and_modules():
+    # PyTorch: a Sequential of the chosen children, under their own names (model[::2]).
+    m = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 4), nn.Tanh())
+    t = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU(), torch.nn.Linear(3, 4),
+                            torch.nn.Tanh())
+    for index in (slice(None, None, 2), slice(1, 3), slice(-1, None), slice(3, 0, -1)):
+        assert [n for n, _ in m[index].named_children()] == \
+            [n for n, _ in t[index].named_children()]
+        assert type(m[index]) is nn.Sequential
+    assert m[::2][1] is m[2]

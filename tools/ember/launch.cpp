@@ -1,13 +1,16 @@
 // `ember launch`: starts this node's ranks of a distributed job, like torchrun; with a range of
 // nodes, restarts or a rendezvous endpoint, as its elastic agent.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "ember/core/error.h"
 #include "ember/distributed/launch.h"
+#include "ember/distributed/slurm.h"
 #include "tools/ember/commands.h"
 
 namespace ember::cli {
@@ -28,6 +31,11 @@ options:
   --master-addr A      the address of node 0, where rank 0 serves rendezvous (default 127.0.0.1)
   --master-port P      its port (default 29500)
   --prefix-output      prefix every output line with "[rank R] "
+
+Under Slurm (srun --ntasks-per-node=1 ember launch ...), --nnodes, --node-rank, --master-addr
+(the step's first node) and --master-port (one per job step) come from Slurm's environment.
+A program started by srun itself, one task per rank, needs no launcher: init_process_group reads
+SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID and SLURM_STEP_NODELIST.
 
 elastic jobs (torchrun's elastic agent): one `ember launch` per machine, all with the same
 --rdzv-endpoint and --rdzv-id; when a rank fails, every machine stops its ranks and the group
@@ -87,6 +95,24 @@ void parse_rdzv_conf(distributed::LaunchOptions& o, const std::string& value) {
   }
 }
 
+// Under srun, one `ember launch` per node (srun --ntasks-per-node=1): the node's place and node
+// 0's address come from Slurm unless given.
+void adopt_slurm(distributed::LaunchOptions& o, const std::vector<std::string>& given) {
+  std::optional<distributed::SlurmTask> task = distributed::slurm_task();
+  if (!task || o.elastic()) return;
+  auto was_given = [&](const char* name) {
+    return std::find(given.begin(), given.end(), name) != given.end();
+  };
+  EMBER_CHECK(task->world_size == task->nnodes,
+              "[launch] under srun, ember launch starts a node's ranks itself: run one task per "
+              "node (srun --ntasks-per-node=1 ember launch --nproc-per-node N ...), got ",
+              task->world_size, " tasks on ", task->nnodes, " nodes");
+  if (!was_given("--nnodes")) o.nnodes = task->nnodes;
+  if (!was_given("--node-rank")) o.node_rank = task->node_rank;
+  if (!was_given("--master-addr")) o.master_addr = task->master_addr;
+  if (!was_given("--master-port")) o.master_port = task->master_port;
+}
+
 void set_option(distributed::LaunchOptions& o, const std::string& name, const std::string& value) {
   if (name == "--nproc-per-node")
     o.nproc_per_node = to_int(name, value);
@@ -119,9 +145,11 @@ void set_option(distributed::LaunchOptions& o, const std::string& name, const st
 
 int launch(int argc, char** argv) {
   distributed::LaunchOptions o;
+  std::vector<std::string> given;
   int i = 0;
   for (; i < argc && std::strncmp(argv[i], "--", 2) == 0; ++i) {
     std::string name = argv[i];
+    given.push_back(name.substr(0, name.find('=')));
     if (name == "--help") {
       std::cout << kLaunchUsage;
       return 0;
@@ -141,6 +169,7 @@ int launch(int argc, char** argv) {
     std::cerr << kLaunchUsage;
     return 2;
   }
+  adopt_slurm(o, given);
   std::vector<std::string> command(argv + i, argv + argc);
   // A Python program runs with torch resolved to ember (torchrun-style DDP programs), in the
   // interpreter ember's package was built for (EMBER_PYTHON overrides it).
