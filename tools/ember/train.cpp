@@ -74,6 +74,8 @@ shakespeare_char by default; AdamW, warm-up then cosine decay, gradient clipping
   --grad-clip F           clip the gradients' total norm (default 1; 0: off)
   --eval-interval N       steps between evaluations of both splits (default 250)
   --eval-iters N          batches per split in an evaluation (default 20)
+  --fsdp full|grad-op     with --nproc N: FullyShardedDataParallel (FULL_SHARD or SHARD_GRAD_OP)
+                          instead of DDP, each block a unit; the report shows what a rank holds
   --amp, --nproc, --resume (with --nproc), --checkpoint-every, --seed, --threads, --device, --out,
   --profile[=N]
                           as above; `ember generate --model OUT/model.safetensors` samples from it
@@ -247,7 +249,7 @@ TrainConfig parse_train_args(int argc, char** argv) {
                          "events",        "amp",          "resize",      "iters",
                          "block-size",    "n-layer",      "n-head",      "n-embd",
                          "dropout",       "weight-decay", "grad-clip",   "warmup",
-                         "eval-interval", "eval-iters"},
+                         "eval-interval", "eval-iters",   "fsdp"},
             {"help", "resume"}, {"profile"});
   TrainConfig cfg;
   cfg.help = args.flag("help");
@@ -314,6 +316,14 @@ TrainConfig parse_train_args(int argc, char** argv) {
                 "--amp trains on one device or with --devices; it does not combine with --nproc "
                 "or --hogwild (except with --model gpt)");
     cfg.amp = a == "bf16" ? kBFloat16 : kFloat16;
+  }
+  if (args.has("fsdp")) {
+    std::string f = args.str("fsdp", "");
+    EMBER_CHECK(f == "full" || f == "grad-op", "--fsdp expects full or grad-op, got '", f, "'");
+    EMBER_CHECK(gpt && cfg.nproc > 0, "--fsdp shards --model gpt over --nproc N processes");
+    EMBER_CHECK(!cfg.resume && !cfg.amp,
+                "--fsdp does not combine with --resume or --amp yet (train with DDP for those)");
+    cfg.fsdp = f;
   }
   if (cfg.nproc > 0) {
     EMBER_CHECK(

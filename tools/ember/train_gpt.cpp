@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "ember/distributed/ddp.h"
 #include "ember/distributed/distributed.h"
+#include "ember/distributed/fsdp.h"
 #include "ember/distributed/training_checkpoint.h"
 #include "ember/ember.h"
 #include "tools/ember/report.h"
@@ -40,8 +42,52 @@ struct Losses {
 };
 
 // The mean loss of eval_iters random batches of each split, in eval mode, without gradients.
-Losses estimate_loss(models::GPT& model, const data::datasets::CharText& text,
-                     const TrainConfig& cfg, Device device) {
+using LossFn = std::function<Tensor(const Tensor&, const Tensor&)>;
+
+// --fsdp: each block one unit, the rest (embeddings, ln_f, the tied head) the root's; each
+// parameter sharded on its own (FSDP2's layout), so that AdamW's decay groups (matrices and
+// embeddings) are DDP's and the losses can be compared.
+std::shared_ptr<dist::FSDP> shard(const std::shared_ptr<models::GPT>& model,
+                                  const std::string& strategy) {
+  dist::FsdpOptions o;
+  o.sharding_strategy = strategy == "full" ? dist::ShardingStrategy::FULL_SHARD
+                                           : dist::ShardingStrategy::SHARD_GRAD_OP;
+  o.per_parameter = true;
+  nn::Sequential& blocks = *model->transformer->h;
+  for (size_t i = 0; i < blocks.size(); ++i)
+    blocks.replace_module(std::to_string(i),
+                          std::make_shared<dist::FSDP>(blocks.named_child(std::to_string(i)), o));
+  return std::make_shared<dist::FSDP>(model, o);
+}
+
+// What one rank held under FSDP, for the report: its share of the parameters.
+struct Sharding {
+  std::string strategy;
+  int64_t held = 0, total = 0;
+  std::vector<std::pair<std::string, std::string>> rows;
+};
+
+Sharding sharding_of(dist::FSDP& fsdp, const std::string& strategy, int world) {
+  Sharding s;
+  s.strategy = strategy == "full" ? "FULL_SHARD" : "SHARD_GRAD_OP";
+  for (const Tensor& p : fsdp.parameters()) s.held += p.numel();
+  for (dist::FSDP* unit : fsdp.units())
+    for (const Shape& shape : unit->handle().full_shapes()) {
+      int64_t n = 1;
+      for (int64_t d : shape) n *= d;
+      s.total += n;
+    }
+  char share[64];
+  std::snprintf(share, sizeof share, "%lld of %lld (%.1f%%; 1/%d is %.1f%%)",
+                static_cast<long long>(s.held), static_cast<long long>(s.total),
+                100.0 * static_cast<double>(s.held) / static_cast<double>(s.total), world,
+                100.0 / world);
+  s.rows = {{"parameters held by rank 0", share}};
+  return s;
+}
+
+Losses estimate_loss(models::GPT& model, const LossFn& loss_of,
+                     const data::datasets::CharText& text, const TrainConfig& cfg, Device device) {
   NoGradGuard no_grad;
   model.eval();
   Losses out;
@@ -50,7 +96,7 @@ Losses estimate_loss(models::GPT& model, const data::datasets::CharText& text,
     for (int64_t i = 0; i < cfg.gpt.eval_iters; ++i) {
       auto [x, y] = text.batch(train, cfg.batch_size, cfg.gpt.block_size);
       amp::autocast region(device.type(), cfg.amp, cfg.amp.has_value());
-      sum += model.forward(x.to(device), y.to(device)).second.item<double>();
+      sum += loss_of(x.to(device), y.to(device)).item<double>();
     }
     (train ? out.train : out.val) = sum / static_cast<double>(cfg.gpt.eval_iters);
   }
@@ -113,7 +159,21 @@ int run(const TrainConfig& cfg, bool distributed) {
   auto model = nn::make<models::GPT>(mc);
   model->to(device);
   std::unique_ptr<dist::DDP> ddp;
-  if (distributed) ddp = std::make_unique<dist::DDP>(model);
+  std::shared_ptr<dist::FSDP> fsdp;
+  if (!cfg.fsdp.empty()) {
+    fsdp = shard(model, cfg.fsdp);
+  } else if (distributed) {
+    ddp = std::make_unique<dist::DDP>(model);
+  }
+  // The model's loss; DDP and FSDP's root unit act around it (GPT's forward takes two tensors).
+  LossFn loss_of = [&](const Tensor& x, const Tensor& y) {
+    if (ddp) ddp->pre_forward();
+    if (fsdp) fsdp->handle().pre_forward();
+    Tensor loss = model->forward(x, y).second;
+    if (ddp) ddp->post_forward({loss});
+    if (fsdp) fsdp->handle().post_forward({loss});
+    return loss;
+  };
   // Batches (and dropout) differ per rank, as nanoGPT's seed offset makes them.
   manual_seed(cfg.seed + 1 + static_cast<uint64_t>(rank));
   auto [decay, no_decay] = models::decay_groups(*model);
@@ -158,8 +218,16 @@ int run(const TrainConfig& cfg, bool distributed) {
   const int64_t log_every = std::max<int64_t>(1, g.iters / 20);
   Losses last{};
   auto evaluate_now = [&](int64_t it, double seconds) {
-    if (rank != 0) return;
-    last = estimate_loss(*model, text, cfg, device);
+    if (rank != 0 && !fsdp) return;
+    if (rank != 0) {
+      // FSDP's forward needs every rank; the others' batches are drawn and put back, so that
+      // their training batches are those they draw under DDP.
+      auto drawn = default_generator().get_state();
+      estimate_loss(*model, loss_of, text, cfg, device);
+      default_generator().set_state(drawn);
+      return;
+    }
+    last = estimate_loss(*model, loss_of, text, cfg, device);
     eval_train.points.emplace_back(static_cast<double>(it), last.train);
     eval_val.points.emplace_back(static_cast<double>(it), last.val);
     std::printf("step %lld: train loss %.4f, val loss %.4f\n", static_cast<long long>(it),
@@ -190,15 +258,16 @@ int run(const TrainConfig& cfg, bool distributed) {
     Tensor loss;
     {
       amp::autocast region(device.type(), cfg.amp, cfg.amp.has_value());
-      if (ddp) ddp->pre_forward();
-      loss = model->forward(x, y).second;
-      if (ddp) ddp->post_forward({loss});
+      loss = loss_of(x, y);
     }
     opt.zero_grad();
     scaler.scale(loss).backward();
     if (g.grad_clip > 0) {
       scaler.unscale_(opt);
-      nn::utils::clip_grad_norm_(model->parameters(), g.grad_clip);
+      if (fsdp)
+        fsdp->clip_grad_norm_(g.grad_clip);  // the norm over every rank's shards
+      else
+        nn::utils::clip_grad_norm_(model->parameters(), g.grad_clip);
     }
     scaler.step(opt);
     scaler.update();
@@ -226,6 +295,20 @@ int run(const TrainConfig& cfg, bool distributed) {
   }
   evaluate_now(g.iters, train_seconds);
   events.write("end", detail::str_cat("\"val_loss\":", last.val));
+  // The most a rank held at once (ember's CPU allocator), before rank 0 gathers the model.
+  const int64_t peak_bytes =
+      device_backend(kCPU).allocator(0).stats().allocated_bytes[kAllPools].peak;
+  Sharding sharded;
+  if (fsdp) {
+    // What a rank held, then the whole model on rank 0 for the checkpoint and the sample.
+    sharded = sharding_of(*fsdp, cfg.fsdp, world);
+    nn::NamedTensors full = fsdp->full_state_dict();
+    if (rank == 0) {
+      model = nn::make<models::GPT>(mc);
+      model->load_state_dict(full);
+      model->eval();
+    }
+  }
   if (rank == 0) {
     std::string model_path = (std::filesystem::path(cfg.out) / "model.safetensors").string();
     io::Metadata meta = gpt_metadata(mc, text.vocab());
@@ -242,28 +325,30 @@ int run(const TrainConfig& cfg, bool distributed) {
     std::snprintf(val, sizeof val, "%.4f", last.val);
     std::snprintf(secs, sizeof secs, "%.2f", train_seconds);
     std::snprintf(rate, sizeof rate, "%.0f", tokens_per_second);
-    write_report(
-        (std::filesystem::path(cfg.out) / "report.html").string(),
-        "ember train: GPT on " + std::filesystem::path(cfg.data).filename().string(),
-        {{"device",
-          distributed ? "DDP over " + std::to_string(world) + " CPU processes" : device.str()},
-         {"model", std::to_string(g.n_layer) + " layers, " + std::to_string(g.n_head) + " heads, " +
-                       std::to_string(g.n_embd) + " wide, block " + std::to_string(g.block_size) +
-                       ", " + std::to_string(model->num_parameters()) + " parameters"},
-         {"steps",
-          std::to_string(g.iters) + (first ? " (resumed at " + std::to_string(first) + ")" : "")},
-         {"batch", std::to_string(cfg.batch_size) + (distributed ? " per rank" : "")},
-         {"training time (s)", secs},
-         {"tokens per second", rate},
-         {"validation loss", val},
-         {"checkpoint", model_path},
-         {"sample", sample}},
-        [&] {
-          std::vector<std::string> parts = {
-              svg_chart("Loss", "step", {train_curve, eval_train, eval_val})};
-          for (std::string& p : profile_report(profiled)) parts.push_back(std::move(p));
-          return parts;
-        }());
+    std::vector<std::pair<std::string, std::string>> summary = {
+        {"device", !distributed ? device.str()
+                   : (fsdp ? "FSDP (" + sharded.strategy + ")" : std::string("DDP")) + " over " +
+                         std::to_string(world) + " CPU processes"},
+        {"model", std::to_string(g.n_layer) + " layers, " + std::to_string(g.n_head) + " heads, " +
+                      std::to_string(g.n_embd) + " wide, block " + std::to_string(g.block_size) +
+                      ", " + std::to_string(model->num_parameters()) + " parameters"},
+        {"steps",
+         std::to_string(g.iters) + (first ? " (resumed at " + std::to_string(first) + ")" : "")},
+        {"batch", std::to_string(cfg.batch_size) + (distributed ? " per rank" : "")},
+        {"training time (s)", secs},
+        {"tokens per second", rate},
+        {"validation loss", val}};
+    summary.insert(summary.end(), sharded.rows.begin(), sharded.rows.end());
+    if (distributed)
+      summary.emplace_back("peak memory of rank 0 (MiB)",
+                           std::to_string(peak_bytes >> 20) + " (ember's CPU allocator)");
+    summary.insert(summary.end(), {{"checkpoint", model_path}, {"sample", sample}});
+    std::vector<std::string> charts = {
+        svg_chart("Loss", "step", {train_curve, eval_train, eval_val})};
+    for (std::string& p : profile_report(profiled)) charts.push_back(std::move(p));
+    write_report((std::filesystem::path(cfg.out) / "report.html").string(),
+                 "ember train: GPT on " + std::filesystem::path(cfg.data).filename().string(),
+                 summary, charts);
     json result = {{"device", distributed ? "cpu" : device.str()},
                    {"nproc", world},
                    {"steps", steps},
@@ -273,6 +358,11 @@ int run(const TrainConfig& cfg, bool distributed) {
                    {"val_loss", last.val},
                    {"restart_count", restart_count()},
                    {"amp", cfg.amp ? dtype_name(*cfg.amp) : "none"}};
+    if (fsdp)
+      result["fsdp"] = {{"strategy", sharded.strategy},
+                        {"parameters_held", sharded.held},
+                        {"parameters", sharded.total}};
+    if (distributed) result["peak_allocated_bytes"] = peak_bytes;
     std::cout << result.dump() << std::endl;
   }
   if (distributed) dist::destroy_process_group();

@@ -31,6 +31,9 @@ struct TrainConfig {
   int hogwild = 0;              // --hogwild N: N processes train one shared model
   int nproc = 0;                // --nproc N: DistributedDataParallel over N processes
   int master_port = 0;          // with --nproc: the rendezvous port (0: a random one)
+  // --fsdp full|grad-op with --model gpt and --nproc: FSDP instead of DDP (FULL_SHARD or
+  // SHARD_GRAD_OP, each block a unit, parameters sharded one by one as FSDP2 does).
+  std::string fsdp;
 
   // With --nproc (train_resume.h).
   bool resume = false;             // resume from and keep out/checkpoint.safetensors

@@ -1,0 +1,38 @@
+# `ember train --model gpt --nproc 2 --fsdp full|grad-op`: the same losses as DDP's run (the
+# evaluation's, to every printed digit), half the parameters on each rank, a report that says so,
+# and a checkpoint `ember generate` samples from.
+file(REMOVE_RECURSE ${OUT})
+set(common train --model gpt --nproc 2 --iters 40 --eval-interval 20 --eval-iters 2 --n-layer 2
+  --n-embd 64)
+foreach(mode ddp full grad-op)
+  set(args ${common} --out ${OUT}/${mode})
+  if(NOT mode STREQUAL "ddp")
+    list(APPEND args --fsdp ${mode})
+  endif()
+  execute_process(COMMAND ${EMBER} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${mode} failed (${rc}):\n${out}\n${err}")
+  endif()
+  string(REGEX MATCH "\"val_loss\":[0-9.e+-]+" loss_${mode} "${out}")
+  set(out_${mode} "${out}")
+endforeach()
+foreach(mode full grad-op)
+  if(NOT loss_${mode} STREQUAL loss_ddp)
+    message(FATAL_ERROR "FSDP ${mode}: ${loss_${mode}}, DDP: ${loss_ddp}")
+  endif()
+  string(REGEX MATCH "\"parameters\":([0-9]+),\"parameters_held\":([0-9]+)" _ "${out_${mode}}")
+  math(EXPR half "(${CMAKE_MATCH_1} * 55) / 100")
+  if(NOT CMAKE_MATCH_2 OR CMAKE_MATCH_2 GREATER half)
+    message(FATAL_ERROR "FSDP ${mode}: a rank holds more than 55% of the parameters:\n${out_${mode}}")
+  endif()
+  file(READ ${OUT}/${mode}/report.html html)
+  if(NOT html MATCHES "parameters held by rank 0" OR NOT html MATCHES "FSDP")
+    message(FATAL_ERROR "FSDP ${mode}: report.html does not show the sharding")
+  endif()
+endforeach()
+execute_process(COMMAND ${EMBER} generate --model ${OUT}/full/model.safetensors --tokens 20
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "generate from FSDP's checkpoint failed (${rc}):\n${out}\n${err}")
+endif()
