@@ -195,7 +195,7 @@ class FileSystemWriter:
                 os.fsync(f.fileno())
         return out
 
-    def _commit(self, metadata, keep):
+    def _commit(self, metadata):
         """Puts metadata in place with one rename, then removes the files it no longer uses."""
         metadata.storage_meta = StorageMeta(checkpoint_id=self.path, save_id=self.save_id)
         tmp = self.path / (_metadata_fn + ".tmp")

@@ -7,7 +7,7 @@ from ... import _C
 from . import default_planner as _plan
 from ._dist_wrapper import _DistWrapper
 from ._traverse import flatten_state_dict
-from .filesystem import FileSystemWriter
+from .filesystem import FileSystemReader, FileSystemWriter
 from .stateful import Stateful
 
 _d = _C._distributed
@@ -18,15 +18,10 @@ def _storage(checkpoint_id, storage, kind):
         if checkpoint_id is None:
             raise RuntimeError(f"torch.distributed.checkpoint needs a checkpoint_id (a "
                                f"directory) or a storage_{kind}")
-        return (FileSystemWriter if kind == "writer" else _reader())(checkpoint_id)
+        return (FileSystemWriter if kind == "writer" else FileSystemReader)(checkpoint_id)
     if checkpoint_id is not None:
         storage.reset(checkpoint_id)
     return storage
-
-
-def _reader():
-    from .filesystem import FileSystemReader
-    return FileSystemReader
 
 
 def _use_dist(no_dist):
@@ -63,7 +58,7 @@ def save(state_dict, *, checkpoint_id=None, storage_writer=None, planner=None,
         for written in results:
             storage_data.update(written)
         metadata = _plan.build_metadata(plans, storage_data)
-        writer._commit(metadata, taken)
+        writer._commit(metadata)
         return metadata
 
     return wrapper.to_coordinator("write", write, commit)
