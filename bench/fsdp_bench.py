@@ -19,7 +19,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "..", "tests", "python")
-MODES = ["ddp", "full_shard", "shard_grad_op", "fully_shard"]
+MODES = ["ddp", "full_shard", "full_shard_prefetch", "shard_grad_op", "fully_shard"]
 
 
 def rank_main(args):
@@ -49,10 +49,12 @@ def rank_main(args):
         from torch.distributed.fsdp import ShardingStrategy
         from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
         strategy = {"full_shard": ShardingStrategy.FULL_SHARD,
+                    "full_shard_prefetch": ShardingStrategy.FULL_SHARD,
                     "shard_grad_op": ShardingStrategy.SHARD_GRAD_OP}[args.mode]
         model = FSDP(model, sharding_strategy=strategy,
                      auto_wrap_policy=functools.partial(transformer_auto_wrap_policy,
-                                                        transformer_layer_cls={Block}))
+                                                        transformer_layer_cls={Block}),
+                     forward_prefetch=args.mode == "full_shard_prefetch")
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     g = torch.Generator().manual_seed(rank)
     times = []

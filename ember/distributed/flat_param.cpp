@@ -241,6 +241,13 @@ struct FlatParamHandle::Order {
 namespace {
 thread_local std::shared_ptr<FlatParamHandle::Order> t_order;
 thread_local int t_depth = 0;  // units whose forward is running on this thread
+
+// The dtype a unit computes in: mixed precision's param_dtype for floating parameters.
+DType compute_dtype_of(const FlatParamOptions& options, DType dtype) {
+  return options.mixed_precision.param_dtype && is_floating_point(dtype)
+             ? *options.mixed_precision.param_dtype
+             : dtype;
+}
 }  // namespace
 
 // What the node and hooks of one forward share: the handle's settings and flat parameters
@@ -257,11 +264,7 @@ struct FlatParamHandle::Gathered {
   std::vector<std::vector<uint32_t>> versions;
   std::mutex mutex;
 
-  DType compute_dtype(const Flat& f) const {
-    return options.mixed_precision.param_dtype && is_floating_point(f.dtype)
-               ? *options.mixed_precision.param_dtype
-               : f.dtype;
-  }
+  DType compute_dtype(const Flat& f) const { return compute_dtype_of(options, f.dtype); }
   // Starts gathering flat parameter i again into its freed storage (under mutex). The values
   // the forward's ops saved come back: not a modification their version check should see.
   void start(size_t i, bool async) {
@@ -330,6 +333,40 @@ struct FlatParamHandle::Gathered {
     return f.split(part);
   }
 };
+
+// Note [Forward prefetch]: each unit learns which unit's forward started after its own (the
+// last one on this thread), and with forward prefetch on, starting its forward also starts
+// gathering that unit's shards asynchronously, so that they travel while this unit computes.
+// The next unit's pre_forward lands them instead of gathering. A gather started ahead is used only
+// if no shard changed since it started (the storage version of the local shard: an optimizer step
+// in between, when the order changed, makes it gather again). Handles know each other by plain
+// pointers, forgotten when a handle is destroyed (live_handles).
+struct FlatParamHandle::Ahead {
+  std::vector<std::vector<Tensor>> full;
+  std::vector<std::optional<Flat::Gathering>> pending;
+  std::vector<uint32_t> versions;  // of each flat parameter's local shard, at the start
+};
+
+namespace {
+std::mutex live_mutex;
+std::set<FlatParamHandle*>& live_handles() {
+  static auto* live = new std::set<FlatParamHandle*>();
+  return *live;
+}
+thread_local FlatParamHandle* t_last_started = nullptr;  // the last unit whose forward started
+}  // namespace
+
+void FlatParamHandle::start_ahead() {
+  NoGradGuard no_grad;
+  auto ahead = std::make_unique<Ahead>();
+  for (const auto& f : flats_) {
+    ahead->full.push_back(f->gather_buffers(compute_dtype_of(options_, f->dtype)));
+    ahead->versions.push_back(f->local.storage()->version.load());
+    ahead->pending.push_back(f->launch(f->local, ahead->full.back(), options_.shard_group,
+                                       /*async=*/true));
+  }
+  ahead_ = std::move(ahead);
+}
 
 FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
                                  const std::vector<const nn::Module*>& nested,
@@ -421,9 +458,20 @@ FlatParamHandle::FlatParamHandle(nn::Module& owner, nn::Module& module,
     }
     rest(f);
   }
+  std::lock_guard<std::mutex> lock(live_mutex);
+  live_handles().insert(this);
 }
 
-FlatParamHandle::~FlatParamHandle() = default;
+FlatParamHandle::~FlatParamHandle() {
+  std::lock_guard<std::mutex> lock(live_mutex);
+  live_handles().erase(this);
+  for (FlatParamHandle* h : live_handles())
+    if (h->next_forward_ == this) h->next_forward_ = nullptr;
+  if (t_last_started == this) t_last_started = nullptr;
+  if (ahead_)
+    for (auto& pending : ahead_->pending)
+      if (pending && pending->work) pending->work->wait();  // nothing writes freed buffers
+}
 
 void FlatParamHandle::rest(Flat& f) const {
   for (const Flat::Param& p : f.params)
@@ -439,13 +487,34 @@ void FlatParamHandle::pre_forward() {
   g->order = t_order;
   g->pending.resize(flats_.size());
   g->versions.resize(flats_.size());
+  std::unique_ptr<Ahead> ahead = std::move(ahead_);
+  {
+    // This unit follows the last one started (Note [Forward prefetch]); the next one starts on
+    // its way now.
+    std::lock_guard<std::mutex> lock(live_mutex);
+    if (t_last_started && t_last_started != this) t_last_started->next_forward_ = this;
+    t_last_started = this;
+    FlatParamHandle* next = next_forward_;
+    if (forward_prefetch_ && next && next != this && !next->current_ && !next->ahead_)
+      next->start_ahead();
+  }
+  bool used_ahead = false;
   for (size_t i = 0; i < flats_.size(); ++i) {
     Flat& f = *flats_[i];
     std::vector<Tensor> views;
     {
       NoGradGuard no_grad;
-      g->full.push_back(f.gather_buffers(g->compute_dtype(f)));
-      f.gather(g->full[i], options_.shard_group);
+      if (ahead) {
+        f.land(*ahead->pending[i], ahead->full[i]);
+        ahead->pending[i].reset();
+      }
+      if (ahead && ahead->versions[i] == f.local.storage()->version.load()) {
+        g->full.push_back(std::move(ahead->full[i]));
+        used_ahead = true;
+      } else {
+        g->full.push_back(f.gather_buffers(g->compute_dtype(f)));
+        f.gather(g->full[i], options_.shard_group);
+      }
       for (size_t k = 0; k < f.params.size(); ++k) views.push_back(f.value(g->full[i], k));
     }
     if (f.requires_grad && GradMode::is_enabled())
@@ -456,6 +525,7 @@ void FlatParamHandle::pre_forward() {
     for (size_t k = 0; k < f.params.size(); ++k)
       for (Tensor* slot : f.params[k].slots) *slot = views[k];
   }
+  if (used_ahead) ++prefetched_forwards_;
   current_ = std::move(g);
 }
 

@@ -68,6 +68,13 @@ class FlatParamHandle {
   /// `outputs` so that backward gathers it again before the unit's backward runs.
   void post_forward(const std::vector<Tensor>& outputs);
 
+  /// Forward prefetch (Note [Forward prefetch]): when this unit's forward starts, the gather of
+  /// the unit whose forward followed it last time starts too, on the group's thread (PyTorch's
+  /// forward_prefetch=True). Off by default, as there: it holds one more unit gathered.
+  void set_forward_prefetch(bool on) { forward_prefetch_ = on; }
+  /// Gathers this unit's forwards found already started by a prefetch (for tests and benchmarks).
+  int64_t prefetched_forwards() const { return prefetched_forwards_; }
+
   /// While false, backward keeps the unit's full gradients (adding them up) instead of
   /// reducing them; the next backward with it true reduces what was kept too (FSDP.no_sync).
   void set_require_sync(bool on) { *require_sync_ = on; }
@@ -103,6 +110,12 @@ class FlatParamHandle {
   FlatParamOptions options_;
   std::shared_ptr<bool> require_sync_;  // read by backward, which may outlive the handle
   std::shared_ptr<Gathered> current_;   // between pre_forward and post_forward
+  struct Ahead;                         // a gather started by the previous unit's forward
+  std::unique_ptr<Ahead> ahead_;
+  FlatParamHandle* next_forward_ = nullptr;  // the unit whose forward followed this one's last
+  bool forward_prefetch_ = false;
+  int64_t prefetched_forwards_ = 0;
+  void start_ahead();
   std::vector<std::vector<Tensor>> summoned_;  // summon_full's gathered buffers
 };
 

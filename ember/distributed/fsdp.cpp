@@ -110,6 +110,7 @@ FullyShardedDataParallel::FullyShardedDataParallel(std::shared_ptr<nn::Module> m
     for (Tensor& b : module_->buffers()) broadcast(b, 0, flat.sync_from.get());
   }
   handle_ = std::make_unique<FlatParamHandle>(*this, *module_, nested, std::move(flat));
+  handle_->set_forward_prefetch(options_.forward_prefetch);
 }
 
 std::shared_ptr<nn::Module> FullyShardedDataParallel::clone_impl() const {

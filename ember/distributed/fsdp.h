@@ -27,6 +27,9 @@ struct FsdpOptions {
   int ranks_per_shard_group = 0;
   /// Shard each parameter along dim 0 in its own slot (FSDP2's layout, FlatParamOptions).
   bool per_parameter = false;
+  /// Start gathering the next unit's parameters when a unit's forward starts (Note [Forward
+  /// prefetch]); PyTorch's forward_prefetch, off by default as there.
+  bool forward_prefetch = false;
 };
 
 /// The groups a strategy shards and replicates over (HYBRID_SHARD makes them once per process).

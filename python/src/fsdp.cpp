@@ -42,7 +42,11 @@ dist::FsdpOptions fsdp_options(py::handle process_group, const std::string& stra
 // FSDP's optimizer state dicts: tensors laid out as the shards gathered per parameter, and back.
 template <typename Class>
 void def_state_layout(Class& c, dist::FlatParamHandle& (*handle)(typename Class::type&)) {
-  c.def("_gather_like_shards",
+  c.def("_set_forward_prefetch",
+        [handle](typename Class::type& self, bool on) { handle(self).set_forward_prefetch(on); })
+      .def("_prefetched_forwards",
+           [handle](typename Class::type& self) { return handle(self).prefetched_forwards(); })
+      .def("_gather_like_shards",
         [handle](typename Class::type& self, const std::vector<Tensor>& parts) {
           nn::NamedTensors full;
           {

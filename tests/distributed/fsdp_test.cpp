@@ -137,6 +137,58 @@ TEST(FSDP, NRanksEqualOneProcessUnderEveryStrategy) {
   }
 }
 
+// Note [Forward prefetch]: from the second step on, the root's forward starts gathering the
+// inner unit, whose forward lands it; the training is the same as without.
+TEST(FSDP, ForwardPrefetchGathersTheNextUnitAheadAndChangesNothing) {
+  const int steps = 4;
+  nn::NamedTensors reference = train_single(steps);
+  for (ShardingStrategy strategy : {ShardingStrategy::FULL_SHARD, ShardingStrategy::SHARD_GRAD_OP})
+    for (bool per_parameter : {false, true})
+      run_threads(2, [&](int rank) {
+        FsdpOptions options;
+        options.sharding_strategy = strategy;
+        options.per_parameter = per_parameter;
+        options.forward_prefetch = true;
+        auto fsdp = wrap(make_model(), options);
+        optim::SGD opt(fsdp->parameters(), optim::SGDOptions(0.1).with_momentum(0.9));
+        for (int s = 0; s < steps; ++s) {
+          auto [x, y] = slice(s, rank, 2);
+          opt.zero_grad();
+          nn::functional::mse_loss(fsdp->forward(x), y).backward();
+          opt.step();
+        }
+        std::vector<FSDP*> units = fsdp->units();
+        ASSERT_EQ(units.size(), 2u);
+        EXPECT_EQ(units[1]->handle().prefetched_forwards(), steps - 1);
+        EXPECT_EQ(units[0]->handle().prefetched_forwards(), 0);  // its next is itself running
+        expect_state_equal(fsdp->full_state_dict(), reference, 1e-10);
+      });
+}
+
+// A gather started ahead and then outdated (the shards stepped before the unit's forward ran,
+// as when the forward order changes) is not used: the unit gathers again.
+TEST(FSDP, AnOutdatedPrefetchIsGatheredAgain) {
+  run_threads(2, [&](int rank) {
+    FsdpOptions options;
+    options.forward_prefetch = true;
+    auto fsdp = wrap(make_model(), options);
+    FSDP* inner = fsdp->units()[1];
+    auto [x, y] = slice(0, rank, 2);
+    fsdp->forward(x);  // learns the order
+    fsdp->handle().pre_forward();  // the root starts: the inner unit's gather starts ahead
+    fsdp->handle().post_forward({});
+    {
+      NoGradGuard no_grad;
+      for (Tensor& p : inner->parameters()) p.add_(1.0);  // a step before the inner forward
+    }
+    Tensor first = fsdp->forward(x);
+    EXPECT_EQ(inner->handle().prefetched_forwards(), 0);  // the outdated gather was not used
+    Tensor again = fsdp->forward(x);                      // this one's is up to date
+    EXPECT_EQ(inner->handle().prefetched_forwards(), 1);
+    EXPECT_EQ(values(first), values(again));
+  });
+}
+
 TEST(FSDP, NoSyncAccumulatesUntilTheNextSynchronisedBackward) {
   nn::NamedTensors reference = train_single(3, /*accumulate=*/true);
   run_threads(2, [&](int rank) {

@@ -4,7 +4,7 @@ it). Rank 0 prints the mean loss over ranks after each step, and every rank the 
 holds: FSDP must give DDP's losses while holding 1/N of the parameters.
 
     fsdp_program.py MODE [--dtype float32|float64] [--steps N] [--width W] [--layers L]
-MODE: ddp, full_shard, shard_grad_op, no_shard, hybrid_shard, full_shard_mp (bfloat16 compute),
+MODE: ddp, full_shard, full_shard_prefetch (forward_prefetch=True), shard_grad_op, no_shard, hybrid_shard, full_shard_mp (bfloat16 compute),
 fully_shard (FSDP2, PyTorch 2.6's API), fully_shard_grad_op (reshard_after_forward=False),
 fully_shard_hsdp (a 2-D mesh: replicate x shard).
 """
@@ -106,6 +106,7 @@ def main():
         fully_shard(model, mesh=mesh)
     else:
         strategy = {"full_shard": ShardingStrategy.FULL_SHARD,
+                    "full_shard_prefetch": ShardingStrategy.FULL_SHARD,
                     "full_shard_mp": ShardingStrategy.FULL_SHARD,
                     "shard_grad_op": ShardingStrategy.SHARD_GRAD_OP,
                     "no_shard": ShardingStrategy.NO_SHARD,
@@ -117,7 +118,8 @@ def main():
         mesh = init_device_mesh("cpu", (world // 2, 2)) \
             if args.mode == "hybrid_shard" and world >= 4 else None
         model = FSDP(model, sharding_strategy=strategy, auto_wrap_policy=policy,
-                     mixed_precision=mp, device_mesh=mesh)
+                     mixed_precision=mp, device_mesh=mesh,
+                     forward_prefetch=args.mode == "full_shard_prefetch")
     held = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
     data = torch.Generator().manual_seed(1)

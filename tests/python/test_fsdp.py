@@ -48,7 +48,8 @@ def ddp_losses(world, dtype):
 
 
 @pytest.mark.parametrize("world,dtype,rtol", [(2, "float32", 1e-5), (4, "float64", 1e-10)])
-@pytest.mark.parametrize("mode", ["full_shard", "shard_grad_op", "no_shard", "hybrid_shard",
+@pytest.mark.parametrize("mode", ["full_shard", "full_shard_prefetch", "shard_grad_op",
+                                  "no_shard", "hybrid_shard",
                                   "fully_shard", "fully_shard_grad_op", "fully_shard_hsdp"])
 def test_fsdp_gives_ddps_losses(mode, world, dtype, rtol):
     if mode == "fully_shard_hsdp" and world < 4:

@@ -75,7 +75,11 @@ class FSDPModule:
                 m._fsdp_params.set_require_sync(bool(requires_gradient_sync))
 
     def set_modules_to_forward_prefetch(self, modules):
+        """Starts gathering the next module's parameters when this one's forward starts. ember
+        learns the next one from the forward order (Note [Forward prefetch]), so `modules` only
+        says that there is one to prefetch."""
         self._fsdp_forward_prefetch = list(modules)
+        self._fsdp_params._set_forward_prefetch(bool(modules))
 
     def set_modules_to_backward_prefetch(self, modules):
         self._fsdp_backward_prefetch = list(modules)

@@ -35,7 +35,8 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
         if auto_wrap_policy is not None:
             unit_args = dict(process_group=process_group, sharding_strategy=strategy,
                              cpu_offload=cpu_offload, mixed_precision=mixed_precision,
-                             sync_module_states=sync_module_states, device_mesh=device_mesh)
+                             sync_module_states=sync_module_states, device_mesh=device_mesh,
+                             forward_prefetch=forward_prefetch)
             _recursive_wrap(module, auto_wrap_policy,
                             lambda m: FullyShardedDataParallel(m, **unit_args),
                             ignored_modules=list(ignored_modules or ()), only_wrap_children=True)
@@ -50,6 +51,7 @@ class FullyShardedDataParallel(_d.FullyShardedDataParallel):
                          mp.reduce_dtype if mp is not None else None, sync_module_states,
                          per_machine)
         self._mixed_precision = mp
+        self._set_forward_prefetch(bool(forward_prefetch))
         self._sharding_strategy = strategy
         self._state_dict_type = StateDictType.FULL_STATE_DICT
         self._state_dict_config = FullStateDictConfig()
