@@ -145,10 +145,20 @@ def why_not():
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
         return f"needs {', '.join(missing)} (scripts/install-deps: slurmctld slurmd slurm-client munge)"
+    # Making a namespace is not enough: in a chroot (scripts/fresh-machine-check) `ip -n` cannot
+    # enter one (it remounts / as a slave, and / is no mount point there). The probe does what the
+    # cluster does.
     probe = f"eslprobe{os.getpid() % 10000}"
     if sh(f"ip netns add {probe}").returncode != 0:
         return "cannot make a network namespace here (ip netns add failed)"
-    sh(f"ip netns delete {probe}")
+    try:
+        for step in (f"ip -n {probe} link set lo up",
+                     f"nsenter --net=/run/netns/{probe} unshare --mount --uts true"):
+            r = sh(step)
+            if r.returncode != 0:
+                return f"cannot enter a network namespace here ({step}: {r.stderr.strip()})"
+    finally:
+        sh(f"ip netns delete {probe}")
     return None
 
 
