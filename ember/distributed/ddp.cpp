@@ -157,7 +157,7 @@ std::vector<std::vector<size_t>> DistributedDataParallel::bucket_indices() const
 
 Tensor DistributedDataParallel::forward(const Tensor& x) {
   pre_forward();
-  Tensor out = module_->forward(x);
+  Tensor out = (*module_)(x);
   post_forward({out});
   return out;
 }

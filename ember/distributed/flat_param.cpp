@@ -479,6 +479,7 @@ void FlatParamHandle::rest(Flat& f) const {
 }
 
 void FlatParamHandle::pre_forward() {
+  if (current_) post_forward({});  // the last forward threw before its post_forward ran
   auto g = std::make_shared<Gathered>();
   g->flats = flats_;
   g->options = options_;

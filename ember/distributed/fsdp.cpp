@@ -95,6 +95,53 @@ bool is_flat_param_name(const std::string& name) {
   return last.rfind("_flat_param", 0) == 0;
 }
 
+namespace {
+
+// Rank 0's buffers everywhere before sharding (sync_module_states; the parameters are broadcast
+// by the handle as it shards them).
+void sync_buffers(nn::Module& module, const FlatParamOptions& flat) {
+  if (!flat.sync_from || flat.sync_from->size() <= 1) return;
+  NoGradGuard no_grad;
+  for (Tensor& b : module.buffers()) broadcast(b, 0, flat.sync_from.get());
+}
+
+// The modules fully_shard has sharded, while they live (their hooks own the handles).
+std::mutex fully_sharded_mutex;
+std::map<const nn::Module*, std::weak_ptr<FlatParamHandle>>& fully_sharded() {
+  static auto* modules = new std::map<const nn::Module*, std::weak_ptr<FlatParamHandle>>();
+  return *modules;
+}
+
+}  // namespace
+
+FlatParamHandle& fully_shard(nn::Module& module, FsdpOptions options) {
+  options.per_parameter = true;
+  std::vector<const nn::Module*> nested;
+  {
+    std::lock_guard<std::mutex> lock(fully_sharded_mutex);
+    auto& known = fully_sharded();
+    for (auto it = known.begin(); it != known.end();)
+      it = it->second.expired() ? known.erase(it) : std::next(it);
+    EMBER_CHECK(!known.count(&module), "[fully_shard] ", module.name(),
+                " is fully_shard-ed already");
+    for (auto& [name, m] : module.named_modules())
+      if (m.get() != &module && known.count(m.get())) nested.push_back(m.get());
+  }
+  FlatParamOptions flat = flat_param_options(options);
+  sync_buffers(module, flat);
+  auto handle = std::make_shared<FlatParamHandle>(module, module, nested, std::move(flat));
+  handle->set_forward_prefetch(options.forward_prefetch);
+  module.register_forward_pre_hook(
+      [handle](nn::Module&, std::vector<Tensor>&) { handle->pre_forward(); });
+  module.register_forward_hook(
+      [handle](nn::Module&, const std::vector<Tensor>&, std::vector<Tensor>& outputs) {
+        handle->post_forward(outputs);
+      });
+  std::lock_guard<std::mutex> lock(fully_sharded_mutex);
+  fully_sharded()[&module] = handle;
+  return *handle;
+}
+
 FullyShardedDataParallel::FullyShardedDataParallel(std::shared_ptr<nn::Module> module,
                                                    FsdpOptions options)
     : module_(std::move(module)), options_(std::move(options)) {
@@ -105,10 +152,7 @@ FullyShardedDataParallel::FullyShardedDataParallel(std::shared_ptr<nn::Module> m
     if (m.get() != module_.get() && dynamic_cast<FullyShardedDataParallel*>(m.get()))
       nested.push_back(m.get());
   FlatParamOptions flat = flat_param_options(options_);
-  if (flat.sync_from && flat.sync_from->size() > 1) {
-    NoGradGuard no_grad;
-    for (Tensor& b : module_->buffers()) broadcast(b, 0, flat.sync_from.get());
-  }
+  sync_buffers(*module_, flat);
   handle_ = std::make_unique<FlatParamHandle>(*this, *module_, nested, std::move(flat));
   handle_->set_forward_prefetch(options_.forward_prefetch);
 }

@@ -78,6 +78,14 @@ class FullyShardedDataParallel : public nn::Module {
 
 using FSDP = FullyShardedDataParallel;
 
+/// FSDP2's fully_shard: shards `module`'s parameters in place, each along dim 0 in its own slot
+/// (those of modules below it already fully_shard-ed stay theirs), and hooks its calls (Note
+/// [Module calls] in nn/module.cpp): the parameters are gathered before each forward and
+/// resharded after it, no wrapper in between. Shard the parts (each block) first, then the whole,
+/// and run the model through operator() or call(). The module's hooks own the returned handle
+/// (summon_full, the state layout), which lives as long as the module.
+FlatParamHandle& fully_shard(nn::Module& module, FsdpOptions options = {});
+
 /// The name of the wrapped module inside a FullyShardedDataParallel, which full state dicts
 /// leave out of every key (PyTorch's FSDP_WRAPPED_MODULE).
 inline constexpr const char* kFsdpWrappedModule = "_fsdp_wrapped_module";

@@ -49,12 +49,12 @@ CausalSelfAttention::CausalSelfAttention(const GPTConfig& c) : config(c) {
 
 Tensor CausalSelfAttention::forward(const Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2), H = config.n_head;
-  std::vector<Tensor> qkv = c_attn->forward(x).split(C, 2);
+  std::vector<Tensor> qkv = (*c_attn)(x).split(C, 2);
   for (Tensor& t : qkv) t = t.view({B, T, H, C / H}).transpose(1, 2);  // (B, H, T, hs)
   double p = is_training() ? attn_dropout->p : 0.0;
   Tensor y = scaled_dot_product_attention(qkv[0], qkv[1], qkv[2], Tensor(), p, /*is_causal=*/true);
   y = y.transpose(1, 2).contiguous().view({B, T, C});
-  return resid_dropout->forward(c_proj->forward(y));
+  return (*resid_dropout)((*c_proj)(y));
 }
 
 std::shared_ptr<nn::Module> CausalSelfAttention::clone_impl() const {
@@ -69,7 +69,7 @@ MLP::MLP(const GPTConfig& c) : config(c) {
 }
 
 Tensor MLP::forward(const Tensor& x) {
-  return dropout->forward(c_proj->forward(gelu->forward(c_fc->forward(x))));
+  return (*dropout)((*c_proj)((*gelu)((*c_fc)(x))));
 }
 
 std::shared_ptr<nn::Module> MLP::clone_impl() const { return std::make_shared<MLP>(config); }
@@ -82,8 +82,8 @@ Block::Block(const GPTConfig& c) : config(c) {
 }
 
 Tensor Block::forward(const Tensor& x) {
-  Tensor h = x + attn->forward(ln_1->forward(x));
-  return h + mlp->forward(ln_2->forward(h));
+  Tensor h = x + (*attn)((*ln_1)(x));
+  return h + (*mlp)((*ln_2)(h));
 }
 
 std::shared_ptr<nn::Module> Block::clone_impl() const { return std::make_shared<Block>(config); }
@@ -133,13 +133,23 @@ Tensor GPT::hidden(const Tensor& idx) {
   EMBER_CHECK_VALUE(T <= config.block_size, "[GPT] cannot forward a sequence of length ", T,
                     ": the block size is only ", config.block_size);
   Tensor pos = arange(0, T, 1, TensorOptions(kInt64).with_device(idx.device()));
-  Tensor x = transformer->drop->forward(transformer->wte->forward(idx) +
-                                        transformer->wpe->forward(pos));
-  for (size_t i = 0; i < transformer->h->size(); ++i) x = (*transformer->h)[i]->forward(x);
-  return transformer->ln_f->forward(x);
+  Tensor x = (*transformer->drop)((*transformer->wte)(idx) +
+                                        (*transformer->wpe)(pos));
+  for (size_t i = 0; i < transformer->h->size(); ++i) x = (*(*transformer->h)[i])(x);
+  return (*transformer->ln_f)(x);
 }
 
-Tensor GPT::forward(const Tensor& idx) { return lm_head->forward(hidden(idx)); }
+Tensor GPT::forward(const Tensor& idx) { return (*lm_head)(hidden(idx)); }
+
+std::pair<Tensor, Tensor> GPT::operator()(const Tensor& idx, const Tensor& targets) {
+  std::vector<Tensor> out = call({idx, targets}, [this](const std::vector<Tensor>& in) {
+    auto [logits, loss] = forward(in.at(0), in.at(1));
+    return std::vector<Tensor>{logits, loss};
+  });
+  EMBER_CHECK(out.size() == 2, "[GPT] a forward hook left ", out.size(),
+              " outputs where (logits, loss) were");
+  return {out[0], out[1]};
+}
 
 std::pair<Tensor, Tensor> GPT::forward(const Tensor& idx, const Tensor& targets) {
   Tensor logits = forward(idx);
@@ -167,7 +177,7 @@ Tensor GPT::generate(Tensor idx, int64_t max_new_tokens, double temperature,
     Tensor context = T <= config.block_size ? idx : idx.narrow(1, T - config.block_size,
                                                               config.block_size);
     Tensor h = hidden(context);
-    Tensor logits = lm_head->forward(h.narrow(1, h.size(1) - 1, 1)).squeeze(1) / temperature;
+    Tensor logits = (*lm_head)(h.narrow(1, h.size(1) - 1, 1)).squeeze(1) / temperature;
     if (top_k) {
       int64_t k = std::min(*top_k, logits.size(-1));
       Tensor kth = std::get<0>(topk(logits, k)).narrow(1, k - 1, 1);

@@ -103,6 +103,9 @@ class GPT : public nn::Module {
   Tensor forward(const Tensor& idx) override;
   /// With targets (B, T) (-1: ignored): (logits, mean cross-entropy).
   std::pair<Tensor, Tensor> forward(const Tensor& idx, const Tensor& targets);
+  /// The two forwards through the module's hooks (Note [Module calls] in nn/module.cpp).
+  using nn::Module::operator();
+  std::pair<Tensor, Tensor> operator()(const Tensor& idx, const Tensor& targets);
   std::string name() const override { return "GPT"; }
 
   /// Appends max_new_tokens tokens to idx (B, T), each sampled from the softmax of the last

@@ -14,12 +14,12 @@ LeNet::LeNet(int64_t num_classes)
       num_classes_(num_classes) {}
 
 Tensor LeNet::forward(const Tensor& x) {
-  Tensor h = max_pool2d(relu(conv1->forward(x)), {2, 2});
-  h = max_pool2d(relu(conv2->forward(h)), {2, 2});
+  Tensor h = max_pool2d(relu((*conv1)(x)), {2, 2});
+  h = max_pool2d(relu((*conv2)(h)), {2, 2});
   h = h.flatten(1);
-  h = relu(fc1->forward(h));
-  h = relu(fc2->forward(h));
-  return fc3->forward(h);
+  h = relu((*fc1)(h));
+  h = relu((*fc2)(h));
+  return (*fc3)(h);
 }
 
 std::shared_ptr<nn::Module> LeNet::clone_impl() const {
@@ -36,7 +36,7 @@ MLP::MLP(std::vector<int64_t> sizes) : sizes_(std::move(sizes)) {
 Tensor MLP::forward(const Tensor& x) {
   Tensor h = x.reshape({x.size(0), -1});
   for (size_t i = 0; i < layers_.size(); ++i) {
-    h = layers_[i]->forward(h);
+    h = (*layers_[i])(h);
     if (i + 1 < layers_.size()) h = relu(h);
   }
   return h;

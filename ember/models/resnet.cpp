@@ -58,9 +58,9 @@ std::shared_ptr<nn::Module> BasicBlock::replace_module(const std::string& name,
 }
 
 Tensor BasicBlock::forward(const Tensor& x) {
-  Tensor out = relu(bn1->forward(conv1->forward(x)));
-  out = bn2->forward(conv2->forward(out));
-  return relu(out + (downsample ? downsample->forward(x) : x));
+  Tensor out = relu((*bn1)((*conv1)(x)));
+  out = (*bn2)((*conv2)(out));
+  return relu(out + (downsample ? (*downsample)(x) : x));
 }
 
 std::shared_ptr<nn::Module> BasicBlock::clone_impl() const {
@@ -108,10 +108,10 @@ std::shared_ptr<nn::Module> ResNet18::replace_module(const std::string& name,
 }
 
 Tensor ResNet18::forward(const Tensor& x) {
-  Tensor h = relu(bn1->forward(conv1->forward(x)));
+  Tensor h = relu((*bn1)((*conv1)(x)));
   if (options.stem == ResNetStem::ImageNet) h = max_pool2d(h, {3, 3}, Pair{2, 2}, {1, 1});
-  h = layer4->forward(layer3->forward(layer2->forward(layer1->forward(h))));
-  return fc->forward(adaptive_avg_pool2d(h, {1, 1}).flatten(1));
+  h = (*layer4)((*layer3)((*layer2)((*layer1)(h))));
+  return (*fc)(adaptive_avg_pool2d(h, {1, 1}).flatten(1));
 }
 
 std::shared_ptr<nn::Module> ResNet18::clone_impl() const {

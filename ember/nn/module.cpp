@@ -25,6 +25,38 @@ Tensor Module::forward(const Tensor&) {
   EMBER_FAIL("[", name(), "] this module has no single-tensor forward");
 }
 
+// Note [Module calls]: a module is run through operator() (or call() for other signatures), never
+// by calling forward directly, so that hooks registered on it run wherever it is used: inside a
+// Sequential, a model, DDP or DataParallel. FSDP2's fully_shard is two such hooks (gather before,
+// reshard after); PyTorch's forward hooks are the same idea. With no hook registered, a call
+// costs two empty-list checks.
+Tensor Module::operator()(const Tensor& x) {
+  if (forward_pre_hooks_.empty() && forward_hooks_.empty()) return forward(x);
+  return call({x}, [this](const std::vector<Tensor>& in) {
+    EMBER_CHECK(in.size() == 1, "[", name(), "] a forward pre-hook left ", in.size(),
+                " inputs for a forward of one tensor");
+    return std::vector<Tensor>{forward(in[0])};
+  })[0];
+}
+
+std::vector<Tensor> Module::call(
+    std::vector<Tensor> inputs,
+    const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body) {
+  forward_pre_hooks_.for_each([&](ForwardPreHook& hook) { hook(*this, inputs); });
+  std::vector<Tensor> outputs = body(inputs);
+  forward_hooks_.for_each([&](ForwardHook& hook) { hook(*this, inputs, outputs); });
+  EMBER_CHECK(!outputs.empty(), "[", name(), "] a forward hook left no outputs");
+  return outputs;
+}
+
+RemovableHandle Module::register_forward_pre_hook(ForwardPreHook hook) {
+  return forward_pre_hooks_.add(std::move(hook));
+}
+
+RemovableHandle Module::register_forward_hook(ForwardHook hook) {
+  return forward_hooks_.add(std::move(hook));
+}
+
 Tensor& Module::register_parameter(const std::string& name, Tensor t, bool requires_grad) {
   EMBER_CHECK(!name.empty() && name.find('.') == std::string::npos,
               "[register_parameter] invalid parameter name '", name,

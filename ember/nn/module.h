@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ember/core/hook_list.h"
 #include "ember/core/tensor.h"
 
 namespace ember::nn {
@@ -26,7 +27,22 @@ class Module : public std::enable_shared_from_this<Module> {
 
   /// The module's computation on one input; modules with other signatures define their own.
   virtual Tensor forward(const Tensor& x);
-  Tensor operator()(const Tensor& x) { return forward(x); }
+  /// Calls the module: its forward pre-hooks, forward, its forward hooks (Note [Module calls]).
+  /// Modules call their children this way, so anything hooked on a child runs wherever it sits.
+  Tensor operator()(const Tensor& x);
+
+  /// PyTorch's register_forward_pre_hook: hook(module, inputs) before forward; it may replace
+  /// the inputs. register_forward_hook: hook(module, inputs, outputs) after; it may replace the
+  /// outputs. The handle's remove() takes the hook out.
+  using ForwardPreHook = std::function<void(Module&, std::vector<Tensor>& inputs)>;
+  using ForwardHook = std::function<void(Module&, const std::vector<Tensor>& inputs,
+                                         std::vector<Tensor>& outputs)>;
+  RemovableHandle register_forward_pre_hook(ForwardPreHook hook);
+  RemovableHandle register_forward_hook(ForwardHook hook);
+  /// A forward over several tensors run between the hooks (GPT's (idx, targets) -> (logits,
+  /// loss)): `body` maps the inputs, after the pre-hooks, to the outputs the hooks then see.
+  std::vector<Tensor> call(std::vector<Tensor> inputs,
+                           const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& body);
 
   /// "Linear", "Conv2d", ... and the arguments shown in its repr.
   virtual std::string name() const = 0;
@@ -170,6 +186,8 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<Slot> buffers_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   bool training_ = true;
+  HookList<ForwardPreHook> forward_pre_hooks_;
+  HookList<ForwardHook> forward_hooks_;
 };
 
 /// Convenience for modules: std::make_shared<M>(args...).

@@ -128,7 +128,7 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
               " inputs and ", devices.size(), " devices");
   std::vector<Tensor> outputs(replicas.size());
   std::vector<Device> used(devices.begin(), devices.begin() + static_cast<long>(replicas.size()));
-  run_on_devices(used, [&](size_t i) { outputs[i] = replicas[i]->forward(inputs[i]); });
+  run_on_devices(used, [&](size_t i) { outputs[i] = (*replicas[i])(inputs[i]); });
   return outputs;
 }
 
@@ -173,7 +173,7 @@ DataParallel::DataParallel(std::shared_ptr<Module> module, std::vector<Device> d
 
 Tensor DataParallel::forward(const Tensor& x) {
   check_module_device();
-  if (device_ids_.size() == 1) return module_->forward(x.to(device_ids_[0]));
+  if (device_ids_.size() == 1) return (*module_)(x.to(device_ids_[0]));
   return parallel::data_parallel(module_, x, device_ids_, output_device_, dim_);
 }
 

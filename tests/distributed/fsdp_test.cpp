@@ -189,6 +189,40 @@ TEST(FSDP, AnOutdatedPrefetchIsGatheredAgain) {
   });
 }
 
+// FSDP2's fully_shard in C++: no wrapper, two hooks on each module (Note [Module calls]). The
+// middle Linear is a unit of its own; Sequential calls it through operator(), so its hooks run.
+TEST(FSDP, FullyShardHooksTheModulesInPlace) {
+  const int steps = 4;
+  nn::NamedTensors reference = train_single(steps);
+  for (ShardingStrategy strategy : {ShardingStrategy::FULL_SHARD, ShardingStrategy::SHARD_GRAD_OP})
+    run_threads(2, [&](int rank) {
+      auto model = make_model();
+      FsdpOptions options;
+      options.sharding_strategy = strategy;
+      FlatParamHandle& inner = fully_shard(*model->named_child("2"), options);
+      FlatParamHandle& root = fully_shard(*model, options);
+      EXPECT_THROW(fully_shard(*model, options), Error);
+      std::vector<Tensor> params = model->parameters();
+      ASSERT_EQ(params.size(), 6u);
+      EXPECT_EQ(params[2].sizes(), (Shape{8, 16}));  // this rank's 8 of the 16 rows
+      EXPECT_EQ(model->named_parameters()[2].first, "2.weight");
+      optim::SGD opt(params, optim::SGDOptions(0.1).with_momentum(0.9));
+      for (int s = 0; s < steps; ++s) {
+        auto [x, y] = slice(s, rank, 2);
+        opt.zero_grad();
+        nn::functional::mse_loss((*model)(x), y).backward();
+        opt.step();
+      }
+      inner.summon_full();
+      root.summon_full();
+      nn::NamedTensors full = model->state_dict();
+      expect_state_equal(full, reference, 1e-10);
+      root.release_full(false);
+      inner.release_full(false);
+      EXPECT_EQ(model->parameters()[2].sizes(), (Shape{8, 16}));
+    });
+}
+
 TEST(FSDP, NoSyncAccumulatesUntilTheNextSynchronisedBackward) {
   nn::NamedTensors reference = train_single(3, /*accumulate=*/true);
   run_threads(2, [&](int rank) {

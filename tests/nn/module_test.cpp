@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "ember/models/gpt.h"
 #include "tests/util/test_util.h"
 
 namespace ember {
@@ -279,6 +280,57 @@ TEST(Layers, BatchNormTracksStatistics) {
       (x - bn.running_mean.view({1, 2, 1, 1})) / (bn.running_var.view({1, 2, 1, 1}) + 1e-5).sqrt();
   EXPECT_TRUE(all_close(z, expected, 1e-4, 1e-4));
   EXPECT_THROW_WITH(bn.forward(ones({2, 2})), "expected 4D input");
+}
+
+// Note [Module calls]: hooks run wherever the module is called from, and can replace its input
+// and output; removing the handle takes the hook out.
+TEST(ModuleHooks, RunAroundForwardWhereverTheModuleIsCalled) {
+  manual_seed(0);
+  auto inner = nn::make<nn::Linear>(3, 3);
+  auto model = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      nn::make<nn::Linear>(2, 3), inner, nn::make<nn::Tanh>()});
+  Tensor x = ones({4, 2});
+  Tensor plain = (*model)(x);
+  std::vector<std::string> seen;
+  RemovableHandle pre = inner->register_forward_pre_hook([&](nn::Module& m, std::vector<Tensor>& in) {
+    seen.push_back("pre " + m.name());
+    in[0] = in[0] * 0;  // the input replaced
+  });
+  RemovableHandle post = inner->register_forward_hook(
+      [&](nn::Module&, const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+        seen.push_back("post");
+        EXPECT_EQ(values(in[0]), std::vector<double>(12, 0.0));  // it sees the replaced input
+        out[0] = out[0] + 1;
+      });
+  Tensor hooked = (*model)(x);  // through Sequential, which calls its children's operator()
+  EXPECT_EQ(seen, (std::vector<std::string>{"pre Linear", "post"}));
+  Tensor expected = tanh(inner->bias.detach().expand({4, 3}) + 1);
+  EXPECT_TRUE(all_close(hooked, expected, 1e-6, 1e-6));
+  pre.remove();
+  post.remove();
+  EXPECT_EQ(values((*model)(x)), values(plain));
+  EXPECT_EQ(seen.size(), 2u);
+}
+
+TEST(ModuleHooks, SeeAForwardOverSeveralTensors) {
+  manual_seed(0);
+  models::GPTConfig c;
+  c.block_size = 8;
+  c.vocab_size = 11;
+  c.n_layer = 1;
+  c.n_head = 2;
+  c.n_embd = 8;
+  auto gpt = nn::make<models::GPT>(c);
+  size_t inputs = 0, outputs = 0;
+  gpt->register_forward_pre_hook([&](nn::Module&, std::vector<Tensor>& in) { inputs = in.size(); });
+  gpt->register_forward_hook([&](nn::Module&, const std::vector<Tensor>&, std::vector<Tensor>& out) {
+    outputs = out.size();
+  });
+  Tensor idx = zeros({2, 5}, kInt64);
+  auto [logits, loss] = (*gpt)(idx, idx);
+  EXPECT_EQ(inputs, 2u);
+  EXPECT_EQ(outputs, 2u);
+  EXPECT_TRUE(all_close(loss, gpt->forward(idx, idx).second, 0, 0));
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::shared_ptr<Module> Sequential::replace_module(const std::string& name,
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
-  for (auto& m : modules_) y = m->forward(y);
+  for (auto& m : modules_) y = (*m)(y);
   return y;
 }
 

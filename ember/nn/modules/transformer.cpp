@@ -89,11 +89,11 @@ Tensor TransformerEncoderLayer::forward(const Tensor& src, const Tensor& src_mas
   };
   Tensor x = src;
   if (options.norm_first) {
-    x = x + sa(norm1->forward(x));
-    return x + ff(norm2->forward(x));
+    x = x + sa((*norm1)(x));
+    return x + ff((*norm2)(x));
   }
-  x = norm1->forward(x + sa(x));
-  return norm2->forward(x + ff(x));
+  x = (*norm1)(x + sa(x));
+  return (*norm2)(x + ff(x));
 }
 
 std::shared_ptr<Module> TransformerEncoderLayer::clone_impl() const {
@@ -135,13 +135,13 @@ Tensor TransformerDecoderLayer::forward(const Tensor& tgt, const Tensor& memory,
   };
   Tensor x = tgt;
   if (options.norm_first) {
-    x = x + sa(norm1->forward(x));
-    x = x + mha(norm2->forward(x));
-    return x + ff(norm3->forward(x));
+    x = x + sa((*norm1)(x));
+    x = x + mha((*norm2)(x));
+    return x + ff((*norm3)(x));
   }
-  x = norm1->forward(x + sa(x));
-  x = norm2->forward(x + mha(x));
-  return norm3->forward(x + ff(x));
+  x = (*norm1)(x + sa(x));
+  x = (*norm2)(x + mha(x));
+  return (*norm3)(x + ff(x));
 }
 
 std::shared_ptr<Module> TransformerDecoderLayer::clone_impl() const {
@@ -165,7 +165,7 @@ Tensor TransformerEncoder::forward(const Tensor& src, const Tensor& mask,
   Tensor x = src;
   for (int64_t i = 0; i < static_cast<int64_t>(layers->size()); ++i)
     x = layer(i)->forward(x, mask, src_key_padding_mask);
-  return norm ? norm->forward(x) : x;
+  return norm ? (*norm)(x) : x;
 }
 
 std::shared_ptr<Module> TransformerEncoder::clone_impl() const {
@@ -193,7 +193,7 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
   for (int64_t i = 0; i < static_cast<int64_t>(layers->size()); ++i)
     x = layer(i)->forward(x, memory, tgt_mask, memory_mask, tgt_key_padding_mask,
                           memory_key_padding_mask);
-  return norm ? norm->forward(x) : x;
+  return norm ? (*norm)(x) : x;
 }
 
 std::shared_ptr<Module> TransformerDecoder::clone_impl() const {
