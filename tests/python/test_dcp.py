@@ -64,9 +64,18 @@ def test_elastic_restart_resumes_with_the_ranks_left(tmp_path):
                "--rdzv-conf", "join_timeout=30,last_call_timeout=2", sys.executable, "-m",
                "ember.run", os.path.join(HERE, "dcp_program.py"), "elastic", path, "fully_shard"]
     logs = [tmp_path / "a.log", tmp_path / "b.log"]
-    agents = [subprocess.Popen(command, stdout=open(log, "w"), stderr=subprocess.STDOUT,
-                               start_new_session=True) for log in logs]
+    agents = []
     try:
+        # The first agent serves the rendezvous store (as torchrun's c10d endpoint host does);
+        # the node that is lost is the other one.
+        for log in logs:
+            agents.append(subprocess.Popen(command, stdout=open(log, "w"),
+                                           stderr=subprocess.STDOUT, start_new_session=True))
+            deadline = time.monotonic() + 60
+            while not agents[0].poll() and "serving the rendezvous store" not in \
+                    logs[0].read_text():
+                assert time.monotonic() < deadline, logs[0].read_text()
+                time.sleep(0.05)
         deadline = time.monotonic() + 120
         while "of 2 saved step 2" not in logs[0].read_text():
             assert time.monotonic() < deadline and agents[0].poll() is None, logs[0].read_text()
