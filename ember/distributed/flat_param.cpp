@@ -493,7 +493,9 @@ void FlatParamHandle::pre_forward() {
     // This unit follows the last one started (Note [Forward prefetch]); the next one starts on
     // its way now.
     std::lock_guard<std::mutex> lock(live_mutex);
-    if (t_last_started && t_last_started != this) t_last_started->next_forward_ = this;
+    // (The last one started may be gone: a handle destroyed on another thread.)
+    if (t_last_started && t_last_started != this && live_handles().count(t_last_started))
+      t_last_started->next_forward_ = this;
     t_last_started = this;
     FlatParamHandle* next = next_forward_;
     if (forward_prefetch_ && next && next != this && !next->current_ && !next->ahead_)
