@@ -67,7 +67,8 @@ std::vector<std::string> expand_hostlist(const std::string& list) {
       size_t end = ranges.find(',', begin);
       std::string range = ranges.substr(begin, end - begin);
       size_t dash = range.find('-');
-      std::string lo = range.substr(0, dash), hi = dash == std::string::npos ? lo : range.substr(dash + 1);
+      std::string lo = range.substr(0, dash);
+      std::string hi = dash == std::string::npos ? lo : range.substr(dash + 1);
       int a = number(lo, "a host range"), b = number(hi, "a host range");
       EMBER_CHECK(a <= b, "[slurm] host range '", range, "' in '", list, "' runs backwards");
       for (int i = a; i <= b; ++i) {
@@ -107,14 +108,16 @@ std::optional<SlurmTask> slurm_task() {
   t.nnodes = env_number("SLURM_STEP_NUM_NODES", env_number("SLURM_NNODES", 1));
   std::string per_node = env("SLURM_STEP_TASKS_PER_NODE");
   if (per_node.empty()) per_node = env("SLURM_TASKS_PER_NODE");
-  std::vector<int> counts = per_node.empty() ? std::vector<int>{} : expand_tasks_per_node(per_node);
+  std::vector<int> counts;
+  if (!per_node.empty()) counts = expand_tasks_per_node(per_node);
   t.local_world_size = t.node_rank < static_cast<int>(counts.size())
                            ? counts[t.node_rank]
                            : env_number("SLURM_NTASKS_PER_NODE", 1);
   std::string nodes = env("SLURM_STEP_NODELIST");
   if (nodes.empty()) nodes = env("SLURM_JOB_NODELIST");
   if (nodes.empty()) nodes = env("SLURM_NODELIST");
-  std::vector<std::string> hosts = nodes.empty() ? std::vector<std::string>{} : expand_hostlist(nodes);
+  std::vector<std::string> hosts;
+  if (!nodes.empty()) hosts = expand_hostlist(nodes);
   EMBER_CHECK(!hosts.empty(), "[slurm] SLURM_PROCID is set but no node list is "
                               "(SLURM_STEP_NODELIST, SLURM_JOB_NODELIST): cannot find node 0");
   t.master_addr = env("MASTER_ADDR").empty() ? hosts.front() : env("MASTER_ADDR");

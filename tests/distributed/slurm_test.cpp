@@ -71,7 +71,8 @@ TEST(Slurm, ATaskKnowsItsPlace) {
   EXPECT_EQ(vars["LOCAL_WORLD_SIZE"], "2");
   EXPECT_EQ(vars["MASTER_ADDR"], "node07");
   {
-    Env launched(std::map<std::string, std::string>{{"RANK", "0"}});  // under a launcher, its variables win
+    // Under a launcher, its variables win.
+    Env launched(std::map<std::string, std::string>{{"RANK", "0"}});
     EXPECT_TRUE(slurm_environment().empty());
   }
   {

@@ -63,7 +63,8 @@ def collectives(rank, world):
     # Objects of different sizes on each rank.
     objs = [None] * world
     dist.all_gather_object(objs, {"rank": rank, "pad": "x" * (100 * rank)})
-    assert [o["rank"] for o in objs] == list(range(world)) and len(objs[-1]["pad"]) == 100 * (world - 1)
+    assert [o["rank"] for o in objs] == list(range(world))
+    assert len(objs[-1]["pad"]) == 100 * (world - 1)
     got = [None] * world if rank == 1 else None
     dist.gather_object(("r", rank), got, dst=1)
     assert rank != 1 or got == [("r", r) for r in range(world)]

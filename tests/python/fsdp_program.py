@@ -4,7 +4,8 @@ it). Rank 0 prints the mean loss over ranks after each step, and every rank the 
 holds: FSDP must give DDP's losses while holding 1/N of the parameters.
 
     fsdp_program.py MODE [--dtype float32|float64] [--steps N] [--width W] [--layers L]
-MODE: ddp, full_shard, full_shard_prefetch (forward_prefetch=True), shard_grad_op, no_shard, hybrid_shard, full_shard_mp (bfloat16 compute),
+MODE: ddp, full_shard, full_shard_prefetch (forward_prefetch=True), shard_grad_op, no_shard,
+hybrid_shard, full_shard_mp (bfloat16 compute),
 fully_shard (FSDP2, PyTorch 2.6's API), fully_shard_grad_op (reshard_after_forward=False),
 fully_shard_hsdp (a 2-D mesh: replicate x shard).
 """

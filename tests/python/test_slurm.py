@@ -144,7 +144,8 @@ def why_not():
         return "needs root (network namespaces, Slurm's daemons)"
     missing = [t for t in TOOLS if shutil.which(t) is None]
     if missing:
-        return f"needs {', '.join(missing)} (scripts/install-deps: slurmctld slurmd slurm-client munge)"
+        return (f"needs {', '.join(missing)} (scripts/install-deps installs slurmctld slurmd "
+                "slurm-client munge)")
     # Making a namespace is not enough: in a chroot (scripts/fresh-machine-check) `ip -n` cannot
     # enter one (it remounts / as a slave, and / is no mount point there). The probe does what the
     # cluster does.
