@@ -96,6 +96,8 @@ class FlatParamHandle {
   /// stands for (a flat parameter's padded length; per parameter, the parameter's shape).
   std::vector<Tensor> shards() const;
   std::vector<Shape> full_shapes() const;
+  /// The ranks that share the shards (null: one rank).
+  ProcessGroup* shard_group() const { return options_.shard_group.get(); }
 
  private:
   struct Flat;      // one flat parameter (flat_param.cpp)

@@ -241,12 +241,11 @@ void FullyShardedDataParallel::load_full_state_dict(const nn::NamedTensors& stat
   for (auto* u : all) u->handle_->release_full(/*writeback=*/true);
 }
 
-double FullyShardedDataParallel::clip_grad_norm_(double max_norm, double norm_type) {
-  FlatParamOptions flat = flat_param_options(options_);
-  std::vector<Tensor> grads;
-  for (auto* u : units())
-    for (const Tensor& s : u->handle_->shards())
-      if (s.grad().defined()) grads.push_back(s.grad());
+namespace {
+
+// The norm of `grads` (this rank's parts of them) over the ranks of `group`, and the clipping.
+double clip_shard_grads(std::vector<Tensor> grads, ProcessGroup* group, double max_norm,
+                        double norm_type) {
   bool inf = std::isinf(norm_type);
   double local = 0;
   for (const Tensor& g : grads) {
@@ -254,8 +253,7 @@ double FullyShardedDataParallel::clip_grad_norm_(double max_norm, double norm_ty
     local = inf ? std::max(local, a.max().item<double>()) : local + a.pow(norm_type).sum().item<double>();
   }
   Tensor total = full({1}, local, kFloat64);
-  if (flat.shard_group && flat.shard_group->size() > 1)
-    all_reduce(total, inf ? ReduceOp::MAX : ReduceOp::SUM, flat.shard_group.get());
+  if (group && group->size() > 1) all_reduce(total, inf ? ReduceOp::MAX : ReduceOp::SUM, group);
   double norm = inf ? total.item<double>() : std::pow(total.item<double>(), 1.0 / norm_type);
   double coef = max_norm / (norm + 1e-6);
   if (coef < 1) {
@@ -263,6 +261,39 @@ double FullyShardedDataParallel::clip_grad_norm_(double max_norm, double norm_ty
     for (Tensor& g : grads) g.mul_(coef);
   }
   return norm;
+}
+
+std::vector<Tensor> shard_grads(const std::vector<FlatParamHandle*>& handles) {
+  std::vector<Tensor> grads;
+  for (FlatParamHandle* h : handles)
+    for (const Tensor& s : h->shards())
+      if (s.grad().defined()) grads.push_back(s.grad());
+  return grads;
+}
+
+}  // namespace
+
+double FullyShardedDataParallel::clip_grad_norm_(double max_norm, double norm_type) {
+  std::vector<FlatParamHandle*> handles;
+  for (auto* u : units()) handles.push_back(u->handle_.get());
+  return clip_shard_grads(shard_grads(handles), handle_->shard_group(), max_norm, norm_type);
+}
+
+double clip_grad_norm_(nn::Module& module, double max_norm, double norm_type) {
+  std::vector<std::shared_ptr<FlatParamHandle>> live;
+  {
+    std::lock_guard<std::mutex> lock(fully_sharded_mutex);
+    for (auto& [name, m] : module.named_modules()) {
+      auto it = fully_sharded().find(m.get());
+      if (it == fully_sharded().end()) continue;
+      if (std::shared_ptr<FlatParamHandle> h = it->second.lock()) live.push_back(std::move(h));
+    }
+  }
+  EMBER_CHECK(!live.empty(), "[clip_grad_norm_] ", module.name(),
+              " has no fully_shard-ed module at or below it");
+  std::vector<FlatParamHandle*> handles;
+  for (auto& h : live) handles.push_back(h.get());
+  return clip_shard_grads(shard_grads(handles), handles[0]->shard_group(), max_norm, norm_type);
 }
 
 }  // namespace ember::distributed

@@ -85,6 +85,10 @@ using FSDP = FullyShardedDataParallel;
 /// and run the model through operator() or call(). The module's hooks own the returned handle
 /// (summon_full, the state layout), which lives as long as the module.
 FlatParamHandle& fully_shard(nn::Module& module, FsdpOptions options = {});
+/// clip_grad_norm_ over the shards of `module` and the fully_shard-ed modules below it: the
+/// gradients' norm over every rank, each gradient scaled so that it is at most max_norm; returns
+/// the norm (PyTorch's clip_grad_norm_ on FSDP2's DTensor parameters).
+double clip_grad_norm_(nn::Module& module, double max_norm, double norm_type = 2.0);
 
 /// The name of the wrapped module inside a FullyShardedDataParallel, which full state dicts
 /// leave out of every key (PyTorch's FSDP_WRAPPED_MODULE).

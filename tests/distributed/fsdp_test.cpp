@@ -223,6 +223,30 @@ TEST(FSDP, FullyShardHooksTheModulesInPlace) {
     });
 }
 
+TEST(FSDP, FullyShardClipsAcrossShardsAsOneProcess) {
+  nn::NamedTensors reference = train_single(3, false, false, /*clip=*/0.05);
+  run_threads(2, [&](int rank) {
+    auto model = make_model();
+    FlatParamHandle& inner = fully_shard(*model->named_child("2"));
+    FlatParamHandle& root = fully_shard(*model);
+    optim::SGD opt(model->parameters(), optim::SGDOptions(0.1).with_momentum(0.9));
+    for (int s = 0; s < 3; ++s) {
+      auto [x, y] = slice(s, rank, 2);
+      opt.zero_grad();
+      nn::functional::mse_loss((*model)(x), y).backward();
+      EXPECT_GT(clip_grad_norm_(*model, 0.05), 0.05);  // the whole norm, above the bound
+      opt.step();
+    }
+    inner.summon_full();
+    root.summon_full();
+    expect_state_equal(model->state_dict(), reference, 1e-10);
+    root.release_full(false);
+    inner.release_full(false);
+    auto plain = make_model();
+    EXPECT_THROW(clip_grad_norm_(*plain, 1.0), Error);
+  });
+}
+
 TEST(FSDP, NoSyncAccumulatesUntilTheNextSynchronisedBackward) {
   nn::NamedTensors reference = train_single(3, /*accumulate=*/true);
   run_threads(2, [&](int rank) {
