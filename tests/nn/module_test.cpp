@@ -314,13 +314,8 @@ TEST(ModuleHooks, RunAroundForwardWhereverTheModuleIsCalled) {
 
 TEST(ModuleHooks, SeeAForwardOverSeveralTensors) {
   manual_seed(0);
-  models::GPTConfig c;
-  c.block_size = 8;
-  c.vocab_size = 11;
-  c.n_layer = 1;
-  c.n_head = 2;
-  c.n_embd = 8;
-  auto gpt = nn::make<models::GPT>(c);
+  // block_size 8, vocab 11, one layer, 2 heads, 8 wide.
+  auto gpt = nn::make<models::GPT>(models::GPTConfig{8, 11, 1, 2, 8});
   size_t inputs = 0, outputs = 0;
   gpt->register_forward_pre_hook([&](nn::Module&, std::vector<Tensor>& in) { inputs = in.size(); });
   gpt->register_forward_hook([&](nn::Module&, const std::vector<Tensor>&, std::vector<Tensor>& out) {
